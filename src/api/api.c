@@ -1,0 +1,259 @@
+/* The C ABI exported to JS: thin wrappers, no logic. Pointers and sizes cross as 32-bit ints;
+ * 64-bit quantities as doubles. Every function that can fail takes an ms_err*. */
+#include "../engine/forward.h"
+#include "../engine/sample.h"
+#include "../io/convert.h"
+#include "../kernels/dtype.h"
+#include "../tokenizer/tokenizer.h"
+#include "../util/json.h"
+#include "../util/sha256.h"
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __wasm__
+#define API(name) __attribute__((export_name(#name), used))
+#else
+#define API(name)
+#endif
+
+API(ms_malloc) void *ms_malloc(size_t n) { return malloc(n ? n : 1); }
+API(ms_free) void ms_free(void *p) { free(p); }
+API(ms_err_new) ms_err *ms_err_new(void) { return calloc(1, sizeof(ms_err)); }
+API(ms_err_code) int ms_err_code(const ms_err *e) { return e->code; }
+API(ms_err_msg) const char *ms_err_msg(const ms_err *e) { return e->msg; }
+API(ms_err_reset) void ms_err_reset(ms_err *e) { ms_err_clear(e); }
+API(ms_code_str) const char *ms_code_str(int code) { return ms_code_name(code); }
+API(ms_have_simd) int ms_have_simd(void) { return ms_kernels_have_simd(); }
+
+/* ---- model ---- */
+API(ms_model_create) ms_model *ms_model_create(const char *text, size_t len, int allocate, int simd, ms_err *err) {
+    ms_model *m = ms_model_from_manifest(text, len, allocate, err);
+    if (m) ms_kernels_init(&m->kern, simd);
+    return m;
+}
+API(ms_model_destroy) void ms_model_destroy(ms_model *m) { ms_model_free(m); }
+API(ms_model_finish) int ms_model_finish(ms_model *m, ms_err *err) { return ms_model_finalize(m, err); }
+API(ms_model_weight_bytes) double ms_model_weight_bytes(const ms_model *m) { return (double)m->weight_bytes; }
+API(ms_model_state_bytes) double ms_model_state_bytes(const ms_model *m, int ctx, int batch) {
+    return (double)ms_state_bytes(&m->cfg, ctx, batch);
+}
+API(ms_model_n_shards) int ms_model_n_shards(const ms_model *m) { return m->n_shards; }
+/* Segments of shard s: for each tensor in it, [offset, bytes, heap pointer] as doubles, sorted by
+ * offset. out must hold 3 * n_tensors doubles. Returns the count. */
+API(ms_model_shard_segments) int ms_model_shard_segments(const ms_model *m, int s, double *out) {
+    int n = 0;
+    for (int i = 0; i < m->n_tensors; i++) {
+        const ms_tensor *t = &m->tensors[i];
+        if (t->shard != s) continue;
+        int p = n++;
+        while (p > 0 && out[3 * (p - 1)] > (double)t->offset) {
+            memcpy(out + 3 * p, out + 3 * (p - 1), 3 * sizeof(double));
+            p--;
+        }
+        out[3 * p] = (double)t->offset;
+        out[3 * p + 1] = (double)t->bytes;
+        out[3 * p + 2] = (double)(uintptr_t)t->data;
+    }
+    return n;
+}
+API(ms_model_n_tensors) int ms_model_n_tensors(const ms_model *m) { return m->n_tensors; }
+
+/* Model description as JSON (config, counts, dtypes, shards, tokenizer). Caller frees. */
+API(ms_model_info) char *ms_model_info(const ms_model *m) {
+    const ms_config *c = &m->cfg;
+    ms_param_counts pc;
+    ms_model_count(m, &pc);
+    ms_buf b = {0};
+    ms_buf_printf(&b, "{\"family\":\"%s\",\"kernels\":\"%s\",\"config\":{\"hidden_size\":%d,\"intermediate_size\":%d,"
+                      "\"num_hidden_layers\":%d,\"vocab_size\":%d,\"max_position_embeddings\":%d,\"num_attention_heads\":%d,"
+                      "\"num_key_value_heads\":%d,\"head_dim\":%d,\"rotary_dim\":%d,\"rope_theta\":%.17g,\"rms_norm_eps\":%.9g,"
+                      "\"tie_word_embeddings\":%s,\"rope_layout\":\"%s\",\"linear_num_key_heads\":%d,\"linear_num_value_heads\":%d,"
+                      "\"linear_key_head_dim\":%d,\"linear_value_head_dim\":%d,\"linear_conv_kernel_dim\":%d,\"layer_types\":[",
+                  ms_family_name(c->family), m->kern.name, c->hidden, c->intermediate, c->n_layers, c->vocab, c->max_pos,
+                  c->n_heads, c->n_kv_heads, c->head_dim, c->rotary_dim, c->rope_theta, (double)c->eps, c->tied ? "true" : "false",
+                  c->rope_layout == MS_ROPE_PAIRS ? "pairs" : "halves", c->lin_k_heads, c->lin_v_heads, c->lin_k_dim,
+                  c->lin_v_dim, c->conv_kernel);
+    for (int l = 0; l < c->n_layers; l++)
+        ms_buf_printf(&b, "%s\"%s\"", l ? "," : "", c->mixer[l] == MS_MIXER_GDN ? "linear_attention" : "full_attention");
+    ms_buf_printf(&b, "]},\"params\":{\"total\":%lld,\"embedding\":%lld,\"mlp\":%lld,\"mixer\":%lld,\"norms\":%lld,\"lm_head\":%lld},"
+                      "\"weight_bytes\":%zu,\"tokenizer\":{\"kind\":\"%s\",\"file\":\"%s\",\"sha256\":\"%s\",\"bytes\":%llu,"
+                      "\"vocab_size\":%d,\"bos_token_id\":%d,\"eos_token_ids\":[",
+                  (long long)pc.total, (long long)pc.embedding, (long long)pc.mlp, (long long)pc.mixer, (long long)pc.norms,
+                  (long long)pc.head, m->weight_bytes, m->tok.kind, m->tok.file, m->tok.sha256, (unsigned long long)m->tok.bytes,
+                  m->tok.vocab_size, m->tok.bos_id);
+    for (int i = 0; i < m->tok.n_eos; i++) ms_buf_printf(&b, "%s%d", i ? "," : "", m->tok.eos_ids[i]);
+    ms_buf_puts(&b, "]},\"shards\":[");
+    for (int s = 0; s < m->n_shards; s++)
+        ms_buf_printf(&b, "%s{\"file\":\"%s\",\"bytes\":%llu,\"sha256\":\"%s\"}", s ? "," : "", m->shards[s].file,
+                      (unsigned long long)m->shards[s].bytes, m->shards[s].sha256);
+    ms_buf_puts(&b, "],\"dtypes\":{");
+    int first = 1;
+    for (int d = 0; d < MS_DTYPE__COUNT; d++) {
+        size_t by = 0;
+        int n = 0;
+        for (int i = 0; i < m->n_tensors; i++) if (m->tensors[i].dtype == d) { by += m->tensors[i].bytes; n++; }
+        if (n) { ms_buf_printf(&b, "%s\"%s\":{\"tensors\":%d,\"bytes\":%zu}", first ? "" : ",", ms_dtype_name(d), n, by); first = 0; }
+    }
+    ms_buf_puts(&b, "}}");
+    if (b.oom) { ms_buf_free(&b); return NULL; }
+    return b.p;
+}
+
+/* ---- state and forward ---- */
+API(ms_state_new) ms_state *ms_state_new(const ms_model *m, int ctx, int batch, ms_err *err) { return ms_state_create(m, ctx, batch, err); }
+API(ms_state_destroy) void ms_state_destroy(ms_state *s) { ms_state_free(s); }
+API(ms_state_clear) void ms_state_clear(ms_state *s) { ms_state_reset(s); }
+API(ms_state_pos) int ms_state_pos(const ms_state *s) { return s->pos; }
+API(ms_state_set_gdn) void ms_state_set_gdn(ms_state *s, int recurrent, int chunk) {
+    s->gdn_recurrent = recurrent;
+    if (chunk >= 1 && chunk <= 64) s->gdn_chunk = chunk;
+}
+
+typedef struct {
+    ms_state *s;
+    int T;
+    ms_stats *stats;
+    ms_capture cap[64];
+    ms_intervention iv[64];
+    int32_t *iv_neurons[64];
+    ms_forward_opts o;
+    float *logits;
+} ms_run;
+
+API(ms_run_new) ms_run *ms_run_new(ms_state *s, int T, int want_stats, int topk, int logits_mode, ms_err *err) {
+    const ms_config *c = &s->m->cfg;
+    ms_run *r = calloc(1, sizeof *r);
+    if (!r) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
+    r->s = s;
+    r->T = T;
+    if (T < 1) { free(r); ms_fail(err, MS_E_ARG, "empty input: at least one token is needed"); return NULL; }
+    if (want_stats) {
+        r->stats = ms_stats_create(c, T, topk);
+        if (!r->stats) { free(r); ms_fail(err, topk < 0 || topk > c->intermediate ? MS_E_ARG : MS_E_MEMORY, "cannot create statistics (topK %d)", topk); return NULL; }
+    }
+    if (logits_mode) {
+        size_t n = (size_t)c->vocab * (logits_mode == 2 ? (size_t)T : 1);
+        r->logits = malloc(n * sizeof(float));
+        if (!r->logits) { ms_stats_free(r->stats); free(r); ms_fail(err, MS_E_MEMORY, "cannot allocate logits (%zu floats)", n); return NULL; }
+    }
+    r->o.stats = r->stats;
+    r->o.logits = r->logits;
+    r->o.logits_all = logits_mode == 2;
+    r->o.captures = r->cap;
+    r->o.interventions = r->iv;
+    return r;
+}
+
+API(ms_run_capture) float *ms_run_capture(ms_run *r, int layer, int hook, ms_err *err) {
+    const ms_config *c = &r->s->m->cfg;
+    if (r->o.n_captures >= 64) { ms_fail(err, MS_E_ARG, "at most 64 hooks per call"); return NULL; }
+    if (layer < 0 || layer >= c->n_layers || hook < 0 || hook >= MS_HOOK__COUNT) { ms_fail(err, MS_E_ARG, "no hook %d in layer %d", hook, layer); return NULL; }
+    float *dst = malloc((size_t)r->T * (size_t)ms_hook_width(c, hook) * sizeof(float));
+    if (!dst) { ms_fail(err, MS_E_MEMORY, "cannot allocate hook buffer"); return NULL; }
+    r->cap[r->o.n_captures++] = (ms_capture){layer, hook, dst};
+    return dst;
+}
+
+API(ms_run_intervene) int ms_run_intervene(ms_run *r, int layer, int hook, const int32_t *neurons, int n, float scale, ms_err *err) {
+    if (r->o.n_interventions >= 64) return ms_fail(err, MS_E_ARG, "at most 64 interventions per call");
+    if (n < 0 || n > (1 << 20)) return ms_fail(err, MS_E_ARG, "bad neuron count");
+    int32_t *cp = malloc((size_t)(n ? n : 1) * sizeof *cp);
+    if (!cp) return ms_fail(err, MS_E_MEMORY, "out of memory");
+    if (n) memcpy(cp, neurons, (size_t)n * sizeof *cp);
+    int k = r->o.n_interventions++;
+    r->iv_neurons[k] = cp;
+    r->iv[k] = (ms_intervention){layer, hook, cp, n, scale};
+    return MS_OK;
+}
+
+API(ms_run_exec) int ms_run_exec(ms_run *r, const int32_t *ids, ms_err *err) { return ms_forward(r->s, ids, r->T, &r->o, err); }
+API(ms_run_logits) float *ms_run_logits(ms_run *r) { return r->logits; }
+/* which: 0 resid_pre 1 attn_out 2 resid_mid 3 mlp_out 4 resid_post 5 ratio 6 top_idx 7 top_val
+ *        8 layer_ms (double) 9 gdn_state_norm 10 gdn_decay 11 gdn_beta */
+API(ms_run_stat) void *ms_run_stat(ms_run *r, int which) {
+    ms_stats *st = r->stats;
+    if (!st) return NULL;
+    void *p[12] = {st->resid_pre_l2, st->attn_out_l2, st->resid_mid_l2, st->mlp_out_l2, st->resid_post_l2, st->mlp_ratio,
+                   st->top_idx, st->top_val, st->layer_ms, st->gdn_state_norm, st->gdn_decay, st->gdn_beta};
+    return which >= 0 && which < 12 ? p[which] : NULL;
+}
+API(ms_run_free) void ms_run_free(ms_run *r) {
+    if (!r) return;
+    for (int i = 0; i < r->o.n_captures; i++) free(r->cap[i].dst);
+    for (int i = 0; i < r->o.n_interventions; i++) free(r->iv_neurons[i]);
+    ms_stats_free(r->stats);
+    free(r->logits);
+    free(r);
+}
+/* final norm + head of an arbitrary residual vector (logit lens) */
+API(ms_unembed_vec) void ms_unembed_vec(ms_state *s, const float *resid, float *logits) { ms_unembed(s, resid, logits); }
+
+/* ---- sampling ---- */
+API(ms_rng_new) uint64_t *ms_rng_new(double seed) {
+    uint64_t *r = malloc(sizeof *r);
+    if (r) *r = ms_rng_seed((uint64_t)seed);
+    return r;
+}
+API(ms_sample_next) int ms_sample_next(const float *logits, int n, float temperature, int top_k, float top_p, uint64_t *rng,
+                                        float *logprob, float *scratch) {
+    return ms_sample(logits, n, temperature, top_k, top_p, rng, logprob, scratch);
+}
+
+/* ---- tokenizer ---- */
+API(ms_tok_load) ms_tokenizer *ms_tok_load(const char *kind, const uint8_t *data, size_t len, int vocab, ms_err *err) {
+    return ms_tokenizer_load(kind, data, len, vocab, err);
+}
+API(ms_tok_free) void ms_tok_free(ms_tokenizer *t) { ms_tokenizer_free(t); }
+API(ms_tok_encode) int ms_tok_encode(const ms_tokenizer *t, const char *text, size_t len, int add_bos, int32_t *ids, int cap, ms_err *err) {
+    int n = 0;
+    if (ms_tokenizer_encode(t, text, len, add_bos, ids, cap, &n, err)) return -1;
+    return n;
+}
+/* piece bytes: writes a pointer to them into *out; returns length */
+API(ms_tok_piece) int ms_tok_piece(const ms_tokenizer *t, int prev, int id, const char **out, char *buf) {
+    return (int)ms_tokenizer_piece(t, prev, id, out, buf);
+}
+API(ms_tok_vocab) int ms_tok_vocab(const ms_tokenizer *t) { return ms_tokenizer_vocab(t); }
+
+/* ---- sha256 ---- */
+API(ms_sha_new) ms_sha256 *ms_sha_new(void) {
+    ms_sha256 *s = malloc(sizeof *s);
+    if (s) ms_sha256_init(s);
+    return s;
+}
+API(ms_sha_update) void ms_sha_update(ms_sha256 *s, const void *p, size_t n) { ms_sha256_update(s, p, n); }
+API(ms_sha_final) void ms_sha_final(ms_sha256 *s, char *hex65) {
+    uint8_t d[32];
+    ms_sha256_final(s, d);
+    ms_sha256_hex(d, hex65);
+}
+
+/* ---- converter (host I/O through imported functions; wasm only) ---- */
+#ifdef __wasm__
+#define IMPORT(n) __attribute__((import_module("env"), import_name(#n)))
+extern int ms_host_open(const char *name, int mode) IMPORT(ms_host_open);
+extern int ms_host_close(int h) IMPORT(ms_host_close);
+extern double ms_host_size(int h) IMPORT(ms_host_size);
+extern int ms_host_read(int h, double off, void *buf, size_t n) IMPORT(ms_host_read);
+extern int ms_host_write(int h, const void *buf, size_t n) IMPORT(ms_host_write);
+extern void ms_host_log(const char *line) IMPORT(ms_host_log);
+static int io_open(void *c, const char *n, int mode) { (void)c; return ms_host_open(n, mode); }
+static int io_close(void *c, int h) { (void)c; return ms_host_close(h); }
+static int64_t io_size(void *c, int h) { (void)c; return (int64_t)ms_host_size(h); }
+static int io_read(void *c, int h, uint64_t off, void *b, size_t n) { (void)c; return ms_host_read(h, (double)off, b, n); }
+static int io_write(void *c, int h, const void *b, size_t n) { (void)c; return ms_host_write(h, b, n); }
+static void io_log(void *c, const char *l) { (void)c; ms_host_log(l); }
+
+API(ms_convert_llama2c) int ms_convert_llama2c(const char *ckpt, const char *tok, int dtype, double shard_bytes, ms_err *err) {
+    ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log};
+    ms_conv_plan p;
+    int rc = ms_plan_llama2c(&p, &io, ckpt, tok && *tok ? tok : NULL, err);
+    int n_shards = 0;
+    ms_conv_opts o = {dtype, (uint64_t)shard_bytes};
+    if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, err);
+    if (!rc) rc = ms_convert_write(&p, &io, n_shards, err);
+    ms_plan_free(&p);
+    return rc;
+}
+#endif
+API(ms_dtype_id) int ms_dtype_id(const char *name) { return ms_dtype_from_name(name); }

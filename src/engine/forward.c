@@ -1,0 +1,144 @@
+#include "forward.h"
+#include "../layers/layers.h"
+#include "../util/platform.h"
+#include <math.h>
+#include <string.h>
+
+/* Copy rows [B][width] of a hook into every capture that asked for it. */
+static void capture(const ms_forward_opts *o, int l, int hook, const float *src, int width, int t0, int B) {
+    for (int i = 0; i < o->n_captures; i++) {
+        const ms_capture *c = &o->captures[i];
+        if (c->layer == l && c->hook == hook)
+            memcpy(c->dst + (size_t)t0 * width, src, (size_t)B * width * sizeof(float));
+    }
+}
+
+static void l2_rows(float *dst, const float *x, int width, int B) {
+    for (int t = 0; t < B; t++) dst[t] = (float)ms_l2(x + (size_t)t * width, width);
+}
+
+static void add_rows(float *x, const float *d, size_t n) {
+    for (size_t i = 0; i < n; i++) x[i] += d[i];
+}
+
+void ms_unembed(ms_state *s, const float *resid, float *logits) {
+    const ms_model *m = s->m;
+    ms_rmsnorm(s->row, resid, m->final_norm->data, m->cfg.hidden, m->cfg.eps, m->cfg.norm_offset);
+    ms_linear(m, m->lm_head, s->row, 1, logits);
+}
+
+static int check(const ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o, ms_err *err) {
+    const ms_config *c = &s->m->cfg;
+    if (!s->m->finalized) return ms_fail(err, MS_E_STATE, "model is not fully loaded");
+    if (T < 1) return ms_fail(err, MS_E_ARG, "empty input: at least one token is needed");
+    if ((int64_t)s->pos + T > s->n_ctx)
+        return ms_fail(err, MS_E_CONTEXT, "context overflow: %d tokens at position %d exceed the context length %d", T, s->pos, s->n_ctx);
+    for (int t = 0; t < T; t++)
+        if (ids[t] < 0 || ids[t] >= c->vocab) return ms_fail(err, MS_E_TOKEN, "token id %d at position %d is outside [0, %d)", ids[t], t, c->vocab);
+    if (!o) return MS_OK;
+    if (o->stats && (o->stats->T != T || o->stats->n_layers != c->n_layers)) return ms_fail(err, MS_E_ARG, "stats buffer sized for another call");
+    for (int i = 0; i < o->n_captures; i++) {
+        const ms_capture *cp = &o->captures[i];
+        if (cp->layer < 0 || cp->layer >= c->n_layers || cp->hook < 0 || cp->hook >= MS_HOOK__COUNT || !cp->dst)
+            return ms_fail(err, MS_E_ARG, "capture %d: no hook %d in layer %d", i, cp->hook, cp->layer);
+    }
+    for (int i = 0; i < o->n_interventions; i++) {
+        const ms_intervention *iv = &o->interventions[i];
+        if (iv->layer < 0 || iv->layer >= c->n_layers) return ms_fail(err, MS_E_ARG, "intervention %d: layer %d out of range", i, iv->layer);
+        if (iv->hook != MS_HOOK_MLP_POST && iv->hook != MS_HOOK_MLP_OUT)
+            return ms_fail(err, MS_E_ARG, "intervention %d: only mlp.hook_post and hook_mlp_out can be changed", i);
+        if (!isfinite(iv->scale)) return ms_fail(err, MS_E_ARG, "intervention %d: scale is not finite", i);
+        for (int k = 0; iv->hook == MS_HOOK_MLP_POST && k < iv->n_neurons; k++)
+            if (iv->neurons[k] < 0 || iv->neurons[k] >= c->intermediate)
+                return ms_fail(err, MS_E_ARG, "intervention %d: neuron %d outside [0, %d)", i, iv->neurons[k], c->intermediate);
+    }
+    return MS_OK;
+}
+
+int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o, ms_err *err) {
+    static const ms_forward_opts none = {0};
+    int rc = check(s, ids, T, o, err);
+    if (rc) return rc;
+    if (!o) o = &none;
+    const ms_model *m = s->m;
+    const ms_config *c = &m->cfg;
+    const int H = c->hidden, I = c->intermediate;
+    ms_stats *st = o->stats;
+    if (st)
+        for (int l = 0; l < c->n_layers; l++) st->layer_ms[l] = 0;
+
+    for (int t0 = 0; t0 < T; t0 += s->n_batch) {
+        const int B = T - t0 < s->n_batch ? T - t0 : s->n_batch;
+        for (int t = 0; t < B; t++) ms_tensor_row_f32(m->embed, ids[t0 + t], s->x + (size_t)t * H);
+
+        for (int l = 0; l < c->n_layers; l++) {
+            const ms_layer *L = &m->layers[l];
+            const double t_start = ms_now_ms();
+            const size_t at = (size_t)l * T + t0; /* stats index of (layer l, first token of batch) */
+
+            /* resid_pre -> mixer -> resid_mid */
+            capture(o, l, MS_HOOK_RESID_PRE, s->x, H, t0, B);
+            if (st) l2_rows(st->resid_pre_l2 + at, s->x, H, B);
+            for (int t = 0; t < B; t++)
+                ms_rmsnorm(s->xn + (size_t)t * H, s->x + (size_t)t * H, L->input_norm->data, H, c->eps, c->norm_offset);
+            if (c->mixer[l] == MS_MIXER_ATTENTION) ms_attention(s, l, s->xn, B, s->mix_out);
+            else {
+                ms_gated_deltanet(s, l, s->xn, B, s->mix_out, st ? s->gdn_norm2 : NULL,
+                                  st ? st->gdn_decay + at : NULL, st ? st->gdn_beta + at : NULL);
+                if (st)
+                    for (int t = 0; t < B; t++)
+                        for (int h = 0; h < st->gdn_heads; h++)
+                            st->gdn_state_norm[(at + t) * st->gdn_heads + h] = (float)sqrt(s->gdn_norm2[(size_t)t * st->gdn_heads + h]);
+            }
+            capture(o, l, MS_HOOK_ATTN_OUT, s->mix_out, H, t0, B);
+            if (st) l2_rows(st->attn_out_l2 + at, s->mix_out, H, B);
+            add_rows(s->x, s->mix_out, (size_t)B * H);
+            capture(o, l, MS_HOOK_RESID_MID, s->x, H, t0, B);
+            if (st) l2_rows(st->resid_mid_l2 + at, s->x, H, B);
+
+            /* SwiGLU MLP on the post-attention norm */
+            for (int t = 0; t < B; t++)
+                ms_rmsnorm(s->xn + (size_t)t * H, s->x + (size_t)t * H, L->post_norm->data, H, c->eps, c->norm_offset);
+            ms_mlp_gate_up(s, l, s->xn, B);
+            capture(o, l, MS_HOOK_MLP_PRE, s->gate, I, t0, B);
+            capture(o, l, MS_HOOK_MLP_PRE_LINEAR, s->up, I, t0, B);
+            ms_mlp_activate(s, B);
+            for (int i = 0; i < o->n_interventions; i++) {
+                const ms_intervention *iv = &o->interventions[i];
+                if (iv->layer != l || iv->hook != MS_HOOK_MLP_POST) continue;
+                for (int t = 0; t < B; t++)
+                    for (int k = 0; k < iv->n_neurons; k++) s->gate[(size_t)t * I + iv->neurons[k]] *= iv->scale;
+            }
+            capture(o, l, MS_HOOK_MLP_POST, s->gate, I, t0, B);
+            if (st && st->topk)
+                for (int t = 0; t < B; t++)
+                    ms_topk_abs(s->gate + (size_t)t * I, I, st->topk, st->top_idx + (at + t) * st->topk, st->top_val + (at + t) * st->topk);
+            ms_mlp_down(s, l, B, s->mlp_out);
+            for (int i = 0; i < o->n_interventions; i++) {
+                const ms_intervention *iv = &o->interventions[i];
+                if (iv->layer == l && iv->hook == MS_HOOK_MLP_OUT)
+                    for (size_t k = 0; k < (size_t)B * H; k++) s->mlp_out[k] *= iv->scale;
+            }
+            capture(o, l, MS_HOOK_MLP_OUT, s->mlp_out, H, t0, B);
+            if (st) l2_rows(st->mlp_out_l2 + at, s->mlp_out, H, B);
+            add_rows(s->x, s->mlp_out, (size_t)B * H);
+            capture(o, l, MS_HOOK_RESID_POST, s->x, H, t0, B);
+            if (st) {
+                l2_rows(st->resid_post_l2 + at, s->x, H, B);
+                for (int t = 0; t < B; t++) {
+                    float rp = st->resid_post_l2[at + t];
+                    st->mlp_ratio[at + t] = rp > 0 ? st->mlp_out_l2[at + t] / rp : 0.0f;
+                }
+                st->layer_ms[l] += ms_now_ms() - t_start;
+            }
+        }
+        s->pos += B;
+
+        /* logits */
+        if (o->logits && o->logits_all)
+            for (int t = 0; t < B; t++) ms_unembed(s, s->x + (size_t)t * H, o->logits + (size_t)(t0 + t) * c->vocab);
+        else if (o->logits && t0 + B == T)
+            ms_unembed(s, s->x + (size_t)(B - 1) * H, o->logits);
+    }
+    return MS_OK;
+}

@@ -1,0 +1,392 @@
+#include "model.h"
+#include "../kernels/dtype.h"
+#include "../kernels/quant.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MS_ALIGN 64
+
+/* ---- the tensors a family + config require ---------------------------------------------- */
+
+typedef struct {
+    ms_tensor *t;
+    int n, cap;
+} spec_list;
+
+static int add_spec(spec_list *s, int is_matrix, int64_t d0, int64_t d1, int64_t d2, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+#include <stdarg.h>
+static int add_spec(spec_list *s, int is_matrix, int64_t d0, int64_t d1, int64_t d2, const char *fmt, ...) {
+    if (s->n == s->cap) {
+        int cap = s->cap ? s->cap * 2 : 64;
+        ms_tensor *nt = realloc(s->t, (size_t)cap * sizeof *nt);
+        if (!nt) return 0;
+        s->t = nt;
+        s->cap = cap;
+    }
+    ms_tensor *t = &s->t[s->n++];
+    memset(t, 0, sizeof *t);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->name, sizeof t->name, fmt, ap);
+    va_end(ap);
+    t->shape[0] = d0; t->shape[1] = d1; t->shape[2] = d2;
+    t->ndim = d2 ? 3 : d1 ? 2 : 1;
+    t->rows = d0;
+    t->cols = (d1 ? d1 : 1) * (d2 ? d2 : 1);
+    t->is_matrix = is_matrix;
+    t->shard = -1;
+    t->dtype = -1;
+    return 1;
+}
+
+static int build_specs(const ms_config *c, spec_list *s) {
+    int ok = 1;
+    const int64_t H = c->hidden, I = c->intermediate;
+    ok &= add_spec(s, 1, c->vocab, H, 0, "embed_tokens");
+    ok &= add_spec(s, 0, H, 0, 0, "norm");
+    if (!c->tied) ok &= add_spec(s, 1, c->vocab, H, 0, "lm_head");
+    for (int l = 0; l < c->n_layers && ok; l++) {
+        ok &= add_spec(s, 0, H, 0, 0, "layers.%d.input_layernorm", l);
+        if (c->mixer[l] == MS_MIXER_ATTENTION) {
+            int64_t qd = (int64_t)c->n_heads * c->head_dim, kvd = (int64_t)c->n_kv_heads * c->head_dim;
+            ok &= add_spec(s, 1, c->attn_gate ? 2 * qd : qd, H, 0, "layers.%d.self_attn.q_proj", l);
+            ok &= add_spec(s, 1, kvd, H, 0, "layers.%d.self_attn.k_proj", l);
+            ok &= add_spec(s, 1, kvd, H, 0, "layers.%d.self_attn.v_proj", l);
+            ok &= add_spec(s, 1, H, qd, 0, "layers.%d.self_attn.o_proj", l);
+            if (c->qk_norm) {
+                ok &= add_spec(s, 0, c->head_dim, 0, 0, "layers.%d.self_attn.q_norm", l);
+                ok &= add_spec(s, 0, c->head_dim, 0, 0, "layers.%d.self_attn.k_norm", l);
+            }
+        } else {
+            int64_t kd = ms_cfg_gdn_key_dim(c), vd = ms_cfg_gdn_value_dim(c), conv = ms_cfg_gdn_conv_dim(c);
+            ok &= add_spec(s, 1, conv, H, 0, "layers.%d.linear_attn.in_proj_qkv", l);
+            ok &= add_spec(s, 1, vd, H, 0, "layers.%d.linear_attn.in_proj_z", l);
+            ok &= add_spec(s, 1, c->lin_v_heads, H, 0, "layers.%d.linear_attn.in_proj_b", l);
+            ok &= add_spec(s, 1, c->lin_v_heads, H, 0, "layers.%d.linear_attn.in_proj_a", l);
+            ok &= add_spec(s, 0, conv, 1, c->conv_kernel, "layers.%d.linear_attn.conv1d", l);
+            ok &= add_spec(s, 0, c->lin_v_heads, 0, 0, "layers.%d.linear_attn.dt_bias", l);
+            ok &= add_spec(s, 0, c->lin_v_heads, 0, 0, "layers.%d.linear_attn.A_log", l);
+            ok &= add_spec(s, 0, c->lin_v_dim, 0, 0, "layers.%d.linear_attn.norm", l);
+            ok &= add_spec(s, 1, H, vd, 0, "layers.%d.linear_attn.out_proj", l);
+            (void)kd;
+        }
+        ok &= add_spec(s, 0, H, 0, 0, "layers.%d.post_attention_layernorm", l);
+        ok &= add_spec(s, 1, I, H, 0, "layers.%d.mlp.gate_proj", l);
+        ok &= add_spec(s, 1, I, H, 0, "layers.%d.mlp.up_proj", l);
+        ok &= add_spec(s, 1, H, I, 0, "layers.%d.mlp.down_proj", l);
+    }
+    return ok;
+}
+
+ms_tensor *ms_model_find(ms_model *m, const char *name) {
+    for (int i = 0; i < m->n_tensors; i++)
+        if (strcmp(m->tensors[i].name, name) == 0) return &m->tensors[i];
+    return NULL;
+}
+
+static int bind(ms_model *m) {
+    char nm[MS_NAME_MAX];
+    m->embed = ms_model_find(m, "embed_tokens");
+    m->final_norm = ms_model_find(m, "norm");
+    m->lm_head = m->cfg.tied ? m->embed : ms_model_find(m, "lm_head");
+#define B(field, suffix) do { snprintf(nm, sizeof nm, "layers.%d.%s", l, suffix); L->field = ms_model_find(m, nm); } while (0)
+    for (int l = 0; l < m->cfg.n_layers; l++) {
+        ms_layer *L = &m->layers[l];
+        memset(L, 0, sizeof *L);
+        B(input_norm, "input_layernorm"); B(post_norm, "post_attention_layernorm");
+        B(wq, "self_attn.q_proj"); B(wk, "self_attn.k_proj"); B(wv, "self_attn.v_proj"); B(wo, "self_attn.o_proj");
+        B(q_norm, "self_attn.q_norm"); B(k_norm, "self_attn.k_norm");
+        B(in_qkv, "linear_attn.in_proj_qkv"); B(in_z, "linear_attn.in_proj_z"); B(in_b, "linear_attn.in_proj_b");
+        B(in_a, "linear_attn.in_proj_a"); B(conv, "linear_attn.conv1d"); B(dt_bias, "linear_attn.dt_bias");
+        B(A_log, "linear_attn.A_log"); B(gdn_norm, "linear_attn.norm"); B(out_proj, "linear_attn.out_proj");
+        B(gate, "mlp.gate_proj"); B(up, "mlp.up_proj"); B(down, "mlp.down_proj");
+    }
+#undef B
+    return m->embed && m->final_norm && m->lm_head;
+}
+
+/* ---- manifest ---------------------------------------------------------------------------- */
+
+static int copy_str(char *dst, size_t cap, const char *s) {
+    if (!s || strlen(s) >= cap) return 0;
+    memcpy(dst, s, strlen(s) + 1);
+    return 1;
+}
+
+static int is_hex64(const char *s) {
+    if (!s || strlen(s) != 64) return 0;
+    for (int i = 0; i < 64; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return 0;
+    return 1;
+}
+
+/* A file name inside the weight set: no path separators, no "..", printable. */
+static int safe_file_name(const char *s) {
+    if (!s || !*s || strlen(s) > 200 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) return 0;
+    for (const char *p = s; *p; p++)
+        if (*p == '/' || *p == '\\' || (unsigned char)*p < 0x20) return 0;
+    return 1;
+}
+
+typedef struct { int shard; uint64_t off, end; int idx; } span;
+static int cmp_span(const void *a, const void *b) {
+    const span *x = a, *y = b;
+    if (x->shard != y->shard) return x->shard < y->shard ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int parse_tokinfo(ms_model *m, const ms_json *j, int32_t tk, ms_err *err) {
+    ms_tokinfo *ti = &m->tok;
+    memset(ti, 0, sizeof *ti);
+    ti->bos_id = -1;
+    ti->vocab_size = m->cfg.vocab;
+    if (tk < 0) return MS_OK; /* a weight set may come without a tokenizer */
+    if (j->nodes[tk].type != MS_JOBJ) return ms_fail(err, MS_E_MANIFEST, "manifest: 'tokenizer' must be an object");
+    if (!copy_str(ti->kind, sizeof ti->kind, ms_json_str(j, ms_json_get(j, tk, "kind"))))
+        return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.kind missing");
+    if (!copy_str(ti->file, sizeof ti->file, ms_json_str(j, ms_json_get(j, tk, "file"))) || !safe_file_name(ti->file))
+        return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.file missing or not a plain file name");
+    const char *h = ms_json_str(j, ms_json_get(j, tk, "sha256"));
+    if (h) {
+        if (!is_hex64(h)) return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.sha256 is not 64 lowercase hex digits");
+        memcpy(ti->sha256, h, 65);
+    }
+    int64_t v;
+    int32_t n = ms_json_get(j, tk, "bytes");
+    if (n >= 0) {
+        if (!ms_json_int(j, n, 0, (int64_t)1 << 40, &v)) return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.bytes invalid");
+        ti->bytes = (uint64_t)v;
+    }
+    n = ms_json_get(j, tk, "vocab_size");
+    if (n >= 0) {
+        if (!ms_json_int(j, n, 1, m->cfg.vocab, &v))
+            return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.vocab_size must be in [1, %d] (the embedding rows)", m->cfg.vocab);
+        ti->vocab_size = (int)v;
+    }
+    n = ms_json_get(j, tk, "bos_token_id");
+    if (n >= 0 && j->nodes[n].type != MS_JNULL) {
+        if (!ms_json_int(j, n, 0, ti->vocab_size - 1, &v)) return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.bos_token_id out of range");
+        ti->bos_id = (int)v;
+    }
+    n = ms_json_get(j, tk, "eos_token_ids");
+    if (n >= 0) {
+        if (j->nodes[n].type != MS_JARR || j->nodes[n].count > 8)
+            return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.eos_token_ids must be an array of at most 8 ids");
+        for (int32_t e = j->nodes[n].child; e >= 0; e = j->nodes[e].next) {
+            if (!ms_json_int(j, e, 0, ti->vocab_size - 1, &v)) return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.eos_token_ids has an id out of range");
+            ti->eos_ids[ti->n_eos++] = (int)v;
+        }
+    }
+    return MS_OK;
+}
+
+static int parse_manifest(ms_model *m, const ms_json *j, ms_err *err) {
+    int rc;
+    if (j->nodes[0].type != MS_JOBJ) return ms_fail(err, MS_E_MANIFEST, "manifest: top level must be an object");
+    const char *fmt = ms_json_str(j, ms_json_get(j, 0, "format"));
+    if (!fmt || strcmp(fmt, "mlpscope-weights") != 0)
+        return ms_fail(err, MS_E_MANIFEST, "manifest: 'format' must be \"mlpscope-weights\"");
+    int64_t ver;
+    if (!ms_json_int(j, ms_json_get(j, 0, "version"), 0, 1000, &ver) || ver != 1)
+        return ms_fail(err, MS_E_MANIFEST, "manifest: unsupported 'version' (this engine reads version 1)");
+    const char *fam = ms_json_str(j, ms_json_get(j, 0, "family"));
+    int family = ms_family_from_name(fam);
+    if (!family) return ms_fail(err, MS_E_CONFIG, "manifest: unknown family \"%s\" (expected \"llama\" or \"qwen3_5\")", fam ? fam : "(missing)");
+    int32_t cfg = ms_json_get(j, 0, "config");
+    if (cfg < 0) return ms_fail(err, MS_E_MANIFEST, "manifest: 'config' missing");
+    if ((rc = ms_config_from_json(&m->cfg, family, j, cfg, err))) return rc;
+    if ((rc = parse_tokinfo(m, j, ms_json_get(j, 0, "tokenizer"), err))) return rc;
+
+    /* shards */
+    int32_t sh = ms_json_get(j, 0, "shards");
+    if (sh < 0 || j->nodes[sh].type != MS_JARR || j->nodes[sh].count < 1 || j->nodes[sh].count > 100000)
+        return ms_fail(err, MS_E_MANIFEST, "manifest: 'shards' must be a non-empty array");
+    m->n_shards = j->nodes[sh].count;
+    m->shards = calloc((size_t)m->n_shards, sizeof *m->shards);
+    if (!m->shards) return ms_fail(err, MS_E_MEMORY, "out of memory reading the manifest");
+    int i = 0;
+    for (int32_t e = j->nodes[sh].child; e >= 0; e = j->nodes[e].next, i++) {
+        ms_shard *s = &m->shards[i];
+        int64_t v;
+        if (j->nodes[e].type != MS_JOBJ) return ms_fail(err, MS_E_MANIFEST, "manifest: shards[%d] is not an object", i);
+        if (!copy_str(s->file, sizeof s->file, ms_json_str(j, ms_json_get(j, e, "file"))) || !safe_file_name(s->file))
+            return ms_fail(err, MS_E_MANIFEST, "manifest: shards[%d].file missing or not a plain file name", i);
+        if (!ms_json_int(j, ms_json_get(j, e, "bytes"), 0, (int64_t)1 << 40, &v))
+            return ms_fail(err, MS_E_MANIFEST, "manifest: shards[%d].bytes missing or invalid (%s)", i, s->file);
+        s->bytes = (uint64_t)v;
+        const char *h = ms_json_str(j, ms_json_get(j, e, "sha256"));
+        if (!is_hex64(h)) return ms_fail(err, MS_E_MANIFEST, "manifest: shards[%d].sha256 must be 64 lowercase hex digits (%s)", i, s->file);
+        memcpy(s->sha256, h, 65);
+        for (int k = 0; k < i; k++)
+            if (strcmp(m->shards[k].file, s->file) == 0) return ms_fail(err, MS_E_MANIFEST, "manifest: shard file %s listed twice", s->file);
+    }
+
+    /* tensors: match against the required set */
+    spec_list specs = {0};
+    if (!build_specs(&m->cfg, &specs)) { free(specs.t); return ms_fail(err, MS_E_MEMORY, "out of memory"); }
+    m->tensors = specs.t;
+    m->n_tensors = specs.n;
+    int32_t tl = ms_json_get(j, 0, "tensors");
+    if (tl < 0 || j->nodes[tl].type != MS_JARR) return ms_fail(err, MS_E_MANIFEST, "manifest: 'tensors' must be an array");
+    i = 0;
+    for (int32_t e = j->nodes[tl].child; e >= 0; e = j->nodes[e].next, i++) {
+        if (j->nodes[e].type != MS_JOBJ) return ms_fail(err, MS_E_MANIFEST, "manifest: tensors[%d] is not an object", i);
+        const char *name = ms_json_str(j, ms_json_get(j, e, "name"));
+        if (!name) return ms_fail(err, MS_E_MANIFEST, "manifest: tensors[%d].name missing", i);
+        ms_tensor *t = ms_model_find(m, name);
+        if (!t) return ms_fail(err, MS_E_TENSOR, "tensor %s: not part of a %s model with this config", name, ms_family_name(family));
+        if (t->shard >= 0) return ms_fail(err, MS_E_TENSOR, "tensor %s: listed twice", name);
+        const char *dts = ms_json_str(j, ms_json_get(j, e, "dtype"));
+        int dt = ms_dtype_from_name(dts);
+        if (dt < 0) return ms_fail(err, MS_E_TENSOR, "tensor %s: unknown dtype \"%s\"", name, dts ? dts : "(missing)");
+        if (!t->is_matrix && dt != MS_F32)
+            return ms_fail(err, MS_E_TENSOR, "tensor %s: dtype %s not allowed (norms, conv and gate parameters must be f32)", name, dts);
+        int32_t shp = ms_json_get(j, e, "shape");
+        if (shp < 0 || j->nodes[shp].type != MS_JARR || j->nodes[shp].count != t->ndim)
+            return ms_fail(err, MS_E_TENSOR, "tensor %s: shape must have %d dimensions", name, t->ndim);
+        int d = 0;
+        for (int32_t se = j->nodes[shp].child; se >= 0; se = j->nodes[se].next, d++) {
+            int64_t v;
+            if (!ms_json_int(j, se, 0, (int64_t)1 << 40, &v) || v != t->shape[d]) {
+                if (t->ndim == 1) return ms_fail(err, MS_E_TENSOR, "tensor %s: shape mismatch: expected [%lld]", name, (long long)t->shape[0]);
+                if (t->ndim == 2) return ms_fail(err, MS_E_TENSOR, "tensor %s: shape mismatch: expected [%lld, %lld]", name, (long long)t->shape[0], (long long)t->shape[1]);
+                return ms_fail(err, MS_E_TENSOR, "tensor %s: shape mismatch: expected [%lld, %lld, %lld]", name, (long long)t->shape[0], (long long)t->shape[1], (long long)t->shape[2]);
+            }
+        }
+        size_t want = ms_dtype_bytes(dt, (size_t)t->rows, (size_t)t->cols);
+        if (!want) return ms_fail(err, MS_E_TENSOR, "tensor %s: dtype %s cannot hold shape (row length %lld)", name, dts, (long long)t->cols);
+        int64_t shard, off, bytes;
+        if (!ms_json_int(j, ms_json_get(j, e, "shard"), 0, m->n_shards - 1, &shard))
+            return ms_fail(err, MS_E_TENSOR, "tensor %s: 'shard' missing or not an index into shards", name);
+        if (!ms_json_int(j, ms_json_get(j, e, "offset"), 0, (int64_t)1 << 40, &off) || off % MS_ALIGN)
+            return ms_fail(err, MS_E_TENSOR, "tensor %s: 'offset' missing, negative or not %d-byte aligned", name, MS_ALIGN);
+        if (!ms_json_int(j, ms_json_get(j, e, "bytes"), 0, (int64_t)1 << 40, &bytes) || (uint64_t)bytes != want)
+            return ms_fail(err, MS_E_TENSOR, "tensor %s: 'bytes' must be %zu for %s with this shape", name, want, dts);
+        if ((uint64_t)off + (uint64_t)bytes > m->shards[shard].bytes)
+            return ms_fail(err, MS_E_TENSOR, "tensor %s: bytes [%lld, %lld) lie outside shard %s (%llu bytes)", name,
+                           (long long)off, (long long)(off + bytes), m->shards[shard].file, (unsigned long long)m->shards[shard].bytes);
+        t->dtype = dt;
+        t->shard = (int)shard;
+        t->offset = (uint64_t)off;
+        t->bytes = want;
+    }
+    for (int k = 0; k < m->n_tensors; k++)
+        if (m->tensors[k].shard < 0) return ms_fail(err, MS_E_TENSOR, "tensor %s: missing from the manifest", m->tensors[k].name);
+    /* no overlaps */
+    span *sp = malloc((size_t)m->n_tensors * sizeof *sp);
+    if (!sp) return ms_fail(err, MS_E_MEMORY, "out of memory");
+    for (int k = 0; k < m->n_tensors; k++)
+        sp[k] = (span){m->tensors[k].shard, m->tensors[k].offset, m->tensors[k].offset + m->tensors[k].bytes, k};
+    qsort(sp, (size_t)m->n_tensors, sizeof *sp, cmp_span);
+    for (int k = 1; k < m->n_tensors; k++)
+        if (sp[k].shard == sp[k - 1].shard && sp[k].off < sp[k - 1].end) {
+            int a = sp[k - 1].idx, b = sp[k].idx;
+            free(sp);
+            return ms_fail(err, MS_E_TENSOR, "tensor %s: overlaps tensor %s in shard %s", m->tensors[b].name,
+                           m->tensors[a].name, m->shards[m->tensors[b].shard].file);
+        }
+    free(sp);
+    size_t total = 0;
+    for (int k = 0; k < m->n_tensors; k++)
+        if (!ms_add_size(total, m->tensors[k].bytes, &total)) return ms_fail(err, MS_E_MEMORY, "weights exceed the address space");
+    m->weight_bytes = total;
+    if (!bind(m)) return ms_fail(err, MS_E_TENSOR, "internal: tensor binding failed");
+    return MS_OK;
+}
+
+ms_model *ms_model_from_manifest(const char *text, size_t len, int allocate, ms_err *err) {
+    ms_err_clear(err);
+    ms_model *m = calloc(1, sizeof *m);
+    if (!m) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
+    ms_kernels_init(&m->kern, 1);
+    ms_json j;
+    char jerr[160];
+    if (ms_json_parse(&j, text, len, jerr, sizeof jerr)) {
+        ms_fail(err, MS_E_MANIFEST, "manifest.json: %s", jerr);
+        free(m);
+        return NULL;
+    }
+    int rc = parse_manifest(m, &j, err);
+    ms_json_free(&j);
+    if (rc) { ms_model_free(m); return NULL; }
+    if (allocate) {
+        for (int k = 0; k < m->n_tensors; k++) {
+            ms_tensor *t = &m->tensors[k];
+            t->data = malloc(t->bytes ? t->bytes : 1);
+            if (!t->data) {
+                ms_fail(err, MS_E_MEMORY, "tensor %s: cannot allocate %zu bytes", t->name, t->bytes);
+                ms_model_free(m);
+                return NULL;
+            }
+        }
+        m->allocated = 1;
+    }
+    return m;
+}
+
+void ms_model_free(ms_model *m) {
+    if (!m) return;
+    if (m->tensors)
+        for (int k = 0; k < m->n_tensors; k++) free(m->tensors[k].data);
+    free(m->tensors);
+    free(m->shards);
+    free(m);
+}
+
+int ms_model_finalize(ms_model *m, ms_err *err) {
+    if (!m->allocated) return ms_fail(err, MS_E_STATE, "model has no tensor buffers");
+    for (int k = 0; k < m->n_tensors; k++) {
+        const ms_tensor *t = &m->tensors[k];
+        size_t n = (size_t)t->rows * (size_t)t->cols;
+        /* every value must be finite: scan in the storage type */
+        if (t->dtype == MS_F32) {
+            const float *p = t->data;
+            for (size_t i = 0; i < n; i++)
+                if (!isfinite(p[i])) return ms_fail(err, MS_E_TENSOR, "tensor %s: value %zu is not finite", t->name, i);
+        } else if (t->dtype == MS_F16 || t->dtype == MS_BF16) {
+            const uint16_t *p = t->data;
+            uint16_t mask = t->dtype == MS_F16 ? 0x7C00 : 0x7F80;
+            for (size_t i = 0; i < n; i++)
+                if ((p[i] & mask) == mask) return ms_fail(err, MS_E_TENSOR, "tensor %s: value %zu is not finite", t->name, i);
+        } else if (t->dtype == MS_Q8_0) {
+            const ms_block_q8_0 *b = t->data;
+            for (size_t i = 0; i < n / MS_QK; i++)
+                if (!isfinite(b[i].d)) return ms_fail(err, MS_E_TENSOR, "tensor %s: block %zu has a non-finite scale", t->name, i);
+        } else if (t->dtype == MS_Q4_0) {
+            const ms_block_q4_0 *b = t->data;
+            for (size_t i = 0; i < n / MS_QK; i++)
+                if (!isfinite(b[i].d)) return ms_fail(err, MS_E_TENSOR, "tensor %s: block %zu has a non-finite scale", t->name, i);
+        }
+    }
+    m->finalized = 1;
+    return MS_OK;
+}
+
+void ms_model_count(const ms_model *m, ms_param_counts *pc) {
+    memset(pc, 0, sizeof *pc);
+    for (int k = 0; k < m->n_tensors; k++) {
+        const ms_tensor *t = &m->tensors[k];
+        int64_t n = t->rows * t->cols;
+        pc->total += n;
+        if (strcmp(t->name, "embed_tokens") == 0) pc->embedding += n;
+        else if (strcmp(t->name, "lm_head") == 0) pc->head += n;
+        else if (strstr(t->name, ".mlp.")) pc->mlp += n;
+        else if (strstr(t->name, "layernorm") || strcmp(t->name, "norm") == 0) pc->norms += n;
+        else pc->mixer += n;
+    }
+}
+
+void ms_tensor_row_f32(const ms_tensor *t, int64_t row, float *out) {
+    size_t cols = (size_t)t->cols, r = (size_t)row;
+    switch (t->dtype) {
+    case MS_F32: memcpy(out, (const float *)t->data + r * cols, cols * sizeof(float)); break;
+    case MS_F16: for (size_t i = 0; i < cols; i++) out[i] = ms_f16_to_f32(((const uint16_t *)t->data)[r * cols + i]); break;
+    case MS_BF16: for (size_t i = 0; i < cols; i++) out[i] = ms_bf16_to_f32(((const uint16_t *)t->data)[r * cols + i]); break;
+    case MS_Q8_0: ms_dequantize_row_q8_0((const ms_block_q8_0 *)t->data + r * (cols / MS_QK), out, cols); break;
+    case MS_Q4_0: ms_dequantize_row_q4_0((const ms_block_q4_0 *)t->data + r * (cols / MS_QK), out, cols); break;
+    default: memset(out, 0, cols * sizeof(float));
+    }
+}

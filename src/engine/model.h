@@ -1,0 +1,81 @@
+/* The model: config + tensor table. Built from a weight-set manifest (design §3): every tensor the
+ * family and config require must be listed with the right shape and an allowed dtype, inside its
+ * shard, without overlaps; nothing unexpected may be listed. Tensor buffers are allocated
+ * individually (the wasm heap cannot hand out one multi-GB block) and filled by the host. */
+#ifndef MS_MODEL_H
+#define MS_MODEL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "config.h"
+#include "../kernels/kernels.h"
+
+#define MS_NAME_MAX 96
+
+typedef struct {
+    char name[MS_NAME_MAX];
+    int dtype;
+    int ndim;
+    int64_t shape[3];
+    int64_t rows, cols; /* as a matrix: rows = shape[0], cols = product of the rest */
+    size_t bytes;
+    int shard;
+    uint64_t offset;
+    void *data;
+    int is_matrix; /* may be quantized */
+} ms_tensor;
+
+typedef struct {
+    ms_tensor *input_norm, *post_norm;
+    /* softmax attention */
+    ms_tensor *wq, *wk, *wv, *wo, *q_norm, *k_norm;
+    /* Gated DeltaNet */
+    ms_tensor *in_qkv, *in_z, *in_b, *in_a, *conv, *dt_bias, *A_log, *gdn_norm, *out_proj;
+    /* SwiGLU MLP */
+    ms_tensor *gate, *up, *down;
+} ms_layer;
+
+typedef struct {
+    char file[256];
+    uint64_t bytes;
+    char sha256[65];
+} ms_shard;
+
+typedef struct {
+    char kind[32];
+    char file[256];
+    char sha256[65];
+    uint64_t bytes;
+    int vocab_size;   /* real vocabulary (<= config vocab) */
+    int bos_id;       /* -1 if none */
+    int eos_ids[8];
+    int n_eos;
+} ms_tokinfo;
+
+typedef struct ms_model {
+    ms_config cfg;
+    ms_tensor *tensors;
+    int n_tensors;
+    ms_layer layers[MS_MAX_LAYERS];
+    ms_tensor *embed, *final_norm, *lm_head; /* lm_head == embed when tied */
+    ms_shard *shards;
+    int n_shards;
+    ms_tokinfo tok;
+    size_t weight_bytes;
+    int allocated, finalized;
+    ms_kernels kern;
+} ms_model;
+
+/* Parse + validate a manifest. With allocate=0 nothing but the table is allocated (preflight). */
+ms_model *ms_model_from_manifest(const char *text, size_t len, int allocate, ms_err *err);
+void ms_model_free(ms_model *m);
+/* After the host filled every tensor buffer: checks values (finite), binds layers. */
+int ms_model_finalize(ms_model *m, ms_err *err);
+ms_tensor *ms_model_find(ms_model *m, const char *name);
+/* Parameter counts (embedding counted once when tied). */
+typedef struct { int64_t total, embedding, mlp, mixer, norms, head; } ms_param_counts;
+void ms_model_count(const ms_model *m, ms_param_counts *pc);
+/* Bytes the runtime state needs for a context of n_ctx tokens and batches of up to n_batch. */
+size_t ms_state_bytes(const ms_config *c, int n_ctx, int n_batch);
+/* Fetch row `row` of a (possibly quantized) matrix tensor as float. */
+void ms_tensor_row_f32(const ms_tensor *t, int64_t row, float *out);
+#endif

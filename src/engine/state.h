@@ -1,0 +1,33 @@
+/* Per-sequence runtime state: KV cache for attention layers, conv + recurrent state for Gated
+ * DeltaNet layers, and scratch buffers for a batch of up to n_batch tokens. All sized once at
+ * creation from the config: the forward pass never allocates. */
+#ifndef MS_STATE_H
+#define MS_STATE_H
+#include "model.h"
+
+typedef struct ms_state {
+    const ms_model *m;
+    int n_ctx, n_batch, pos;
+    int gdn_chunk;      /* chunk size of the chunked GDN prefill */
+    int gdn_recurrent;  /* 1: always use the token-by-token recurrence (reference) */
+    float *k_cache[MS_MAX_LAYERS], *v_cache[MS_MAX_LAYERS]; /* [n_ctx][kv_dim] */
+    float *conv_state[MS_MAX_LAYERS];                       /* [conv_kernel-1][conv_dim] raw rows */
+    float *S[MS_MAX_LAYERS];                                /* [Hv][dk][dv] */
+    /* batch scratch */
+    float *x, *xn, *mix_out, *mlp_out;  /* [B][H] */
+    float *gate, *up;                   /* [B][I] */
+    float *qg, *k, *v, *o, *att;        /* attention */
+    float *mixed, *z, *ba, *y, *core;   /* GDN projections, conv output, core output */
+    float *gdn_beta, *gdn_g;            /* [B][Hv] */
+    float *chunk;                       /* chunked GDN work area */
+    float *row;                         /* [max(H, I)] */
+    double *gdn_norm2;                  /* [B][Hv] squared state norms (stats) */
+    float *arena;
+    size_t bytes;
+} ms_state;
+
+ms_state *ms_state_create(const ms_model *m, int n_ctx, int n_batch, ms_err *err);
+void ms_state_free(ms_state *s);
+void ms_state_reset(ms_state *s); /* back to position 0, caches cleared */
+size_t ms_state_chunk_floats(const ms_config *c, int chunk);
+#endif

@@ -1,0 +1,212 @@
+#include "convert.h"
+#include "../kernels/dtype.h"
+#include "../kernels/quant.h"
+#include "../tokenizer/tokenizer.h"
+#include "../util/json.h"
+#include "../util/sha256.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALIGN 64
+#define BLOCK_BYTES (4u << 20) /* rows are streamed in blocks of about this many source bytes */
+
+void ms_plan_free(ms_conv_plan *p) {
+    free(p->t);
+    free(p->config_json);
+    memset(p, 0, sizeof *p);
+}
+
+static size_t src_elem(int dt) { return dt == MS_F32 ? 4 : 2; }
+
+int ms_convert_rows(const void *src, int src_dtype, void *dst, int dst_dtype, size_t rows, size_t cols, float *tmp) {
+    for (size_t r = 0; r < rows; r++) {
+        const uint8_t *s = (const uint8_t *)src + r * cols * src_elem(src_dtype);
+        for (size_t i = 0; i < cols; i++) {
+            if (src_dtype == MS_F32) memcpy(&tmp[i], s + 4 * i, 4);
+            else {
+                uint16_t h;
+                memcpy(&h, s + 2 * i, 2);
+                tmp[i] = src_dtype == MS_F16 ? ms_f16_to_f32(h) : ms_bf16_to_f32(h);
+            }
+        }
+        uint8_t *d = (uint8_t *)dst + ms_dtype_bytes(dst_dtype, r, cols);
+        switch (dst_dtype) {
+        case MS_F32: memcpy(d, tmp, cols * 4); break;
+        case MS_F16: for (size_t i = 0; i < cols; i++) { uint16_t h = ms_f32_to_f16(tmp[i]); memcpy(d + 2 * i, &h, 2); } break;
+        case MS_BF16: for (size_t i = 0; i < cols; i++) { uint16_t h = ms_f32_to_bf16(tmp[i]); memcpy(d + 2 * i, &h, 2); } break;
+        case MS_Q8_0: ms_quantize_row_q8_0(tmp, (ms_block_q8_0 *)(void *)d, cols); break;
+        case MS_Q4_0: ms_quantize_row_q4_0(tmp, (ms_block_q4_0 *)(void *)d, cols); break;
+        default: return -1;
+        }
+    }
+    return 0;
+}
+
+int ms_plan_layout(ms_conv_plan *p, const ms_conv_opts *o, int *n_shards, ms_err *err) {
+    uint64_t limit = o->shard_bytes ? o->shard_bytes : (64u << 20);
+    int shard = 0;
+    uint64_t pos = 0;
+    for (int i = 0; i < p->n; i++) {
+        ms_conv_tensor *t = &p->t[i];
+        size_t rows = (size_t)t->shape[0], cols = (size_t)(t->ndim > 1 ? t->shape[1] : 1) * (size_t)(t->ndim > 2 ? t->shape[2] : 1);
+        int dt = t->is_matrix ? o->dtype : MS_F32;
+        /* block types need whole blocks along a row; such tensors keep f16 (q8) / f32 precision */
+        if ((dt == MS_Q8_0 || dt == MS_Q4_0) && cols % MS_QK) dt = MS_F32;
+        t->dtype = dt;
+        t->bytes = ms_dtype_bytes(dt, rows, cols);
+        if (!t->bytes) return ms_fail(err, MS_E_TENSOR, "tensor %s: cannot be stored as %s", t->name, ms_dtype_name(dt));
+        uint64_t start = (pos + ALIGN - 1) / ALIGN * ALIGN;
+        if (pos > 0 && start + t->bytes > limit) { shard++; start = 0; }
+        t->shard = shard;
+        t->offset = start;
+        pos = start + t->bytes;
+    }
+    *n_shards = shard + 1;
+    return MS_OK;
+}
+
+static void shard_name(char *out, size_t n, int i, int total) {
+    snprintf(out, n, "model-%05d-of-%05d.bin", i + 1, total);
+}
+
+static const uint8_t zeros[ALIGN];
+
+int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err) {
+    int rc = MS_OK, out = -1, cur = -1, in = -1;
+    uint64_t pos = 0;
+    ms_sha256 sh;
+    char (*hex)[65] = calloc((size_t)n_shards, 65);
+    uint64_t *sizes = calloc((size_t)n_shards, sizeof *sizes);
+    size_t maxcols = 1;
+    for (int i = 0; i < p->n; i++) {
+        size_t cols = (size_t)(p->t[i].ndim > 1 ? p->t[i].shape[1] : 1) * (size_t)(p->t[i].ndim > 2 ? p->t[i].shape[2] : 1);
+        if (cols > maxcols) maxcols = cols;
+    }
+    float *tmp = malloc(maxcols * sizeof(float));
+    uint8_t *sbuf = malloc(BLOCK_BYTES + maxcols * 4), *dbuf = malloc(BLOCK_BYTES + maxcols * 4 + 64);
+    ms_buf man = {0};
+    if (!hex || !sizes || !tmp || !sbuf || !dbuf) { rc = ms_fail(err, MS_E_MEMORY, "converter: out of memory"); goto done; }
+    in = io->open(io->ctx, p->src_files[0], 'r');
+    if (in < 0) { rc = ms_fail(err, MS_E_CHECKPOINT, "%s: cannot open", p->src_files[0]); goto done; }
+    for (int i = 0; i < p->n; i++) {
+        ms_conv_tensor *t = &p->t[i];
+        if (t->shard != cur) {
+            if (out >= 0) io->close(io->ctx, out);
+            cur = t->shard;
+            char nm[64];
+            shard_name(nm, sizeof nm, cur, n_shards);
+            out = io->open(io->ctx, nm, 'w');
+            if (out < 0) { rc = ms_fail(err, MS_E_SHARD_MISSING, "%s: cannot create", nm); goto done; }
+            ms_sha256_init(&sh);
+            pos = 0;
+        }
+        while (pos < t->offset) {
+            size_t n = t->offset - pos > ALIGN ? ALIGN : (size_t)(t->offset - pos);
+            if (io->write(io->ctx, out, zeros, n)) { rc = ms_fail(err, MS_E_SHARD_SIZE, "write failed"); goto done; }
+            ms_sha256_update(&sh, zeros, n);
+            pos += n;
+        }
+        size_t rows = (size_t)t->shape[0], cols = (size_t)(t->ndim > 1 ? t->shape[1] : 1) * (size_t)(t->ndim > 2 ? t->shape[2] : 1);
+        size_t row_src = cols * src_elem(t->src_dtype);
+        size_t per = BLOCK_BYTES / row_src ? BLOCK_BYTES / row_src : 1;
+        for (size_t r0 = 0; r0 < rows; r0 += per) {
+            size_t nr = rows - r0 < per ? rows - r0 : per;
+            if (io->read(io->ctx, in, t->src_off + r0 * row_src, sbuf, nr * row_src)) {
+                rc = ms_fail(err, MS_E_CHECKPOINT, "%s: read failed in tensor %s", p->src_files[t->src_file], t->name);
+                goto done;
+            }
+            const float *fs = (const float *)(void *)sbuf;
+            if (t->src_dtype == MS_F32)
+                for (size_t k = 0; k < nr * cols; k++)
+                    if (!isfinite(fs[k])) { rc = ms_fail(err, MS_E_TENSOR, "tensor %s: source value %zu is not finite", t->name, r0 * cols + k); goto done; }
+            ms_convert_rows(sbuf, t->src_dtype, dbuf, t->dtype, nr, cols, tmp);
+            size_t nb = ms_dtype_bytes(t->dtype, nr, cols);
+            if (io->write(io->ctx, out, dbuf, nb)) { rc = ms_fail(err, MS_E_SHARD_SIZE, "write failed in tensor %s", t->name); goto done; }
+            ms_sha256_update(&sh, dbuf, nb);
+            pos += nb;
+        }
+        sizes[cur] = pos;
+        if (i + 1 == p->n || p->t[i + 1].shard != cur) {
+            uint8_t d[32];
+            ms_sha256_final(&sh, d);
+            ms_sha256_hex(d, hex[cur]);
+        }
+    }
+    if (out >= 0) { io->close(io->ctx, out); out = -1; }
+
+    /* tokenizer: validated, then copied */
+    char tok_hex[65] = {0};
+    int64_t tok_bytes = 0;
+    if (p->tok_kind[0]) {
+        int th = io->open(io->ctx, p->tok_src, 'r');
+        if (th < 0) { rc = ms_fail(err, MS_E_TOKEN, "%s: cannot open", p->tok_src); goto done; }
+        tok_bytes = io->size(io->ctx, th);
+        uint8_t *tb = tok_bytes >= 0 && tok_bytes < (64 << 20) ? malloc((size_t)tok_bytes + 1) : NULL;
+        if (!tb || io->read(io->ctx, th, 0, tb, (size_t)tok_bytes)) {
+            free(tb);
+            io->close(io->ctx, th);
+            rc = ms_fail(err, MS_E_TOKEN, "%s: cannot read (or larger than 64 MiB)", p->tok_src);
+            goto done;
+        }
+        io->close(io->ctx, th);
+        ms_tokenizer *tk = ms_tokenizer_load(p->tok_kind, tb, (size_t)tok_bytes, p->tok_vocab, err);
+        if (!tk) { free(tb); rc = err ? err->code : MS_E_TOKEN; goto done; }
+        ms_tokenizer_free(tk);
+        uint8_t d[32];
+        ms_sha256_init(&sh);
+        ms_sha256_update(&sh, tb, (size_t)tok_bytes);
+        ms_sha256_final(&sh, d);
+        ms_sha256_hex(d, tok_hex);
+        int oh = io->open(io->ctx, p->tok_out, 'w');
+        int wr = oh >= 0 ? io->write(io->ctx, oh, tb, (size_t)tok_bytes) : -1;
+        if (oh >= 0) io->close(io->ctx, oh);
+        free(tb);
+        if (wr) { rc = ms_fail(err, MS_E_TOKEN, "%s: cannot write", p->tok_out); goto done; }
+    }
+
+    /* manifest */
+    ms_buf_printf(&man, "{\n  \"format\": \"mlpscope-weights\",\n  \"version\": 1,\n  \"family\": \"%s\",\n  \"config\": %s,\n", p->family, p->config_json);
+    if (p->tok_kind[0]) {
+        ms_buf_printf(&man, "  \"tokenizer\": {\"kind\": \"%s\", \"file\": \"%s\", \"bytes\": %lld, \"sha256\": \"%s\", \"vocab_size\": %d, \"bos_token_id\": ",
+                      p->tok_kind, p->tok_out, (long long)tok_bytes, tok_hex, p->tok_vocab);
+        if (p->tok_bos >= 0) ms_buf_printf(&man, "%d", p->tok_bos); else ms_buf_puts(&man, "null");
+        ms_buf_puts(&man, ", \"eos_token_ids\": [");
+        for (int k = 0; k < p->n_tok_eos; k++) ms_buf_printf(&man, "%s%d", k ? ", " : "", p->tok_eos[k]);
+        ms_buf_puts(&man, "]},\n");
+    }
+    ms_buf_puts(&man, "  \"shards\": [\n");
+    for (int s = 0; s < n_shards; s++) {
+        char nm[64];
+        shard_name(nm, sizeof nm, s, n_shards);
+        ms_buf_printf(&man, "    {\"file\": \"%s\", \"bytes\": %llu, \"sha256\": \"%s\"}%s\n", nm, (unsigned long long)sizes[s], hex[s], s + 1 < n_shards ? "," : "");
+    }
+    ms_buf_puts(&man, "  ],\n  \"tensors\": [\n");
+    for (int i = 0; i < p->n; i++) {
+        const ms_conv_tensor *t = &p->t[i];
+        ms_buf_printf(&man, "    {\"name\": \"%s\", \"dtype\": \"%s\", \"shape\": [", t->name, ms_dtype_name(t->dtype));
+        for (int d = 0; d < t->ndim; d++) ms_buf_printf(&man, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+        ms_buf_printf(&man, "], \"shard\": %d, \"offset\": %llu, \"bytes\": %zu}%s\n", t->shard, (unsigned long long)t->offset, t->bytes, i + 1 < p->n ? "," : "");
+    }
+    ms_buf_puts(&man, "  ]\n}\n");
+    if (man.oom) { rc = ms_fail(err, MS_E_MEMORY, "out of memory writing the manifest"); goto done; }
+    int mh = io->open(io->ctx, "manifest.json", 'w');
+    if (mh < 0 || io->write(io->ctx, mh, man.p, man.n)) rc = ms_fail(err, MS_E_MANIFEST, "manifest.json: cannot write");
+    if (mh >= 0) io->close(io->ctx, mh);
+    if (!rc && io->log) {
+        char line[256];
+        uint64_t by_dt[MS_DTYPE__COUNT] = {0}, total = 0;
+        for (int i = 0; i < p->n; i++) { by_dt[p->t[i].dtype] += p->t[i].bytes; total += p->t[i].bytes; }
+        snprintf(line, sizeof line, "wrote %d tensors, %llu bytes in %d shard(s)", p->n, (unsigned long long)total, n_shards);
+        io->log(io->ctx, line);
+        for (int d = 0; d < MS_DTYPE__COUNT; d++)
+            if (by_dt[d]) { snprintf(line, sizeof line, "  %-5s %llu bytes", ms_dtype_name(d), (unsigned long long)by_dt[d]); io->log(io->ctx, line); }
+    }
+done:
+    if (out >= 0) io->close(io->ctx, out);
+    if (in >= 0) io->close(io->ctx, in);
+    ms_buf_free(&man);
+    free(hex); free(sizes); free(tmp); free(sbuf); free(dbuf);
+    return rc;
+}

@@ -1,0 +1,65 @@
+/* The converter core: source checkpoint -> weight set (manifest.json + shards + tokenizer).
+ * All I/O goes through host callbacks (ms_io), so the same code runs in the native CLI (stdio)
+ * and in wasm under Node (fs). Tensors are streamed in row blocks: memory stays bounded by the
+ * block size, whatever the checkpoint size. */
+#ifndef MS_CONVERT_H
+#define MS_CONVERT_H
+#include <stddef.h>
+#include <stdint.h>
+#include "../util/error.h"
+
+typedef struct {
+    void *ctx;
+    /* open a file of the source (mode 'r') or of the output folder (mode 'w'); returns handle >= 0 */
+    int (*open)(void *ctx, const char *name, int mode);
+    int (*close)(void *ctx, int h);
+    int64_t (*size)(void *ctx, int h);
+    /* read exactly n bytes at offset; returns 0 on success */
+    int (*read)(void *ctx, int h, uint64_t off, void *buf, size_t n);
+    /* append n bytes; returns 0 on success */
+    int (*write)(void *ctx, int h, const void *buf, size_t n);
+    void (*log)(void *ctx, const char *line);
+} ms_io;
+
+typedef struct {
+    char name[96];
+    int ndim;
+    int64_t shape[3];
+    int is_matrix;
+    int src_file;       /* index into the plan's source files */
+    int src_dtype;      /* f32, f16, bf16 */
+    uint64_t src_off;
+    /* output */
+    int dtype;
+    size_t bytes;
+    int shard;
+    uint64_t offset;
+} ms_conv_tensor;
+
+typedef struct {
+    char family[16];
+    char *config_json;       /* the manifest's config object (text) */
+    char src_files[8][512];
+    int n_src_files;
+    ms_conv_tensor *t;
+    int n, cap;
+    /* tokenizer */
+    char tok_kind[32], tok_src[512], tok_out[64];
+    int tok_vocab, tok_bos, tok_eos[8], n_tok_eos;
+} ms_conv_plan;
+
+typedef struct {
+    int dtype;            /* requested dtype for matrices: f32 f16 bf16 q8_0 q4_0 */
+    uint64_t shard_bytes; /* max bytes per shard (default 64 MiB) */
+} ms_conv_opts;
+
+/* Build a plan from a llama2.c checkpoint (legacy v0 header) + tokenizer.bin. */
+int ms_plan_llama2c(ms_conv_plan *p, const ms_io *io, const char *ckpt, const char *tok, ms_err *err);
+void ms_plan_free(ms_conv_plan *p);
+/* Pick output dtypes and lay tensors out in shards (64-byte aligned). */
+int ms_plan_layout(ms_conv_plan *p, const ms_conv_opts *o, int *n_shards, ms_err *err);
+/* Write the shards, the tokenizer and manifest.json into the output (names relative to it). */
+int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err);
+/* Convert rows of values between dtypes (src: f32/f16/bf16; dst: any). */
+int ms_convert_rows(const void *src, int src_dtype, void *dst, int dst_dtype, size_t rows, size_t cols, float *tmp);
+#endif

@@ -1,0 +1,31 @@
+#include "kernels.h"
+#include "dtype.h"
+
+int ms_kernels_have_simd(void) {
+#ifdef __wasm_simd128__
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+void ms_kernels_init(ms_kernels *k, int want_simd) {
+    k->name = "generic";
+    k->matmul[MS_F32] = ms_matmul_f32_generic;
+    k->matmul[MS_F16] = ms_matmul_f16_generic;
+    k->matmul[MS_BF16] = ms_matmul_bf16_generic;
+    k->matmul[MS_Q8_0] = ms_matmul_q8_0_generic;
+    k->matmul[MS_Q4_0] = ms_matmul_q4_0_generic;
+    k->dot = ms_dot_f32_generic;
+#ifdef __wasm_simd128__
+    if (want_simd) {
+        k->name = "wasm-simd128";
+        k->matmul[MS_F32] = ms_matmul_f32_1x4_simd128;
+        k->matmul[MS_Q8_0] = ms_matmul_q8_0_simd128;
+        k->matmul[MS_Q4_0] = ms_matmul_q4_0_simd128;
+        k->dot = ms_dot_f32_simd128;
+    }
+#else
+    (void)want_simd;
+#endif
+}

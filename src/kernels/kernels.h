@@ -1,0 +1,36 @@
+/* The matmul interface. Y[t][o] = sum_i W[o][i] * X[t][i] for a weight matrix W (rows x cols,
+ * row-major, any weight dtype) and T activation rows X (f32). One generic (scalar, portable C)
+ * implementation per dtype lives in generic/; SIMD128 twins live in wasm/. A kernel table picks
+ * one set at model creation: there is no global state. */
+#ifndef MS_KERNELS_H
+#define MS_KERNELS_H
+#include <stddef.h>
+
+typedef void (*ms_matmul_fn)(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+typedef float (*ms_dot_fn)(const float *a, const float *b, size_t n);
+
+typedef struct {
+    const char *name;        /* "generic" or "wasm-simd128" */
+    ms_matmul_fn matmul[5];  /* indexed by ms_dtype */
+    ms_dot_fn dot;
+} ms_kernels;
+
+/* want_simd: use SIMD128 kernels when this build has them. */
+void ms_kernels_init(ms_kernels *k, int want_simd);
+int ms_kernels_have_simd(void);
+
+/* generic/ */
+void ms_matmul_f32_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_f16_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_bf16_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_q8_0_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_q4_0_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+float ms_dot_f32_generic(const float *a, const float *b, size_t n);
+#ifdef __wasm_simd128__
+/* wasm/ */
+void ms_matmul_f32_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+float ms_dot_f32_simd128(const float *a, const float *b, size_t n);
+#endif
+#endif

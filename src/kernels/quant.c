@@ -1,0 +1,89 @@
+#include "quant.h"
+#include <math.h>
+#include <string.h>
+
+void ms_quantize_row_q8_0(const float *x, ms_block_q8_0 *y, size_t n) {
+    for (size_t b = 0; b < n / MS_QK; b++) {
+        const float *xb = x + b * MS_QK;
+        float amax = 0;
+        for (int j = 0; j < MS_QK; j++) { float a = fabsf(xb[j]); if (a > amax) amax = a; }
+        float d = amax / 127.0f, id = d > 0 ? 1.0f / d : 0.0f;
+        y[b].d = d;
+        for (int j = 0; j < MS_QK; j++) y[b].q[j] = (int8_t)lrintf(xb[j] * id);
+    }
+}
+
+void ms_dequantize_row_q8_0(const ms_block_q8_0 *x, float *y, size_t n) {
+    for (size_t b = 0; b < n / MS_QK; b++)
+        for (int j = 0; j < MS_QK; j++) y[b * MS_QK + j] = x[b].d * (float)x[b].q[j];
+}
+
+void ms_quantize_row_q4_0(const float *x, ms_block_q4_0 *y, size_t n) {
+    for (size_t b = 0; b < n / MS_QK; b++) {
+        const float *xb = x + b * MS_QK;
+        float amax = 0, max = 0;
+        for (int j = 0; j < MS_QK; j++) { float a = fabsf(xb[j]); if (a > amax) { amax = a; max = xb[j]; } }
+        float d = max / -8.0f, id = d != 0 ? 1.0f / d : 0.0f;
+        y[b].d = d;
+        for (int j = 0; j < MS_QK / 2; j++) {
+            int lo = (int)lrintf(xb[j] * id), hi = (int)lrintf(xb[j + MS_QK / 2] * id);
+            lo = lo < -8 ? -8 : lo > 7 ? 7 : lo;
+            hi = hi < -8 ? -8 : hi > 7 ? 7 : hi;
+            y[b].q[j] = (uint8_t)((lo + 8) | ((hi + 8) << 4));
+        }
+    }
+}
+
+void ms_dequantize_row_q4_0(const ms_block_q4_0 *x, float *y, size_t n) {
+    for (size_t b = 0; b < n / MS_QK; b++)
+        for (int j = 0; j < MS_QK / 2; j++) {
+            y[b * MS_QK + j] = x[b].d * (float)((x[b].q[j] & 15) - 8);
+            y[b * MS_QK + j + MS_QK / 2] = x[b].d * (float)((x[b].q[j] >> 4) - 8);
+        }
+}
+
+float ms_f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 31, man = h & 1023, bits;
+    if (exp == 0) {
+        if (man == 0) bits = sign;
+        else { /* subnormal */
+            float f = ldexpf((float)man, -24);
+            return sign ? -f : f;
+        }
+    } else if (exp == 31) bits = sign | 0x7F800000u | (man << 13);
+    else bits = sign | ((exp + 112) << 23) | (man << 13);
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t ms_f32_to_f16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000;
+    float a = fabsf(f);
+    if (isnan(f)) return (uint16_t)(sign | 0x7E00);
+    if (a >= 65520.0f) return (uint16_t)(sign | 0x7C00);
+    if (a < 6.103515625e-05f) { /* subnormal half: round to a multiple of 2^-24 */
+        uint32_t m = (uint32_t)lrintf(a * 16777216.0f);
+        return (uint16_t)(sign | m);
+    }
+    uint32_t ax = x & 0x7FFFFFFF;
+    uint32_t r = ax + 0x0FFF + ((ax >> 13) & 1); /* round to nearest even at bit 13 */
+    return (uint16_t)(sign | (((r >> 23) - 112) << 10) | ((r >> 13) & 1023));
+}
+
+float ms_bf16_to_f32(uint16_t h) {
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t ms_f32_to_bf16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if (isnan(f)) return (uint16_t)((x >> 16) | 0x40);
+    x += 0x7FFF + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
+}

@@ -1,0 +1,33 @@
+/* Block-quantized weight layouts (docs/format.md). Blocks run along a row's input dimension:
+ * each block of MS_QK consecutive values has one float scale d and integer codes q with
+ * value = d * q. Kept in one header so the performance work can change layouts in one place. */
+#ifndef MS_QUANT_H
+#define MS_QUANT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define MS_QK 32
+
+typedef struct {
+    float d;          /* scale */
+    int8_t q[MS_QK];  /* codes in [-127, 127] */
+} ms_block_q8_0;      /* 36 bytes */
+
+typedef struct {
+    float d;              /* scale */
+    uint8_t q[MS_QK / 2]; /* value j: low nibble of q[j%16] for j<16, high nibble for j>=16,
+                             stored as unsigned 0..15 meaning code-8 in [-8, 7] */
+} ms_block_q4_0;          /* 20 bytes */
+
+/* Quantize / dequantize one row of n values (n % MS_QK == 0). */
+void ms_quantize_row_q8_0(const float *x, ms_block_q8_0 *y, size_t n);
+void ms_quantize_row_q4_0(const float *x, ms_block_q4_0 *y, size_t n);
+void ms_dequantize_row_q8_0(const ms_block_q8_0 *x, float *y, size_t n);
+void ms_dequantize_row_q4_0(const ms_block_q4_0 *x, float *y, size_t n);
+
+/* Half-precision conversions (round to nearest even). */
+float ms_f16_to_f32(uint16_t h);
+uint16_t ms_f32_to_f16(float f);
+float ms_bf16_to_f32(uint16_t h);
+uint16_t ms_f32_to_bf16(float f);
+#endif

@@ -1,0 +1,116 @@
+/* WASM SIMD128 matmul kernels. Each has a scalar twin in generic/ and is compared to it on awkward
+ * shapes by tests/kernels.test.js. Tile: 1 weight row x up to 4 activation rows (tokens), so a
+ * weight row is read once per 4 tokens. */
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#include <stdint.h>
+#include "../kernels.h"
+#include "../quant.h"
+
+static inline float hsum(v128_t v) {
+    return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
+           (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+}
+
+float ms_dot_f32_simd128(const float *a, const float *b, size_t n) {
+    v128_t s0 = wasm_f32x4_splat(0), s1 = wasm_f32x4_splat(0);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
+        s1 = wasm_f32x4_add(s1, wasm_f32x4_mul(wasm_v128_load(a + i + 4), wasm_v128_load(b + i + 4)));
+    }
+    for (; i + 4 <= n; i += 4) s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
+    float s = hsum(wasm_f32x4_add(s0, s1));
+    for (; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+void ms_matmul_f32_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    const float *w = W;
+    for (size_t o = 0; o < rows; o++) {
+        const float *wr = w + o * cols;
+        int t = 0;
+        for (; t + 4 <= T; t += 4) {
+            const float *x0 = X + (size_t)t * cols, *x1 = x0 + cols, *x2 = x1 + cols, *x3 = x2 + cols;
+            v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0;
+            size_t i = 0;
+            for (; i + 4 <= cols; i += 4) {
+                v128_t wv = wasm_v128_load(wr + i);
+                a0 = wasm_f32x4_add(a0, wasm_f32x4_mul(wv, wasm_v128_load(x0 + i)));
+                a1 = wasm_f32x4_add(a1, wasm_f32x4_mul(wv, wasm_v128_load(x1 + i)));
+                a2 = wasm_f32x4_add(a2, wasm_f32x4_mul(wv, wasm_v128_load(x2 + i)));
+                a3 = wasm_f32x4_add(a3, wasm_f32x4_mul(wv, wasm_v128_load(x3 + i)));
+            }
+            float s0 = hsum(a0), s1 = hsum(a1), s2 = hsum(a2), s3 = hsum(a3);
+            for (; i < cols; i++) { s0 += wr[i] * x0[i]; s1 += wr[i] * x1[i]; s2 += wr[i] * x2[i]; s3 += wr[i] * x3[i]; }
+            Y[(size_t)t * rows + o] = s0; Y[(size_t)(t + 1) * rows + o] = s1;
+            Y[(size_t)(t + 2) * rows + o] = s2; Y[(size_t)(t + 3) * rows + o] = s3;
+        }
+        for (; t < T; t++) Y[(size_t)t * rows + o] = ms_dot_f32_simd128(wr, X + (size_t)t * cols, cols);
+    }
+}
+
+/* int8 codes -> 4 f32x4 vectors */
+static inline void q8_to_f32(const int8_t *q, v128_t out[8]) {
+    v128_t b0 = wasm_v128_load(q), b1 = wasm_v128_load(q + 16);
+    v128_t h0 = wasm_i16x8_extend_low_i8x16(b0), h1 = wasm_i16x8_extend_high_i8x16(b0);
+    v128_t h2 = wasm_i16x8_extend_low_i8x16(b1), h3 = wasm_i16x8_extend_high_i8x16(b1);
+    out[0] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(h0));
+    out[1] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(h0));
+    out[2] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(h1));
+    out[3] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(h1));
+    out[4] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(h2));
+    out[5] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(h2));
+    out[6] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(h3));
+    out[7] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(h3));
+}
+
+static inline float block_dot(const v128_t wq[8], const float *x) {
+    v128_t s = wasm_f32x4_mul(wq[0], wasm_v128_load(x));
+    for (int k = 1; k < 8; k++) s = wasm_f32x4_add(s, wasm_f32x4_mul(wq[k], wasm_v128_load(x + 4 * k)));
+    return hsum(s);
+}
+
+void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    const ms_block_q8_0 *w = W;
+    size_t nb = cols / MS_QK;
+    for (size_t o = 0; o < rows; o++) {
+        for (int t0 = 0; t0 < T; t0 += 4) {
+            int nt = T - t0 < 4 ? T - t0 : 4;
+            float acc[4] = {0, 0, 0, 0};
+            for (size_t b = 0; b < nb; b++) {
+                const ms_block_q8_0 *blk = &w[o * nb + b];
+                v128_t wq[8];
+                q8_to_f32(blk->q, wq);
+                for (int u = 0; u < nt; u++) acc[u] += blk->d * block_dot(wq, X + (size_t)(t0 + u) * cols + b * MS_QK);
+            }
+            for (int u = 0; u < nt; u++) Y[(size_t)(t0 + u) * rows + o] = acc[u];
+        }
+    }
+}
+
+void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    const ms_block_q4_0 *w = W;
+    size_t nb = cols / MS_QK;
+    const v128_t m4 = wasm_i8x16_splat(15), eight = wasm_i8x16_splat(8);
+    for (size_t o = 0; o < rows; o++) {
+        for (int t0 = 0; t0 < T; t0 += 4) {
+            int nt = T - t0 < 4 ? T - t0 : 4;
+            float acc[4] = {0, 0, 0, 0};
+            for (size_t b = 0; b < nb; b++) {
+                const ms_block_q4_0 *blk = &w[o * nb + b];
+                v128_t raw = wasm_v128_load(blk->q);
+                int8_t q[32];
+                wasm_v128_store(q, wasm_i8x16_sub(wasm_v128_and(raw, m4), eight));
+                wasm_v128_store(q + 16, wasm_i8x16_sub(wasm_u8x16_shr(raw, 4), eight));
+                v128_t wq[8];
+                q8_to_f32(q, wq);
+                for (int u = 0; u < nt; u++) acc[u] += blk->d * block_dot(wq, X + (size_t)(t0 + u) * cols + b * MS_QK);
+            }
+            for (int u = 0; u < nt; u++) Y[(size_t)(t0 + u) * rows + o] = acc[u];
+        }
+    }
+}
+#else
+typedef int ms_no_simd128_here; /* ISO C forbids an empty translation unit */
+#endif

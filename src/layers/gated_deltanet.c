@@ -1,0 +1,265 @@
+#include "layers.h"
+
+/* Gated DeltaNet (Qwen3.5 linear-attention layers), spec §3.4-3.5.
+ *
+ *   mixed = in_proj_qkv·xn ; z = in_proj_z·xn ; b = in_proj_b·xn ; a = in_proj_a·xn
+ *   y     = silu(causal depthwise conv(mixed))          (window: K-1 stored raw rows + this one)
+ *   q,k,v = split(y) per head ; q,k L2-normalised ; q *= 1/sqrt(d_k)
+ *   beta  = sigmoid(b) ; g = -exp(A_log) * softplus(a + dt_bias)           (g <= 0)
+ *   per value head h (key head h / (Hv/Hk)):
+ *       S  = exp(g) S                      decay first
+ *       d  = beta (v - S^T k)              delta rule
+ *       S += k d^T                         rank-1 update
+ *       o  = S^T q                         read after the update
+ *   o_h   = rmsnorm(o_h) * norm.weight * silu(z_h)      (plain weight, per head)
+ *   out   = out_proj·o
+ *
+ * Decode runs the recurrence (gdn_step). Prefill runs the same math in chunks (gdn_chunk):
+ * within a chunk the recurrence is solved as a triangular system, so the work is matrix-matrix
+ * and the state is read and written once per chunk. gdn_step stays as its scalar reference. */
+
+static float softplus(float u) { return u > 20.0f ? u : log1pf(expf(u)); }
+
+static void l2norm(float *x, int n) {
+    double ss = 0;
+    for (int i = 0; i < n; i++) ss += (double)x[i] * x[i];
+    float r = (float)(1.0 / sqrt(ss + 1e-6));
+    for (int i = 0; i < n; i++) x[i] *= r;
+}
+
+/* One token, one head. S is [dk][dv]. Returns the squared Frobenius norm of the new state
+ * when want_norm is set. */
+static double gdn_step(float *S, const float *q, const float *k, const float *v, float beta, float g,
+                       int dk, int dv, float *u, float *o, int want_norm) {
+    const float e = expf(g);
+    for (int j = 0; j < dv; j++) u[j] = 0;
+    for (int i = 0; i < dk; i++) {
+        float *Si = S + (size_t)i * dv;
+        for (int j = 0; j < dv; j++) { Si[j] *= e; u[j] += Si[j] * k[i]; }
+    }
+    for (int j = 0; j < dv; j++) u[j] = beta * (v[j] - u[j]); /* u := d */
+    for (int j = 0; j < dv; j++) o[j] = 0;
+    double n2 = 0;
+    for (int i = 0; i < dk; i++) {
+        float *Si = S + (size_t)i * dv;
+        for (int j = 0; j < dv; j++) {
+            Si[j] += k[i] * u[j];
+            o[j] += Si[j] * q[i];
+        }
+        if (want_norm)
+            for (int j = 0; j < dv; j++) n2 += (double)Si[j] * Si[j];
+    }
+    return n2;
+}
+
+/* A chunk of C tokens for one head: Q, K [C][dk] (token stride qs), V [C][dv] (stride vs),
+ * beta[C], g[C]. Updates S, writes O [C][dv] (stride os). norm2 (optional): [C] squared state
+ * norms after each token, stride ns. */
+static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const float *V, size_t vs,
+                      const float *beta, size_t bs, const float *g, float *O, size_t os, int C, int dk, int dv,
+                      float *work, double *norm2, size_t ns) {
+    float *A = work, *Att = A + C * C, *KK = Att + C * C, *DD = KK + C * C;
+    float *W = DD + C * C, *D = W + (size_t)C * dk, *cum = D + (size_t)C * dv;
+    /* cumulative log-decay */
+    float run = 0;
+    for (int i = 0; i < C; i++) { run += g[i * bs]; cum[i] = run; }
+    /* Gram matrices and the triangular system (I + A) */
+    for (int i = 0; i < C; i++)
+        for (int j = 0; j <= i; j++) {
+            const float *ki = K + i * qs, *kj = K + j * qs, *qi = Q + i * qs;
+            float kk = 0, qk = 0;
+            for (int x = 0; x < dk; x++) { kk += ki[x] * kj[x]; qk += qi[x] * kj[x]; }
+            float dec = expf(cum[i] - cum[j]);
+            KK[i * C + j] = kk;
+            A[i * C + j] = j < i ? beta[i * bs] * kk * dec : 0;
+            Att[i * C + j] = qk * dec;
+        }
+    /* forward substitution: D_i = beta_i v_i - sum_{j<i} A_ij D_j  (the U of the WY form)
+     *                       W_i = beta_i e^{cum_i} k_i - sum_{j<i} A_ij W_j */
+    for (int i = 0; i < C; i++) {
+        float *Di = D + (size_t)i * dv, *Wi = W + (size_t)i * dk;
+        const float bi = beta[i * bs], ei = expf(cum[i]);
+        for (int x = 0; x < dv; x++) Di[x] = bi * V[i * vs + x];
+        for (int x = 0; x < dk; x++) Wi[x] = bi * ei * K[i * qs + x];
+        for (int j = 0; j < i; j++) {
+            const float a = A[i * C + j];
+            if (a == 0) continue;
+            const float *Dj = D + (size_t)j * dv, *Wj = W + (size_t)j * dk;
+            for (int x = 0; x < dv; x++) Di[x] -= a * Dj[x];
+            for (int x = 0; x < dk; x++) Wi[x] -= a * Wj[x];
+        }
+    }
+    /* D_i -= W_i S0 : the new values the state actually absorbs */
+    for (int i = 0; i < C; i++) {
+        float *Di = D + (size_t)i * dv;
+        const float *Wi = W + (size_t)i * dk;
+        for (int x = 0; x < dk; x++) {
+            const float w = Wi[x];
+            const float *Sx = S + (size_t)x * dv;
+            for (int y = 0; y < dv; y++) Di[y] -= w * Sx[y];
+        }
+    }
+    /* O_i = e^{cum_i} S0^T q_i + sum_{j<=i} Att_ij D_j */
+    for (int i = 0; i < C; i++) {
+        float *Oi = O + i * os;
+        const float *qi = Q + i * qs;
+        const float ei = expf(cum[i]);
+        for (int y = 0; y < dv; y++) Oi[y] = 0;
+        for (int x = 0; x < dk; x++) {
+            const float w = qi[x] * ei;
+            const float *Sx = S + (size_t)x * dv;
+            for (int y = 0; y < dv; y++) Oi[y] += w * Sx[y];
+        }
+        for (int j = 0; j <= i; j++) {
+            const float a = Att[i * C + j];
+            const float *Dj = D + (size_t)j * dv;
+            for (int y = 0; y < dv; y++) Oi[y] += a * Dj[y];
+        }
+    }
+    /* Per-token state norms without materialising each state:
+     *   S_i = a_i S0 + sum_{j<=i} c_ij k_j D_j^T,  a_i = e^{cum_i}, c_ij = e^{cum_i - cum_j}
+     *   |S_i|^2 = a_i^2 |S0|^2 + 2 a_i P_i + F_i, with p_j = k_j^T S0 D_j,
+     *   P_i = e^{g_i} P_{i-1} + p_i,  F_i = sum_{j,l<=i} c_ij c_il (k_j.k_l)(D_j.D_l). */
+    if (norm2) {
+        double n0 = 0;
+        for (size_t x = 0; x < (size_t)dk * dv; x++) n0 += (double)S[x] * S[x];
+        for (int j = 0; j < C; j++) {
+            const float *Dj = D + (size_t)j * dv;
+            for (int l = 0; l <= j; l++) {
+                const float *Dl = D + (size_t)l * dv;
+                float dd = 0;
+                for (int y = 0; y < dv; y++) dd += Dj[y] * Dl[y];
+                DD[j * C + l] = dd;
+            }
+        }
+        double P = 0, F = 0;
+        for (int i = 0; i < C; i++) {
+            const float *ki = K + i * qs;
+            double pi = 0;
+            for (int x = 0; x < dk; x++) {
+                const float *Sx = S + (size_t)x * dv;
+                const float *Di = D + (size_t)i * dv;
+                double sd = 0;
+                for (int y = 0; y < dv; y++) sd += (double)Sx[y] * Di[y];
+                pi += ki[x] * sd;
+            }
+            const double eg = exp((double)g[i * bs]);
+            /* cross sum over j < i of c_{i-1,j} G_ij, G = KK ⊙ DD */
+            double cross = 0;
+            for (int j = 0; j < i; j++) cross += exp((double)cum[i - 1] - cum[j]) * KK[i * C + j] * DD[i * C + j];
+            F = eg * eg * F + 2 * eg * cross + (double)KK[i * C + i] * DD[i * C + i];
+            P = eg * P + pi;
+            const double ai = exp((double)cum[i]);
+            double v = ai * ai * n0 + 2 * ai * P + F;
+            norm2[i * ns] = v > 0 ? v : 0;
+        }
+    }
+    /* S = e^{cum_last} S0 + sum_i e^{cum_last - cum_i} k_i D_i^T */
+    const float el = expf(cum[C - 1]);
+    for (size_t x = 0; x < (size_t)dk * dv; x++) S[x] *= el;
+    for (int i = 0; i < C; i++) {
+        const float w = expf(cum[C - 1] - cum[i]);
+        const float *ki = K + i * qs, *Di = D + (size_t)i * dv;
+        for (int x = 0; x < dk; x++) {
+            const float kx = w * ki[x];
+            float *Sx = S + (size_t)x * dv;
+            for (int y = 0; y < dv; y++) Sx[y] += kx * Di[y];
+        }
+    }
+}
+
+void ms_gated_deltanet(ms_state *s, int l, const float *xn, int B, float *out,
+                       double *stats_norm2, float *stats_decay, float *stats_beta) {
+    const ms_model *m = s->m;
+    const ms_config *c = &m->cfg;
+    const ms_layer *L = &m->layers[l];
+    const int Hk = c->lin_k_heads, Hv = c->lin_v_heads, dk = c->lin_k_dim, dv = c->lin_v_dim;
+    const int K = c->conv_kernel, kd = Hk * dk, vd = Hv * dv, conv = 2 * kd + vd, group = Hv / Hk;
+    float *b = s->ba, *a = s->ba + (size_t)B * Hv;
+
+    /* projections */
+    ms_linear(m, L->in_qkv, xn, B, s->mixed);
+    ms_linear(m, L->in_z, xn, B, s->z);
+    ms_linear(m, L->in_b, xn, B, b);
+    ms_linear(m, L->in_a, xn, B, a);
+
+    /* causal depthwise conv over [stored K-1 raw rows | this batch], then SiLU */
+    const float *w = L->conv->data; /* [conv][1][K] */
+    float *hist = s->conv_state[l];  /* [K-1][conv], oldest first */
+    for (int t = 0; t < B; t++)
+        for (int ch = 0; ch < conv; ch++) {
+            float acc = 0;
+            for (int j = 0; j < K; j++) {
+                int r = t - (K - 1) + j; /* row index: < 0 means stored history */
+                float xv = r >= 0 ? s->mixed[(size_t)r * conv + ch] : hist[(size_t)(K - 1 + r) * conv + ch];
+                acc += w[(size_t)ch * K + j] * xv;
+            }
+            s->y[(size_t)t * conv + ch] = ms_silu(acc);
+        }
+    if (K > 1) { /* keep the last K-1 raw rows */
+        for (int r = 0; r < K - 1; r++) {
+            int src = B - (K - 1) + r; /* row of the batch, or older history if negative */
+            float *dst = hist + (size_t)r * conv;
+            if (src >= 0) memcpy(dst, s->mixed + (size_t)src * conv, (size_t)conv * sizeof(float));
+            else memmove(dst, hist + (size_t)(r + B) * conv, (size_t)conv * sizeof(float));
+        }
+    }
+
+    /* q, k normalisation; beta and g */
+    const float qscale = 1.0f / sqrtf((float)dk);
+    for (int t = 0; t < B; t++) {
+        float *yt = s->y + (size_t)t * conv;
+        for (int h = 0; h < Hk; h++) {
+            float *q = yt + h * dk, *k = yt + kd + h * dk;
+            l2norm(q, dk);
+            l2norm(k, dk);
+            for (int i = 0; i < dk; i++) q[i] *= qscale;
+        }
+        double dsum = 0, bsum = 0;
+        for (int h = 0; h < Hv; h++) {
+            const float be = ms_sigmoid(b[(size_t)t * Hv + h]);
+            const float g = -expf(((const float *)L->A_log->data)[h]) *
+                            softplus(a[(size_t)t * Hv + h] + ((const float *)L->dt_bias->data)[h]);
+            s->gdn_beta[(size_t)t * Hv + h] = be;
+            s->gdn_g[(size_t)t * Hv + h] = g;
+            dsum += exp((double)g);
+            bsum += be;
+        }
+        if (stats_decay) stats_decay[t] = (float)(dsum / Hv);
+        if (stats_beta) stats_beta[t] = (float)(bsum / Hv);
+    }
+
+    /* the delta rule, per value head */
+    const int chunked = !s->gdn_recurrent && B > 1;
+    for (int h = 0; h < Hv; h++) {
+        const int kh = h / group;
+        float *S = s->S[l] + (size_t)h * dk * dv;
+        if (!chunked) {
+            for (int t = 0; t < B; t++) {
+                const float *yt = s->y + (size_t)t * conv;
+                double n2 = gdn_step(S, yt + kh * dk, yt + kd + kh * dk, yt + 2 * kd + h * dv,
+                                     s->gdn_beta[(size_t)t * Hv + h], s->gdn_g[(size_t)t * Hv + h], dk, dv,
+                                     s->row, s->core + (size_t)t * vd + h * dv, stats_norm2 != NULL);
+                if (stats_norm2) stats_norm2[(size_t)t * Hv + h] = n2;
+            }
+        } else {
+            for (int t0 = 0; t0 < B; t0 += s->gdn_chunk) {
+                const int C = B - t0 < s->gdn_chunk ? B - t0 : s->gdn_chunk;
+                const float *y0 = s->y + (size_t)t0 * conv;
+                gdn_chunk(S, y0 + kh * dk, y0 + kd + kh * dk, (size_t)conv, y0 + 2 * kd + h * dv, (size_t)conv,
+                          s->gdn_beta + (size_t)t0 * Hv + h, (size_t)Hv, s->gdn_g + (size_t)t0 * Hv + h,
+                          s->core + (size_t)t0 * vd + h * dv, (size_t)vd, C, dk, dv, s->chunk,
+                          stats_norm2 ? stats_norm2 + (size_t)t0 * Hv + h : NULL, (size_t)Hv);
+            }
+        }
+    }
+    /* gated RMSNorm per head (plain weight), then out_proj */
+    for (int t = 0; t < B; t++)
+        for (int h = 0; h < Hv; h++) {
+            float *o = s->core + (size_t)t * vd + h * dv;
+            const float *z = s->z + (size_t)t * vd + h * dv;
+            ms_rmsnorm(o, o, L->gdn_norm->data, dv, c->eps, 0.0f);
+            for (int j = 0; j < dv; j++) o[j] *= ms_silu(z[j]);
+        }
+    ms_linear(m, L->out_proj, s->core, B, out);
+}

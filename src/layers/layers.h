@@ -1,0 +1,29 @@
+/* The layers of both families, one file each, written to read like the math in
+ * docs/ and ../shared/reference/qwen3.5-text-spec.md. Batches of B tokens are [B][width] rows. */
+#ifndef MS_LAYERS_H
+#define MS_LAYERS_H
+#include <math.h>
+#include <string.h>
+#include "../engine/state.h"
+
+/* rmsnorm.c: y = x / sqrt(mean(x^2) + eps) * (offset + w) */
+void ms_rmsnorm(float *y, const float *x, const float *w, int n, float eps, float offset);
+/* linear.c: Y[t] = W X[t] for t < T, any weight dtype */
+void ms_linear(const ms_model *m, const ms_tensor *W, const float *X, int T, float *Y);
+/* rope.c: rotate the first rotary_dim dims of each of n_heads heads (head h at x + h*head_stride) */
+void ms_rope(float *x, int n_heads, int head_stride, int rotary_dim, int pos, double theta, int layout);
+/* attention.c: softmax attention (GQA, RoPE, optional q/k norm and sigmoid output gate) for B
+ * tokens at positions s->pos .. s->pos+B-1; writes the o_proj output to out [B][H]. */
+void ms_attention(ms_state *s, int l, const float *xn, int B, float *out);
+/* gated_deltanet.c: Gated DeltaNet mixer for B tokens; out [B][H]. If stats_norm2 is non-NULL it
+ * receives each token's per-head squared Frobenius state norm [B][Hv]; decay/beta [B] the means. */
+void ms_gated_deltanet(ms_state *s, int l, const float *xn, int B, float *out,
+                       double *stats_norm2, float *stats_decay, float *stats_beta);
+/* mlp_swiglu.c: mlp(m) = down_proj( silu(gate_proj m) ⊙ up_proj m ), in steps for the hooks */
+void ms_mlp_gate_up(ms_state *s, int l, const float *m_in, int B);   /* -> s->gate, s->up */
+void ms_mlp_activate(ms_state *s, int B);                            /* s->gate = silu(gate) ⊙ up */
+void ms_mlp_down(ms_state *s, int l, int B, float *out);             /* out = down_proj s->gate */
+
+static inline float ms_silu(float x) { return x / (1.0f + expf(-x)); }
+static inline float ms_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+#endif

@@ -1,0 +1,115 @@
+/* mlpscope-native: the native build of the converter and runner (for tools, tests and
+ * sanitizers). Users normally run `mlpscope` (Node + wasm), which has the same commands.
+ *   mlpscope-native convert CKPT TOKENIZER --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
+ *   mlpscope-native run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S] */
+#include "native_host.h"
+#include "../src/engine/sample.h"
+#include "../src/kernels/dtype.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int die(const ms_err *e) {
+    fprintf(stderr, "error %s: %s\n", ms_code_name(e->code), e->msg);
+    return 1;
+}
+
+static int parse_dtype(const char *s) {
+    if (!strcmp(s, "q8")) return MS_Q8_0;
+    if (!strcmp(s, "q4")) return MS_Q4_0;
+    return ms_dtype_from_name(s);
+}
+
+static int cmd_convert(int argc, char **argv) {
+    const char *src[2] = {0}, *out = NULL;
+    int ns = 0, dtype = MS_F32;
+    unsigned long long shard = 64ull << 20;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) dtype = parse_dtype(argv[++i]);
+        else if (!strcmp(argv[i], "--shard-size") && i + 1 < argc) shard = strtoull(argv[++i], NULL, 10);
+        else if (ns < 2) src[ns++] = argv[i];
+    }
+    ms_err e = {0};
+    if (ns < 1 || !out) { fprintf(stderr, "usage: mlpscope-native convert CKPT TOKENIZER --out DIR [--dtype D]\n"); return 2; }
+    if (dtype < 0) { ms_fail(&e, MS_E_ARG, "unknown dtype"); return die(&e); }
+    mkdir(out, 0755);
+    ms_native_io h;
+    ms_io io;
+    ms_native_io_init(&h, &io, out);
+    ms_conv_plan p;
+    int n_shards = 0, rc = ms_plan_llama2c(&p, &io, src[0], src[1], &e);
+    ms_conv_opts o = {dtype, shard};
+    if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, &e);
+    if (!rc) rc = ms_convert_write(&p, &io, n_shards, &e);
+    ms_plan_free(&p);
+    ms_native_io_close_all(&h);
+    return rc ? die(&e) : 0;
+}
+
+static int cmd_run(int argc, char **argv) {
+    const char *dir = NULL, *prompt = NULL, *ids_s = NULL;
+    int max_tokens = 32, topk = 0;
+    float temperature = 0;
+    unsigned long long seed = 42;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--prompt") && i + 1 < argc) prompt = argv[++i];
+        else if (!strcmp(argv[i], "--ids") && i + 1 < argc) ids_s = argv[++i];
+        else if (!strcmp(argv[i], "--max-tokens") && i + 1 < argc) max_tokens = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--temperature") && i + 1 < argc) temperature = (float)atof(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--top-k") && i + 1 < argc) topk = atoi(argv[++i]);
+        else dir = argv[i];
+    }
+    ms_err e = {0};
+    if (!dir || (!prompt && !ids_s)) { fprintf(stderr, "usage: mlpscope-native run DIR (--prompt TEXT | --ids 1,2,3)\n"); return 2; }
+    ms_tokenizer *tok = NULL;
+    ms_model *m = ms_load_weightset(dir, &tok, &e);
+    if (!m) return die(&e);
+    int cap = (int)(prompt ? strlen(prompt) : strlen(ids_s)) + 3 + max_tokens;
+    int32_t *ids = malloc((size_t)cap * sizeof *ids);
+    int n = 0, rc = 0;
+    if (prompt) {
+        if (!tok) { ms_fail(&e, MS_E_TOKEN, "weight set has no tokenizer; use --ids"); rc = 1; }
+        else if (ms_tokenizer_encode(tok, prompt, strlen(prompt), 1, ids, cap, &n, &e)) rc = 1;
+    } else
+        for (char *p = (char *)ids_s; *p && n < cap;) { ids[n++] = (int32_t)strtol(p, &p, 10); if (*p == ',') p++; else if (*p) break; }
+    ms_state *s = rc ? NULL : ms_state_create(m, m->cfg.max_pos, 64, &e);
+    float *logits = malloc((size_t)m->cfg.vocab * sizeof(float) * 3);
+    uint64_t rng = ms_rng_seed(seed);
+    if (s) {
+        ms_forward_opts o = {.logits = logits};
+        int prev = -1;
+        if (ms_forward(s, ids, n, &o, &e)) rc = 1;
+        for (int k = 0; k < max_tokens && !rc; k++) {
+            int next = ms_sample(logits, m->tok.vocab_size, temperature, topk, 1.0f, &rng, NULL, logits + m->cfg.vocab);
+            if (tok) {
+                const char *pc;
+                char b[4];
+                size_t l = ms_tokenizer_piece(tok, prev < 0 ? ids[n - 1] : prev, next, &pc, b);
+                fwrite(pc, 1, l, stdout);
+            } else printf("%d ", next);
+            prev = next;
+            int stop = 0;
+            for (int q = 0; q < m->tok.n_eos; q++) stop |= next == m->tok.eos_ids[q];
+            if (stop || (tok && next == m->tok.bos_id) || s->pos >= s->n_ctx) break;
+            if (ms_forward(s, &next, 1, &o, &e)) rc = 1;
+        }
+        printf("\n");
+    } else rc = 1;
+    if (rc) die(&e);
+    free(logits);
+    free(ids);
+    ms_state_free(s);
+    ms_tokenizer_free(tok);
+    ms_model_free(m);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "convert")) return cmd_convert(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "run")) return cmd_run(argc - 2, argv + 2);
+    fprintf(stderr, "usage: mlpscope-native convert|run ...\n");
+    return 2;
+}

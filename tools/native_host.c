@@ -1,0 +1,138 @@
+#include "native_host.h"
+#include "../src/util/sha256.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int h_open(void *c, const char *name, int mode) {
+    ms_native_io *h = c;
+    char path[1100];
+    if (mode == 'w') snprintf(path, sizeof path, "%s/%s", h->out_dir, name);
+    else snprintf(path, sizeof path, "%s", name);
+    FILE *f = fopen(path, mode == 'w' ? "wb" : "rb");
+    if (!f) return -1;
+    for (int i = 0; i < 64; i++)
+        if (!h->files[i]) { h->files[i] = f; return i; }
+    fclose(f);
+    return -1;
+}
+static int h_close(void *c, int i) {
+    ms_native_io *h = c;
+    if (i < 0 || i >= 64 || !h->files[i]) return -1;
+    int rc = fclose(h->files[i]);
+    h->files[i] = NULL;
+    return rc;
+}
+static int64_t h_size(void *c, int i) {
+    ms_native_io *h = c;
+    struct stat st;
+    if (fstat(fileno(h->files[i]), &st)) return -1;
+    return (int64_t)st.st_size;
+}
+static int h_read(void *c, int i, uint64_t off, void *buf, size_t n) {
+    ms_native_io *h = c;
+    if (fseeko(h->files[i], (off_t)off, SEEK_SET)) return -1;
+    return fread(buf, 1, n, h->files[i]) == n ? 0 : -1;
+}
+static int h_write(void *c, int i, const void *buf, size_t n) {
+    ms_native_io *h = c;
+    return fwrite(buf, 1, n, h->files[i]) == n ? 0 : -1;
+}
+static void h_log(void *c, const char *line) { (void)c; fprintf(stderr, "%s\n", line); }
+
+void ms_native_io_init(ms_native_io *h, ms_io *io, const char *out_dir) {
+    memset(h, 0, sizeof *h);
+    snprintf(h->out_dir, sizeof h->out_dir, "%s", out_dir ? out_dir : ".");
+    *io = (ms_io){h, h_open, h_close, h_size, h_read, h_write, h_log};
+}
+
+void ms_native_io_close_all(ms_native_io *h) {
+    for (int i = 0; i < 64; i++) if (h->files[i]) { fclose(h->files[i]); h->files[i] = NULL; }
+}
+
+uint8_t *ms_read_file(const char *path, size_t *len, ms_err *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { ms_fail(err, MS_E_SHARD_MISSING, "%s: cannot open", path); return NULL; }
+    struct stat st;
+    if (fstat(fileno(f), &st) || st.st_size < 0) { fclose(f); ms_fail(err, MS_E_SHARD_MISSING, "%s: cannot stat", path); return NULL; }
+    uint8_t *b = malloc((size_t)st.st_size + 1);
+    if (!b) { fclose(f); ms_fail(err, MS_E_MEMORY, "%s: cannot allocate %lld bytes", path, (long long)st.st_size); return NULL; }
+    if (fread(b, 1, (size_t)st.st_size, f) != (size_t)st.st_size) { fclose(f); free(b); ms_fail(err, MS_E_SHARD_SIZE, "%s: short read", path); return NULL; }
+    fclose(f);
+    b[st.st_size] = 0;
+    *len = (size_t)st.st_size;
+    return b;
+}
+
+ms_model *ms_load_weightset(const char *dir, ms_tokenizer **tok, ms_err *err) {
+    char path[1100];
+    size_t len;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    uint8_t *text = ms_read_file(path, &len, err);
+    if (!text) { if (err) err->code = MS_E_MANIFEST; return NULL; }
+    ms_model *m = ms_model_from_manifest((const char *)text, len, 1, err);
+    free(text);
+    if (!m) return NULL;
+    for (int s = 0; s < m->n_shards; s++) {
+        snprintf(path, sizeof path, "%s/%s", dir, m->shards[s].file);
+        FILE *f = fopen(path, "rb");
+        if (!f) { ms_fail(err, MS_E_SHARD_MISSING, "shard %s: cannot open", m->shards[s].file); goto fail; }
+        struct stat st;
+        if (fstat(fileno(f), &st) || (uint64_t)st.st_size != m->shards[s].bytes) {
+            fclose(f);
+            ms_fail(err, MS_E_SHARD_SIZE, "shard %s: %lld bytes, manifest says %llu", m->shards[s].file, (long long)st.st_size, (unsigned long long)m->shards[s].bytes);
+            goto fail;
+        }
+        /* stream the shard: tensor bytes go straight into their buffers, gaps are hashed only */
+        ms_sha256 sh;
+        ms_sha256_init(&sh);
+        uint64_t pos = 0;
+        uint8_t gap[4096];
+        int ok = 1;
+        for (;;) {
+            ms_tensor *next = NULL;
+            for (int i = 0; i < m->n_tensors; i++) {
+                ms_tensor *t = &m->tensors[i];
+                if (t->shard == s && t->offset >= pos && (!next || t->offset < next->offset)) next = t;
+            }
+            uint64_t until = next ? next->offset : m->shards[s].bytes;
+            while (pos < until && ok) {
+                size_t n = until - pos > sizeof gap ? sizeof gap : (size_t)(until - pos);
+                ok = fread(gap, 1, n, f) == n;
+                ms_sha256_update(&sh, gap, n);
+                pos += n;
+            }
+            if (!next || !ok) break;
+            ok = fread(next->data, 1, next->bytes, f) == next->bytes;
+            ms_sha256_update(&sh, next->data, next->bytes);
+            pos += next->bytes;
+        }
+        fclose(f);
+        if (!ok) { ms_fail(err, MS_E_SHARD_SIZE, "shard %s: short read", m->shards[s].file); goto fail; }
+        uint8_t d[32];
+        char hex[65];
+        ms_sha256_final(&sh, d);
+        ms_sha256_hex(d, hex);
+        if (strcmp(hex, m->shards[s].sha256) != 0) {
+            ms_fail(err, MS_E_SHARD_HASH, "shard %s: sha256 %s, manifest says %s", m->shards[s].file, hex, m->shards[s].sha256);
+            goto fail;
+        }
+    }
+    if (ms_model_finalize(m, err)) goto fail;
+    if (tok) {
+        *tok = NULL;
+        if (m->tok.kind[0]) {
+            snprintf(path, sizeof path, "%s/%s", dir, m->tok.file);
+            uint8_t *tb = ms_read_file(path, &len, err);
+            if (!tb) { if (err) err->code = MS_E_TOKEN; goto fail; }
+            *tok = ms_tokenizer_load(m->tok.kind, tb, len, m->tok.vocab_size, err);
+            free(tb);
+            if (!*tok) goto fail;
+        }
+    }
+    return m;
+fail:
+    ms_model_free(m);
+    return NULL;
+}

@@ -1,0 +1,22 @@
+/* Native host: file I/O for the converter and a weight-set loader for tools and tests.
+ * It does what the JS loader does, with stdio. */
+#ifndef MS_NATIVE_HOST_H
+#define MS_NATIVE_HOST_H
+#include "../src/engine/forward.h"
+#include "../src/io/convert.h"
+#include "../src/tokenizer/tokenizer.h"
+
+typedef struct {
+    char in_dir[512], out_dir[512]; /* sources are opened as given; outputs inside out_dir */
+    void *files[64];
+} ms_native_io;
+
+void ms_native_io_init(ms_native_io *h, ms_io *io, const char *out_dir);
+void ms_native_io_close_all(ms_native_io *h);
+
+/* Reads dir/manifest.json, allocates, reads and verifies every shard, finalizes. simd ignored
+ * natively. Tokenizer optional (tok may be NULL). */
+ms_model *ms_load_weightset(const char *dir, ms_tokenizer **tok, ms_err *err);
+/* Reads a whole file; returns NULL and sets err on failure. */
+uint8_t *ms_read_file(const char *path, size_t *len, ms_err *err);
+#endif
