@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// mlpscope command line (Node + the wasm engine: no C compiler needed).
+//   mlpscope convert CKPT TOKENIZER --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
+//   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
+//                [--top-k K] [--top-p P] [--top-logits K] [--json]
+import fs from 'node:fs';
+import { loadModel } from './loader.js';
+import { createEngine } from './wasm.js';
+import { nodeHost } from './node-host.js';
+import { MlpscopeError } from './errors.js';
+
+const USAGE = `usage:
+  mlpscope convert CKPT TOKENIZER --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
+  mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
+               [--top-k K] [--top-p P] [--top-logits K] [--json]`;
+
+function parseArgs(argv, spec) {
+  const out = { _: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--')) {
+      const k = a.slice(2);
+      if (!(k in spec)) throw new MlpscopeError('E_ARG', `unknown option ${a}`);
+      if (spec[k] === 'flag') out[k] = true;
+      else {
+        if (i + 1 >= argv.length) throw new MlpscopeError('E_ARG', `${a} needs a value`);
+        out[k] = argv[++i];
+      }
+    } else out._.push(a);
+  }
+  return out;
+}
+
+function num(v, name, { int = false, min = -Infinity, max = Infinity } = {}) {
+  const n = Number(v);
+  if (!Number.isFinite(n) || (int && !Number.isInteger(n)) || n < min || n > max)
+    throw new MlpscopeError('E_ARG', `--${name} must be ${int ? 'an integer' : 'a number'} in [${min}, ${max}], not "${v}"`);
+  return n;
+}
+
+async function convert(argv) {
+  const a = parseArgs(argv, { out: 'v', dtype: 'v', 'shard-size': 'v' });
+  if (a._.length < 1 || !a.out) throw new MlpscopeError('E_ARG', 'convert needs a source and --out DIR\n' + USAGE);
+  const dt = { f32: 'f32', f16: 'f16', bf16: 'bf16', q8: 'q8_0', q4: 'q4_0', q8_0: 'q8_0', q4_0: 'q4_0' }[a.dtype ?? 'f32'];
+  if (!dt) throw new MlpscopeError('E_ARG', `--dtype must be f32, f16, bf16, q8 or q4, not "${a.dtype}"`);
+  const [ckpt, tok] = a._;
+  if (fs.existsSync(ckpt) && fs.statSync(ckpt).isDirectory())
+    throw new MlpscopeError('E_CHECKPOINT', `${ckpt} is a folder: Hugging Face folders are not supported yet; pass a llama2.c checkpoint and its tokenizer.bin`);
+  fs.mkdirSync(a.out, { recursive: true });
+  const host = nodeHost(a.out);
+  const e = await createEngine({ host });
+  const [cp] = e.str(ckpt);
+  const [tp] = e.str(tok ?? '');
+  const [dp] = e.str(dt);
+  try {
+    const rc = e.x.ms_convert_llama2c(cp, tp, e.x.ms_dtype_id(dp), a['shard-size'] ? num(a['shard-size'], 'shard-size', { int: true, min: 4096 }) : 64 * 2 ** 20, e.err);
+    e.check(rc === 0);
+  } finally { host.closeAll(); }
+  console.log(`weight set written to ${a.out}`);
+}
+
+async function run(argv) {
+  const a = parseArgs(argv, { prompt: 'v', ids: 'v', 'max-tokens': 'v', temperature: 'v', seed: 'v', 'top-k': 'v', 'top-p': 'v', 'top-logits': 'v', json: 'flag', context: 'v' });
+  if (a._.length !== 1 || (a.prompt === undefined && a.ids === undefined)) throw new MlpscopeError('E_ARG', 'run needs DIR and --prompt or --ids\n' + USAGE);
+  const model = await loadModel(a._[0], a.context ? { contextLength: num(a.context, 'context', { int: true, min: 1 }) } : {});
+  const maxTokens = num(a['max-tokens'] ?? 32, 'max-tokens', { int: true, min: 0 });
+  let promptIds;
+  if (a.ids !== undefined) promptIds = String(a.ids).split(',').filter((s) => s.trim() !== '').map((s) => num(s, 'ids', { int: true }));
+  else promptIds = model._encodePrompt(a.prompt);
+  const gen = [];
+  let text = '';
+  const opts = { maxTokens, temperature: num(a.temperature ?? 0, 'temperature', { min: 0 }), seed: num(a.seed ?? 0, 'seed', { int: true, min: 0 }),
+    topK: num(a['top-k'] ?? 0, 'top-k', { int: true, min: 0 }), topP: num(a['top-p'] ?? 1, 'top-p', { min: 0, max: 1 }) };
+  if (maxTokens > 0) {
+    for await (const t of model.generate(promptIds, opts)) {
+      gen.push(t.id);
+      text += t.text;
+      if (!a.json) process.stdout.write(t.text);
+    }
+  }
+  if (!a.json) process.stdout.write('\n');
+  const ids = [...promptIds, ...gen];
+  const topLogits = a['top-logits'] ? num(a['top-logits'], 'top-logits', { int: true, min: 1, max: 1000 }) : 0;
+  // statistics over the whole sequence (prompt + generated), one prefill
+  const fw = model.forward(ids.slice(0, Math.min(ids.length, model.contextLength)), { logits: topLogits ? 'all' : 'none' });
+  const st = fw.stats;
+  const names = ['resid_pre_l2', 'attn_out_l2', 'resid_mid_l2', 'mlp_out_l2', 'resid_post_l2', 'mlp_ratio'];
+  if (a.json) {
+    const stats = {};
+    for (const n of names) stats[n === 'mlp_ratio' ? 'mlp_ratio' : n] = st[n].map((r) => Array.from(r));
+    const out = { prompt_ids: promptIds, ids, text: model.tokenizer ? model.tokenizer.decode(ids) : '', generated_text: text, stats,
+      mixer: st.mixer, layer_ms: Array.from(fw.timings.layer_ms) };
+    if (topLogits) {
+      const V = model.config.vocab_size;
+      out.top_logits = ids.map((_, p) => topK(fw.logits.subarray(p * V, (p + 1) * V), topLogits));
+    }
+    process.stdout.write(JSON.stringify(out) + '\n');
+  } else {
+    const mean = (r) => r.reduce((x, y) => x + y, 0) / r.length;
+    console.log(`\nper-layer statistics over ${ids.length} tokens (mean L2 norm per token; ratio = |mlp_out| / |resid_post|)`);
+    console.log('layer  mixer  resid_pre  attn_out   mlp_out  resid_post  mlp/out   ms');
+    for (let l = 0; l < st.layers; l++)
+      console.log(`${String(l).padStart(5)}  ${st.mixer[l].padEnd(6)} ${[st.resid_pre_l2, st.attn_out_l2, st.mlp_out_l2, st.resid_post_l2].map((x) => mean(x[l]).toFixed(3).padStart(9)).join(' ')}  ${(100 * mean(st.mlp_ratio[l])).toFixed(1).padStart(6)}%  ${fw.timings.layer_ms[l].toFixed(2)}`);
+  }
+  model.dispose();
+}
+
+function topK(logits, k) {
+  const idx = Array.from(logits.keys()).sort((x, y) => logits[y] - logits[x] || x - y).slice(0, k);
+  return idx.map((i) => [i, logits[i]]);
+}
+
+async function main() {
+  const [cmd, ...rest] = process.argv.slice(2);
+  const json = rest.includes('--json');
+  try {
+    if (cmd === 'convert') await convert(rest);
+    else if (cmd === 'run') await run(rest);
+    else { console.error(USAGE); process.exit(2); }
+  } catch (err) {
+    const code = err instanceof MlpscopeError ? err.code : 'E_INTERNAL';
+    const message = err instanceof MlpscopeError ? err.message : String(err?.stack ?? err);
+    if (json) process.stdout.write(JSON.stringify({ error: { code, message } }) + '\n');
+    else console.error(`mlpscope: ${message}`);
+    process.exit(1);
+  }
+}
+main();

@@ -1,0 +1,232 @@
+// Model: forward with statistics, hooks, interventions and logit lens; streaming generation.
+import { MlpscopeError } from './errors.js';
+import { parseHook, hookId } from './hooks.js';
+
+const STAT_NAMES = ['resid_pre_l2', 'attn_out_l2', 'resid_mid_l2', 'mlp_out_l2', 'resid_post_l2', 'mlp_ratio'];
+
+/**
+ * @typedef {{ layer: number, hook: 'mlp.hook_post'|'hook_mlp_out', neurons?: number[], scale: number }} Intervention
+ * @typedef {{ stats?: boolean, topK?: number, hooks?: string[], interventions?: Intervention[],
+ *   logits?: 'last'|'all'|'none', logitLens?: {positions: number[], k?: number}, continue?: boolean }} ForwardOptions
+ */
+
+export class Model {
+  constructor(engine, modelPtr, statePtr, info, tokenizer, extra) {
+    this.e = engine;
+    this.m = modelPtr;
+    this.s = statePtr;
+    this._info = info;
+    this.tokenizer = tokenizer;
+    this.contextLength = extra.contextLength;
+    this.source = extra.source;
+    this._busy = false;
+    this._disposed = false;
+  }
+
+  /** Family, config, parameter counts, dtypes, memory. */
+  info() {
+    this._alive();
+    const i = this._info;
+    return {
+      family: i.family, kernels: i.kernels, config: i.config, params: i.params, dtypes: i.dtypes,
+      tokenizer: i.tokenizer, contextLength: this.contextLength, source: this.source,
+      memory: { weights: i.weight_bytes, state: this.e.x.ms_model_state_bytes(this.m, this.contextLength, 64), heap: this.e.heapBytes },
+      mixers: i.config.layer_types.map((t) => (t === 'linear_attention' ? 'linear' : 'full')),
+    };
+  }
+
+  get config() { return this._info.config; }
+  get nLayers() { return this._info.config.num_hidden_layers; }
+  /** current position of the sequence state */
+  get position() { this._alive(); return this.e.x.ms_state_pos(this.s); }
+
+  /** Clear the sequence state (KV cache, DeltaNet state). */
+  reset() { this._alive(); this.e.x.ms_state_clear(this.s); }
+
+  /**
+   * Runs ids through the model. By default a fresh sequence (the state is reset first); with
+   * `continue: true` the ids extend the current sequence.
+   * @param {ArrayLike<number>} ids
+   * @param {ForwardOptions} [opts]
+   */
+  forward(ids, opts = {}) {
+    this._alive();
+    if (this._busy) throw new MlpscopeError('E_STATE', 'the model is busy (a generate() is running); wait for it or abort it');
+    return this._forward(ids, opts);
+  }
+
+  _forward(ids, opts) {
+    const e = this.e, cfg = this._info.config;
+    const { stats = true, topK = 8, hooks = [], interventions = [], logits = 'last', logitLens } = opts;
+    const T = ids.length;
+    if (!T) throw new MlpscopeError('E_ARG', 'empty input: at least one token is needed');
+    for (let t = 0; t < T; t++)
+      if (!Number.isInteger(ids[t]) || ids[t] < 0 || ids[t] >= cfg.vocab_size)
+        throw new MlpscopeError('E_TOKEN', `token id ${ids[t]} at position ${t} is outside [0, ${cfg.vocab_size})`);
+    if (!opts.continue) e.x.ms_state_clear(this.s);
+    const start = e.x.ms_state_pos(this.s);
+    if (start + T > this.contextLength)
+      throw new MlpscopeError('E_CONTEXT', `context overflow: ${T} tokens at position ${start} exceed the context length ${this.contextLength}`);
+    const lensPos = logitLens ? logitLens.positions.map((p) => (p < 0 ? T + p : p)) : [];
+    for (const p of lensPos) if (!(p >= 0 && p < T)) throw new MlpscopeError('E_ARG', `logitLens position ${p} outside [0, ${T})`);
+    const mode = logits === 'all' ? 2 : logits === 'none' ? 0 : 1;
+    const run = e.x.ms_run_new(this.s, T, stats ? 1 : 0, topK, mode, e.err) >>> 0;
+    e.check(run);
+    const idp = e.malloc(T * 4);
+    try {
+      // hooks requested by name, plus resid_post of every layer for the logit lens
+      const caps = [];
+      const want = new Map();
+      for (const name of hooks) want.set(name, parseHook(name, this.nLayers));
+      if (logitLens) for (let l = 0; l < this.nLayers; l++) want.set(`blocks.${l}.hook_resid_post`, { layer: l, hook: 4 });
+      for (const [name, { layer, hook }] of want) {
+        const p = e.x.ms_run_capture(run, layer, hook, e.err) >>> 0;
+        e.check(p);
+        caps.push({ name, p, width: hook >= 5 ? cfg.intermediate_size : cfg.hidden_size });
+      }
+      for (const iv of interventions) {
+        const hook = hookId(iv.hook);
+        const neurons = iv.neurons ?? [];
+        const np = e.malloc(Math.max(1, neurons.length) * 4);
+        e.i32.set(Int32Array.from(neurons), np >> 2);
+        const rc = e.x.ms_run_intervene(run, iv.layer, hook, np, neurons.length, iv.scale, e.err);
+        e.free(np);
+        e.check(rc === 0);
+      }
+      e.i32.set(Int32Array.from(ids), idp >> 2);
+      const t0 = performance.now();
+      e.check(e.x.ms_run_exec(run, idp, e.err) === 0);
+      const totalMs = performance.now() - t0;
+
+      const out = { logits: null, stats: null, hooks: {}, timings: { total_ms: totalMs, layer_ms: null }, position: start };
+      const L = this.nLayers;
+      if (mode) {
+        const lp = e.x.ms_run_logits(run) >>> 0;
+        out.logits = e.f32.slice(lp >> 2, (lp >> 2) + cfg.vocab_size * (mode === 2 ? T : 1));
+      }
+      if (stats) {
+        const st = { T, layers: L, topK, mixer: this.info().mixers };
+        for (let w = 0; w < STAT_NAMES.length; w++) st[STAT_NAMES[w]] = perLayer(e.f32, e.x.ms_run_stat(run, w) >>> 0, L, T);
+        const ti = e.x.ms_run_stat(run, 6) >>> 0, tv = e.x.ms_run_stat(run, 7) >>> 0;
+        st.top_idx = perLayer(e.i32, ti, L, T * topK);
+        st.top_val = perLayer(e.f32, tv, L, T * topK);
+        const lm = e.x.ms_run_stat(run, 8) >>> 0;
+        out.timings.layer_ms = e.f64.slice(lm >> 3, (lm >> 3) + L);
+        const H = cfg.linear_num_value_heads && st.mixer.includes('linear') ? cfg.linear_num_value_heads : 0;
+        if (H) {
+          st.gdn_heads = H;
+          st.gdn_state_norm = perLayer(e.f32, e.x.ms_run_stat(run, 9) >>> 0, L, T * H);
+          st.gdn_decay = perLayer(e.f32, e.x.ms_run_stat(run, 10) >>> 0, L, T);
+          st.gdn_beta = perLayer(e.f32, e.x.ms_run_stat(run, 11) >>> 0, L, T);
+        }
+        out.stats = st;
+      }
+      for (const c of caps) if (hooks.includes(c.name)) out.hooks[c.name] = e.f32.slice(c.p >> 2, (c.p >> 2) + T * c.width);
+      if (logitLens) out.logitLens = this._lens(caps, lensPos, logitLens.k ?? 5);
+      return out;
+    } finally {
+      e.x.ms_run_free(run);
+      e.free(idp);
+    }
+  }
+
+  /** top-k tokens of unembed(final_norm(resid_post_l)) for every layer at the given positions */
+  _lens(caps, positions, k) {
+    const e = this.e, cfg = this._info.config, H = cfg.hidden_size, V = cfg.vocab_size;
+    const nReal = this.tokenizer?.vocabSize ?? V;
+    const vp = e.malloc(H * 4), lp = e.malloc(V * 4);
+    const res = [];
+    try {
+      for (const pos of positions) {
+        const layers = [];
+        for (let l = 0; l < this.nLayers; l++) {
+          const c = caps.find((x) => x.name === `blocks.${l}.hook_resid_post`);
+          e.f32.copyWithin(vp >> 2, (c.p >> 2) + pos * H, (c.p >> 2) + (pos + 1) * H);
+          e.x.ms_unembed_vec(this.s, vp, lp);
+          layers.push(topTokens(e.f32.subarray(lp >> 2, (lp >> 2) + nReal), k, this.tokenizer));
+        }
+        res.push({ position: pos, layers });
+      }
+    } finally { e.free(vp); e.free(lp); }
+    return res;
+  }
+
+  /**
+   * Streaming generation. Yields {id, text, logprob}; greedy at temperature 0.
+   * @param {string|number[]} prompt text (encoded with BOS when the tokenizer has one) or ids
+   * @param {{maxTokens?: number, temperature?: number, topK?: number, topP?: number, seed?: number,
+   *   stop?: number[], signal?: AbortSignal}} [opts]
+   */
+  async *generate(prompt, opts = {}) {
+    this._alive();
+    if (this._busy) throw new MlpscopeError('E_STATE', 'the model is busy (another generate() is running)');
+    const { maxTokens = 64, temperature = 0, topK = 0, topP = 1, seed = 0, signal } = opts;
+    const e = this.e, V = this._info.config.vocab_size;
+    const ids = typeof prompt === 'string' ? this._encodePrompt(prompt) : Array.from(prompt);
+    const nReal = this.tokenizer?.vocabSize ?? V;
+    const stop = new Set(opts.stop ?? [...(this.tokenizer?.eosIds ?? [])]);
+    if (this.tokenizer?.kind === 'llama2c' && !opts.stop) stop.add(this.tokenizer.bosId); // llama2.c stops at BOS
+    this._busy = true;
+    const rng = e.x.ms_rng_new(seed) >>> 0;
+    const scratch = e.malloc(V * 8), lpp = e.malloc(4);
+    const dec = this.tokenizer?.decoder();
+    if (dec) for (const id of ids) dec.push(id); // prime the decoder with the prompt
+    try {
+      let res = this._forward(ids, { stats: false, logits: 'last' });
+      for (let n = 0; n < maxTokens; n++) {
+        if (signal?.aborted) throw new MlpscopeError('E_ABORTED', 'generation aborted');
+        const lp = e.malloc(V * 4);
+        e.f32.set(res.logits, lp >> 2);
+        const id = e.x.ms_sample_next(lp, nReal, temperature, topK, topP, rng, lpp, scratch);
+        e.free(lp);
+        const logprob = e.f32[lpp >> 2];
+        if (stop.has(id)) return;
+        yield { id, text: dec ? dec.push(id) : '', logprob };
+        if (e.x.ms_state_pos(this.s) >= this.contextLength) return;
+        await null; // let the event loop breathe between tokens
+        res = this._forward([id], { stats: false, logits: 'last', continue: true });
+      }
+    } finally {
+      this._busy = false;
+      e.free(rng); e.free(scratch); e.free(lpp);
+    }
+  }
+
+  _encodePrompt(text) {
+    if (!this.tokenizer) throw new MlpscopeError('E_TOKEN', 'this weight set has no tokenizer: pass token ids');
+    return this.tokenizer.encode(text, { addSpecial: true });
+  }
+
+  dispose() {
+    if (this._disposed) return;
+    this._disposed = true;
+    this.tokenizer?.dispose();
+    this.e.x.ms_state_destroy(this.s);
+    this.e.x.ms_model_destroy(this.m);
+  }
+
+  _alive() { if (this._disposed) throw new MlpscopeError('E_STATE', 'the model was disposed'); }
+}
+
+function perLayer(view, ptr, L, width) {
+  const base = ptr / view.BYTES_PER_ELEMENT;
+  const all = view.slice(base, base + L * width);
+  return Array.from({ length: L }, (_, l) => all.subarray(l * width, (l + 1) * width));
+}
+
+/** top-k of logits as {id, token, prob} with softmax probabilities */
+export function topTokens(logits, k, tokenizer) {
+  let mx = -Infinity;
+  for (let i = 0; i < logits.length; i++) if (logits[i] > mx) mx = logits[i];
+  let z = 0;
+  for (let i = 0; i < logits.length; i++) z += Math.exp(logits[i] - mx);
+  const best = [];
+  for (let i = 0; i < logits.length; i++) {
+    if (best.length < k || logits[i] > logits[best[best.length - 1]]) {
+      best.push(i);
+      best.sort((a, b) => logits[b] - logits[a] || a - b);
+      if (best.length > k) best.pop();
+    }
+  }
+  return best.map((id) => ({ id, token: tokenizer?.idToToken(id), logit: logits[id], prob: Math.exp(logits[id] - mx) / z }));
+}

@@ -1,0 +1,107 @@
+// Instantiates build/wasm/mlpscope.wasm (a standalone module: no Emscripten JS runtime) in Node,
+// browsers and workers, and wraps the C ABI of src/api/api.c with memory helpers.
+import { MlpscopeError } from './errors.js';
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+
+/** Default location of the module, relative to this file (works from node_modules and static hosting). */
+export const defaultWasmUrl = new URL('../build/wasm/mlpscope.wasm', import.meta.url);
+
+/** @returns {Promise<ArrayBuffer|Uint8Array>} */
+async function fetchWasm(url) {
+  if (isNode && url.protocol === 'file:') {
+    const { readFile } = await import('node:fs/promises');
+    return readFile(url);
+  }
+  const r = await fetch(url);
+  if (!r.ok) throw new MlpscopeError('E_NETWORK', `cannot fetch ${url}: HTTP ${r.status}`);
+  return r.arrayBuffer();
+}
+
+const textEncoder = new TextEncoder();
+const textDecoder = new TextDecoder();
+
+/**
+ * The instantiated engine: exports plus helpers. One per model is fine; a module is ~200 KB.
+ */
+export class Engine {
+  constructor(instance, host) {
+    this.x = instance.exports;
+    this.memory = /** @type {WebAssembly.Memory} */ (this.x.memory);
+    this.host = host;
+    this.errPtr = this.x.ms_err_new();
+  }
+  get u8() { return new Uint8Array(this.memory.buffer); }
+  get f32() { return new Float32Array(this.memory.buffer); }
+  get i32() { return new Int32Array(this.memory.buffer); }
+  get f64() { return new Float64Array(this.memory.buffer); }
+  /** heap size in bytes */
+  get heapBytes() { return this.memory.buffer.byteLength; }
+
+  malloc(n) {
+    const p = this.x.ms_malloc(n) >>> 0;
+    if (!p) throw new MlpscopeError('E_MEMORY', `wasm heap: cannot allocate ${n} bytes`);
+    return p;
+  }
+  free(p) { if (p) this.x.ms_free(p); }
+  /** NUL-terminated UTF-8 copy of a string; returns [ptr, byteLength] (caller frees). */
+  str(s) {
+    const b = textEncoder.encode(s);
+    const p = this.malloc(b.length + 1);
+    this.u8.set(b, p);
+    this.u8[p + b.length] = 0;
+    return [p, b.length];
+  }
+  bytes(b) {
+    const p = this.malloc(b.length);
+    this.u8.set(b, p);
+    return p;
+  }
+  cstr(p) {
+    p >>>= 0;
+    const u8 = this.u8;
+    let e = p;
+    while (u8[e]) e++;
+    return textDecoder.decode(u8.subarray(p, e));
+  }
+  /** Throws the engine's last error if rc/ptr says it failed. */
+  check(ok) {
+    if (ok) return;
+    const code = this.cstr(this.x.ms_code_str(this.x.ms_err_code(this.errPtr)));
+    const msg = this.cstr(this.x.ms_err_msg(this.errPtr));
+    this.x.ms_err_reset(this.errPtr);
+    throw new MlpscopeError(/** @type {any} */ (code), msg);
+  }
+  get err() { return this.errPtr; }
+}
+
+/**
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array, wasmUrl?: URL|string, host?: object}} [opts]
+ * @returns {Promise<Engine>}
+ */
+export async function createEngine(opts = {}) {
+  const bin = opts.wasmBinary ?? await fetchWasm(new URL(opts.wasmUrl ?? defaultWasmUrl));
+  const host = { ...defaultHost(), ...(opts.host || {}) };
+  let engine;
+  const imports = {
+    env: {
+      ms_now_ms: () => performance.now(),
+      emscripten_notify_memory_growth: () => {},
+      ms_host_open: (name, mode) => host.open(engine.cstr(name), String.fromCharCode(mode)),
+      ms_host_close: (h) => host.close(h),
+      ms_host_size: (h) => host.size(h),
+      ms_host_read: (h, off, buf, n) => host.read(h, off, engine.u8.subarray(buf >>> 0, (buf >>> 0) + (n >>> 0))),
+      ms_host_write: (h, buf, n) => host.write(h, engine.u8.subarray(buf >>> 0, (buf >>> 0) + (n >>> 0))),
+      ms_host_log: (p) => host.log(engine.cstr(p)),
+    },
+  };
+  const { instance } = await WebAssembly.instantiate(bin, imports);
+  instance.exports._initialize?.();
+  engine = new Engine(instance, host);
+  return engine;
+}
+
+function defaultHost() {
+  const none = () => -1;
+  return { open: none, close: none, size: none, read: none, write: none, log: () => {} };
+}

@@ -1,0 +1,119 @@
+// The JS API on stories260K: decode vs prefill, hook invariants, hooks vs stats, interventions,
+// logit lens, generation determinism, typed errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadModel, MlpscopeError } from '../js/index.js';
+import { convertStories, maxRel } from './helpers.js';
+
+const dir = convertStories('f32');
+const model = await loadModel(dir, { contextLength: 256 });
+const ids = model.tokenizer.encode('Lily went to Paris with her mom. They saw a big dog.');
+const H = model.config.hidden_size, I = model.config.intermediate_size, L = model.nLayers, V = model.config.vocab_size;
+
+test('decode after prefill equals a longer prefill (1e-5 relative)', () => {
+  for (const T of [2, 7, ids.length]) {
+    const full = model.forward(ids.slice(0, T), { stats: false }).logits;
+    model.forward(ids.slice(0, T - 1), { stats: false });
+    const step = model.forward([ids[T - 1]], { stats: false, continue: true }).logits;
+    const scale = Math.max(...full.map(Math.abs));
+    const worst = Math.max(...full.map((v, i) => Math.abs(v - step[i])));
+    assert.ok(worst / scale < 1e-5, `T=${T}: ${worst / scale}`);
+  }
+});
+
+test('residual stream invariants and hooks vs statistics', () => {
+  const names = ['hook_resid_pre', 'hook_attn_out', 'hook_resid_mid', 'hook_mlp_out', 'hook_resid_post', 'mlp.hook_post'];
+  const hooks = [];
+  for (let l = 0; l < L; l++) for (const n of names) hooks.push(`blocks.${l}.${n}`);
+  const r = model.forward(ids, { hooks, topK: 8 });
+  const T = ids.length;
+  const l2 = (a, t, w) => Math.hypot(...a.subarray(t * w, (t + 1) * w));
+  for (let l = 0; l < L; l++) {
+    const h = (n) => r.hooks[`blocks.${l}.${n}`];
+    for (let i = 0; i < T * H; i++) {
+      assert.ok(Math.abs(h('hook_resid_mid')[i] - (h('hook_resid_pre')[i] + h('hook_attn_out')[i])) < 1e-5);
+      assert.ok(Math.abs(h('hook_resid_post')[i] - (h('hook_resid_mid')[i] + h('hook_mlp_out')[i])) < 1e-5);
+    }
+    if (l > 0) assert.deepEqual(h('hook_resid_pre'), r.hooks[`blocks.${l - 1}.hook_resid_post`]);
+    for (let t = 0; t < T; t++) {
+      assert.ok(Math.abs(r.stats.mlp_out_l2[l][t] - l2(h('hook_mlp_out'), t, H)) < 1e-4);
+      assert.ok(Math.abs(r.stats.resid_post_l2[l][t] - l2(h('hook_resid_post'), t, H)) < 1e-4);
+      const ratio = r.stats.mlp_ratio[l][t];
+      assert.ok(ratio >= 0 && Number.isFinite(ratio));
+      assert.ok(Math.abs(ratio - r.stats.mlp_out_l2[l][t] / r.stats.resid_post_l2[l][t]) < 1e-5);
+      // top-k: valid indices, sorted by |value|, equal to the hook's values, and really the largest
+      const post = h('mlp.hook_post').subarray(t * I, (t + 1) * I);
+      const idx = r.stats.top_idx[l].subarray(t * 8, t * 8 + 8), val = r.stats.top_val[l].subarray(t * 8, t * 8 + 8);
+      const sorted = Array.from(post).map((v, i) => [Math.abs(v), i]).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+      for (let k = 0; k < 8; k++) {
+        assert.ok(idx[k] >= 0 && idx[k] < I);
+        assert.equal(val[k], post[idx[k]]);
+        assert.equal(Math.abs(val[k]), sorted[k][0]);
+      }
+    }
+  }
+});
+
+test('interventions: scale 1 changes nothing; zeroing a neuron moves mlp_out by its down_proj column', () => {
+  const layer = 2, T = ids.length;
+  const hooks = [`blocks.${layer}.mlp.hook_post`, `blocks.${layer}.hook_mlp_out`];
+  const base = model.forward(ids, { hooks });
+  const same = model.forward(ids, { hooks, interventions: [{ layer, hook: 'mlp.hook_post', neurons: [3, 17], scale: 1 }, { layer: 1, hook: 'hook_mlp_out', scale: 1 }] });
+  assert.deepEqual(same.logits, base.logits);
+  const neuron = base.stats.top_idx[layer][(T - 1) * 8];
+  const off = model.forward(ids, { hooks, interventions: [{ layer, hook: 'mlp.hook_post', neurons: [neuron], scale: 0 }] });
+  const post = base.hooks[`blocks.${layer}.mlp.hook_post`];
+  // the change at each token is -activation * down_proj[:, neuron]; recover the column from one token and check all
+  const d0 = base.hooks[`blocks.${layer}.hook_mlp_out`], d1 = off.hooks[`blocks.${layer}.hook_mlp_out`];
+  const tRef = T - 1, aRef = post[tRef * I + neuron];
+  const col = Array.from({ length: H }, (_, i) => (d0[tRef * H + i] - d1[tRef * H + i]) / aRef);
+  for (let t = 0; t < T; t++) {
+    const a = post[t * I + neuron];
+    for (let i = 0; i < H; i++) assert.ok(Math.abs(d0[t * H + i] - d1[t * H + i] - a * col[i]) < 1e-4, `token ${t} dim ${i}`);
+  }
+  assert.equal(off.hooks[`blocks.${layer}.mlp.hook_post`][tRef * I + neuron], 0);
+  assert.notDeepEqual(off.logits, base.logits);
+  const silent = model.forward(ids, { interventions: [{ layer: 4, hook: 'hook_mlp_out', scale: 0 }] });
+  assert.equal(silent.stats.mlp_out_l2[4].every((v) => v === 0), true);
+});
+
+test('logit lens of the last layer equals the model\'s own top-k', () => {
+  const r = model.forward(ids, { logitLens: { positions: [-1, 3], k: 5 } });
+  const last = r.logitLens[0].layers[L - 1];
+  const own = Array.from(r.logits.keys()).sort((a, b) => r.logits[b] - r.logits[a]).slice(0, 5);
+  assert.deepEqual(last.map((x) => x.id), own);
+  assert.equal(r.logitLens.length, 2);
+  assert.equal(r.logitLens[1].position, 3);
+  assert.ok(last.every((x) => x.prob > 0 && x.prob <= 1 && typeof x.token === 'string'));
+});
+
+test('generation: reproducible with a seed, greedy at temperature 0', async () => {
+  const run = async (o) => { const out = []; for await (const t of model.generate('Once upon a time', { maxTokens: 20, ...o })) out.push(t); return out; };
+  const a = await run({ temperature: 0.9, seed: 7, topK: 40 }), b = await run({ temperature: 0.9, seed: 7, topK: 40 });
+  assert.deepEqual(a.map((t) => t.id), b.map((t) => t.id));
+  const g = await run({ temperature: 0 });
+  const ref = model.forward(model.tokenizer.encode('Once upon a time'), { stats: false }).logits;
+  let best = 0;
+  for (let i = 1; i < V; i++) if (ref[i] > ref[best]) best = i;
+  assert.equal(g[0].id, best);
+  assert.ok(g.every((t) => t.logprob <= 0 && Number.isFinite(t.logprob)));
+  assert.equal(g.map((t) => t.text).join(''), model.tokenizer.decode(g.map((t) => t.id)));
+});
+
+test('typed errors: bad ids, context overflow, empty input, unknown hook, calls after dispose', async () => {
+  const code = (fn, c) => assert.throws(fn, (e) => e instanceof MlpscopeError && e.code === c);
+  code(() => model.forward([1, V]), 'E_TOKEN');
+  code(() => model.forward([1, -2]), 'E_TOKEN');
+  code(() => model.forward([1, 2.5]), 'E_TOKEN');
+  code(() => model.forward([]), 'E_ARG');
+  code(() => model.forward(new Array(257).fill(5)), 'E_CONTEXT');
+  code(() => model.forward([1, 5], { hooks: ['blocks.99.hook_mlp_out'] }), 'E_ARG');
+  code(() => model.forward([1, 5], { hooks: ['blocks.0.hook_nothing'] }), 'E_ARG');
+  code(() => model.forward([1, 5], { interventions: [{ layer: 0, hook: 'mlp.hook_post', neurons: [I], scale: 0 }] }), 'E_ARG');
+  await assert.rejects(loadModel(dir, { contextLength: 100000 }), (e) => e.code === 'E_CONTEXT');
+  await assert.rejects(loadModel(dir, { memoryBudget: 1000 }), (e) => e.code === 'E_MEMORY');
+  await assert.rejects(loadModel('/nonexistent/folder'), (e) => e.code === 'E_MANIFEST');
+  const m2 = await loadModel(dir);
+  m2.dispose();
+  code(() => m2.forward([1]), 'E_STATE');
+});

@@ -1,0 +1,41 @@
+// The README's commands, as a user types them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CLI, STORIES, golden, tmpDir } from './helpers.js';
+
+const out = tmpDir('cli');
+test('mlpscope convert + run --json reproduce llama2.c', () => {
+  execFileSync(process.execPath, [CLI, 'convert', path.join(STORIES, 'stories260K.bin'), path.join(STORIES, 'tok512.bin'), '--out', out]);
+  const man = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+  assert.equal(man.family, 'llama');
+  assert.equal(man.tensors.length, 2 + 5 * 9);
+  const c = golden().cases[1];
+  const r = JSON.parse(execFileSync(process.execPath, [CLI, 'run', out, '--prompt', c.prompt, '--max-tokens', String(c.greedy_ids.length - c.prompt_ids.length), '--top-logits', '5', '--json'], { encoding: 'utf8' }));
+  assert.deepEqual(r.prompt_ids, c.prompt_ids);
+  assert.deepEqual(r.ids, c.greedy_ids);
+  for (const k of ['attn_out_l2', 'mlp_out_l2', 'resid_mid_l2', 'resid_post_l2', 'resid_pre_l2', 'mlp_ratio']) assert.equal(r.stats[k].length, 5);
+  r.top_logits.forEach((row, t) => row.forEach(([id, v], k) => {
+    assert.equal(id, c.top5_logits[t][k][0]);
+    assert.ok(Math.abs(v - c.top5_logits[t][k][1]) < 1e-4);
+  }));
+  const txt = execFileSync(process.execPath, [CLI, 'run', out, '--prompt', 'Once upon a time', '--max-tokens', '10'], { encoding: 'utf8' });
+  assert.match(txt, /there was a little girl/);
+  assert.match(txt, /layer {2}mixer/);
+});
+
+test('CLI errors carry the code and exit non-zero', () => {
+  const bad = spawnSync(process.execPath, [CLI, 'run', out, '--ids', '1,600', '--json'], { encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.equal(JSON.parse(bad.stdout).error.code, 'E_TOKEN');
+  const missing = spawnSync(process.execPath, [CLI, 'run', '/nonexistent', '--prompt', 'x'], { encoding: 'utf8' });
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /E_MANIFEST/);
+  const trunc = path.join(tmpDir('trunc'), 'x.bin');
+  fs.writeFileSync(trunc, fs.readFileSync(path.join(STORIES, 'stories260K.bin')).subarray(0, 5000));
+  const conv = spawnSync(process.execPath, [CLI, 'convert', trunc, path.join(STORIES, 'tok512.bin'), '--out', tmpDir('o')], { encoding: 'utf8' });
+  assert.equal(conv.status, 1);
+  assert.match(conv.stderr, /E_CHECKPOINT.*truncated/);
+});

@@ -1,0 +1,13 @@
+/* A tiny test harness for the native C tests. */
+#ifndef MS_CHECK_H
+#define MS_CHECK_H
+#include <stdio.h>
+#include <math.h>
+extern int ms_t_failed, ms_t_checks;
+#define CHECK(cond, ...) do { ms_t_checks++; if (!(cond)) { ms_t_failed++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); } } while (0)
+#define CHECK_CODE(err, want) CHECK((err).code == (want), "expected %s, got %s: %s", ms_code_name(want), ms_code_name((err).code), (err).msg)
+typedef struct { const char *shared; const char *tmp; } ms_t_env;
+void test_units(const ms_t_env *env);
+void test_llama(const ms_t_env *env);
+void test_bad_inputs(const ms_t_env *env);
+#endif
