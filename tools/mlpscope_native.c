@@ -1,10 +1,16 @@
 /* mlpscope-native: the native build of the converter and runner (for tools, tests and
  * sanitizers). Users normally run `mlpscope` (Node + wasm), which has the same commands.
  *   mlpscope-native convert CKPT TOKENIZER --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
- *   mlpscope-native run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S] */
+ *   mlpscope-native run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
+ *   mlpscope-native synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] --out DIR
+ *   mlpscope-native forward DIR --ids 1,2,3 [--recurrent] [--chunk N] [--batch N] [--split K]
+ *        one forward pass; prints JSON {logits (last token), stats, info} (tests compare it)
+ *   mlpscope-native info DIR      parameter counts and memory */
 #include "native_host.h"
 #include "../src/engine/sample.h"
 #include "../src/kernels/dtype.h"
+#include "../src/io/hf_config.h"
+#include "../src/stats/stats.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +113,129 @@ static int cmd_run(int argc, char **argv) {
     return rc;
 }
 
+static int cmd_synth(int argc, char **argv) {
+    const char *cfg = NULL, *out = NULL;
+    int dtype = MS_F32;
+    unsigned long long seed = 0, shard = 64ull << 20;
+    for (int i = 0; i + 1 < argc; i++) {
+        if (!strcmp(argv[i], "--config")) cfg = argv[++i];
+        else if (!strcmp(argv[i], "--out")) out = argv[++i];
+        else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--dtype")) dtype = parse_dtype(argv[++i]);
+        else if (!strcmp(argv[i], "--shard-size")) shard = strtoull(argv[++i], NULL, 10);
+    }
+    ms_err e = {0};
+    if (!cfg || !out) { fprintf(stderr, "usage: mlpscope-native synth --config NAME|FILE --out DIR [--seed S] [--dtype D]\n"); return 2; }
+    if (dtype < 0) { ms_fail(&e, MS_E_ARG, "unknown dtype"); return die(&e); }
+    const char *text = ms_config_preset(cfg);
+    uint8_t *file = NULL;
+    size_t len = 0;
+    if (!text) {
+        file = ms_read_file(cfg, &len, &e);
+        if (!file) { e.code = MS_E_CONFIG; return die(&e); }
+        text = (const char *)file;
+    } else len = strlen(text);
+    mkdir(out, 0755);
+    ms_native_io h;
+    ms_io io;
+    ms_native_io_init(&h, &io, out);
+    ms_conv_plan p;
+    int n_shards = 0, rc = ms_plan_synth(&p, text, len, seed, &e);
+    ms_conv_opts o = {dtype, shard};
+    if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, &e);
+    if (!rc) rc = ms_convert_write(&p, &io, n_shards, &e);
+    ms_plan_free(&p);
+    ms_native_io_close_all(&h);
+    free(file);
+    return rc ? die(&e) : 0;
+}
+
+static void json_rows(const char *name, const float *a, int L, int T, int w) {
+    printf(",\"%s\":[", name);
+    for (int l = 0; l < L; l++) {
+        printf("%s[", l ? "," : "");
+        for (int i = 0; i < T * w; i++) printf("%s%.9g", i ? "," : "", a[(size_t)l * T * w + i]);
+        printf("]");
+    }
+    printf("]");
+}
+
+static int cmd_forward(int argc, char **argv) {
+    const char *dir = NULL, *ids_s = NULL;
+    int recurrent = 0, chunk = 64, batch = 64, split = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--ids") && i + 1 < argc) ids_s = argv[++i];
+        else if (!strcmp(argv[i], "--recurrent")) recurrent = 1;
+        else if (!strcmp(argv[i], "--chunk") && i + 1 < argc) chunk = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--batch") && i + 1 < argc) batch = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--split") && i + 1 < argc) split = atoi(argv[++i]);
+        else dir = argv[i];
+    }
+    ms_err e = {0};
+    if (!dir || !ids_s) { fprintf(stderr, "usage: mlpscope-native forward DIR --ids 1,2,3\n"); return 2; }
+    ms_model *m = ms_load_weightset(dir, NULL, &e);
+    if (!m) return die(&e);
+    int cap = (int)strlen(ids_s) + 1, n = 0;
+    int32_t *ids = malloc((size_t)cap * sizeof *ids);
+    for (char *p = (char *)ids_s; *p && n < cap;) { ids[n++] = (int32_t)strtol(p, &p, 10); if (*p == ',') p++; else if (*p) break; }
+    int ctx = n < m->cfg.max_pos ? n : m->cfg.max_pos;
+    ms_state *s = ms_state_create(m, ctx > 0 ? ctx : 1, batch, &e);
+    if (!s) { free(ids); ms_model_free(m); return die(&e); }
+    s->gdn_recurrent = recurrent;
+    if (chunk >= 1 && chunk <= 64) s->gdn_chunk = chunk;
+    float *logits = malloc((size_t)m->cfg.vocab * sizeof(float));
+    ms_stats *st = ms_stats_create(&m->cfg, n > 0 ? n : 1, 8);
+    int rc = 0;
+    if (split > 0 && split < n) { /* two calls: prefill(A) then prefill(B); stats cover only B */
+        ms_stats *st2 = ms_stats_create(&m->cfg, n - split, 8);
+        ms_forward_opts o1 = {0}, o2 = {.stats = st2, .logits = logits};
+        rc = ms_forward(s, ids, split, &o1, &e) || ms_forward(s, ids + split, n - split, &o2, &e);
+        ms_stats_free(st);
+        st = st2;
+        n -= split;
+    } else {
+        ms_forward_opts o = {.stats = st, .logits = logits};
+        rc = ms_forward(s, ids, n, &o, &e);
+    }
+    if (rc) { free(ids); free(logits); ms_stats_free(st); ms_state_free(s); ms_model_free(m); return die(&e); }
+    const int L = m->cfg.n_layers, V = m->cfg.vocab;
+    printf("{\"T\":%d,\"logits\":[", n);
+    for (int v = 0; v < V; v++) printf("%s%.9g", v ? "," : "", logits[v]);
+    printf("]");
+    json_rows("resid_pre_l2", st->resid_pre_l2, L, n, 1);
+    json_rows("attn_out_l2", st->attn_out_l2, L, n, 1);
+    json_rows("resid_mid_l2", st->resid_mid_l2, L, n, 1);
+    json_rows("mlp_out_l2", st->mlp_out_l2, L, n, 1);
+    json_rows("resid_post_l2", st->resid_post_l2, L, n, 1);
+    json_rows("mlp_ratio", st->mlp_ratio, L, n, 1);
+    json_rows("gdn_decay", st->gdn_decay, L, n, 1);
+    json_rows("gdn_beta", st->gdn_beta, L, n, 1);
+    if (st->gdn_heads) json_rows("gdn_state_norm", st->gdn_state_norm, L, n, st->gdn_heads);
+    printf("}\n");
+    free(ids); free(logits); ms_stats_free(st); ms_state_free(s); ms_model_free(m);
+    return 0;
+}
+
+static int cmd_info(int argc, char **argv) {
+    ms_err e = {0};
+    if (argc < 1) return 2;
+    ms_model *m = ms_load_weightset(argv[0], NULL, &e);
+    if (!m) return die(&e);
+    ms_param_counts pc;
+    ms_model_count(m, &pc);
+    int ctx = argc > 1 ? atoi(argv[1]) : 4096;
+    printf("{\"family\":\"%s\",\"params\":{\"total\":%lld,\"embedding\":%lld,\"mlp\":%lld,\"mixer\":%lld,\"norms\":%lld,\"lm_head\":%lld},"
+           "\"weight_bytes\":%zu,\"state_bytes\":%zu,\"context\":%d}\n",
+           ms_family_name(m->cfg.family), (long long)pc.total, (long long)pc.embedding, (long long)pc.mlp, (long long)pc.mixer,
+           (long long)pc.norms, (long long)pc.head, m->weight_bytes, ms_state_bytes(&m->cfg, ctx, 64), ctx);
+    ms_model_free(m);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "synth")) return cmd_synth(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "forward")) return cmd_forward(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "convert")) return cmd_convert(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "run")) return cmd_run(argc - 2, argv + 2);
     fprintf(stderr, "usage: mlpscope-native convert|run ...\n");

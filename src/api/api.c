@@ -3,6 +3,7 @@
 #include "../engine/forward.h"
 #include "../engine/sample.h"
 #include "../io/convert.h"
+#include "../io/hf_config.h"
 #include "../kernels/dtype.h"
 #include "../tokenizer/tokenizer.h"
 #include "../util/json.h"
@@ -248,6 +249,20 @@ API(ms_convert_llama2c) int ms_convert_llama2c(const char *ckpt, const char *tok
     ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log};
     ms_conv_plan p;
     int rc = ms_plan_llama2c(&p, &io, ckpt, tok && *tok ? tok : NULL, err);
+    int n_shards = 0;
+    ms_conv_opts o = {dtype, (uint64_t)shard_bytes};
+    if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, err);
+    if (!rc) rc = ms_convert_write(&p, &io, n_shards, err);
+    ms_plan_free(&p);
+    return rc;
+}
+
+/* Synthetic weight set from a config (JSON text or a preset name) into the host's output folder. */
+API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed, int dtype, double shard_bytes, ms_err *err) {
+    ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log};
+    const char *preset = ms_config_preset(config_or_preset);
+    ms_conv_plan p;
+    int rc = ms_plan_synth(&p, preset ? preset : config_or_preset, preset ? strlen(preset) : len, (uint64_t)seed, err);
     int n_shards = 0;
     ms_conv_opts o = {dtype, (uint64_t)shard_bytes};
     if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, err);

@@ -87,7 +87,7 @@ int ms_config_from_json(ms_config *c, int family, const ms_json *j, int32_t obj,
     if (ro != obj && ms_json_get(j, ro, "partial_rotary_factor") < 0 &&
         (rc = get_num(j, obj, "partial_rotary_factor", prf, 0.0, 1.0, &prf, err))) return rc;
     c->rope_theta = theta;
-    c->rotary_dim = (int)(c->head_dim * prf);
+    c->rotary_dim = (int)(c->head_dim * prf + 1e-9);
     c->rotary_dim -= c->rotary_dim % 2;
     const char *layout = ms_json_str(j, ms_json_get(j, obj, "rope_layout"));
     if (!layout || strcmp(layout, "halves") == 0) c->rope_layout = MS_ROPE_HALVES;
@@ -153,4 +153,24 @@ int ms_config_validate(const ms_config *c, ms_err *err) {
             return ms_fail(err, MS_E_CONFIG, "config: linear attention too wide");
     }
     return MS_OK;
+}
+
+void ms_config_to_json(const ms_config *c, ms_buf *b) {
+    ms_buf_printf(b, "{\"hidden_size\": %d, \"intermediate_size\": %d, \"num_hidden_layers\": %d, \"vocab_size\": %d, "
+                     "\"max_position_embeddings\": %d, \"num_attention_heads\": %d, \"num_key_value_heads\": %d, \"head_dim\": %d, "
+                     "\"rms_norm_eps\": %.9g, \"rope_theta\": %.17g, \"partial_rotary_factor\": %.9g, \"rope_layout\": \"%s\", "
+                     "\"tie_word_embeddings\": %s",
+                  c->hidden, c->intermediate, c->n_layers, c->vocab, c->max_pos, c->n_heads, c->n_kv_heads, c->head_dim,
+                  (double)c->eps, c->rope_theta, (double)c->rotary_dim / c->head_dim, c->rope_layout == MS_ROPE_PAIRS ? "pairs" : "halves",
+                  c->tied ? "true" : "false");
+    if (c->family == MS_FAMILY_LLAMA) ms_buf_printf(b, ", \"use_qk_norm\": %s", c->qk_norm ? "true" : "false");
+    if (c->family == MS_FAMILY_QWEN3_5) {
+        ms_buf_printf(b, ", \"linear_num_key_heads\": %d, \"linear_num_value_heads\": %d, \"linear_key_head_dim\": %d, "
+                         "\"linear_value_head_dim\": %d, \"linear_conv_kernel_dim\": %d, \"layer_types\": [",
+                      c->lin_k_heads, c->lin_v_heads, c->lin_k_dim, c->lin_v_dim, c->conv_kernel);
+        for (int l = 0; l < c->n_layers; l++)
+            ms_buf_printf(b, "%s\"%s\"", l ? ", " : "", c->mixer[l] == MS_MIXER_GDN ? "linear_attention" : "full_attention");
+        ms_buf_puts(b, "]");
+    }
+    ms_buf_puts(b, "}");
 }

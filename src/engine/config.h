@@ -45,4 +45,6 @@ static inline int ms_cfg_gdn_key_dim(const ms_config *c) { return c->lin_k_heads
 static inline int ms_cfg_gdn_value_dim(const ms_config *c) { return c->lin_v_heads * c->lin_v_dim; }
 static inline int ms_cfg_gdn_conv_dim(const ms_config *c) { return 2 * ms_cfg_gdn_key_dim(c) + ms_cfg_gdn_value_dim(c); }
 int ms_cfg_n_mixer(const ms_config *c, int kind);
+/* The config as a JSON object with Hugging Face key names (appends to b). */
+void ms_config_to_json(const ms_config *c, ms_buf *b);
 #endif

@@ -81,6 +81,14 @@ static int build_specs(const ms_config *c, spec_list *s) {
     return ok;
 }
 
+int ms_model_specs(const ms_config *c, ms_tensor **out, int *n) {
+    spec_list s = {0};
+    if (!build_specs(c, &s)) { free(s.t); return 0; }
+    *out = s.t;
+    *n = s.n;
+    return 1;
+}
+
 ms_tensor *ms_model_find(ms_model *m, const char *name) {
     for (int i = 0; i < m->n_tensors; i++)
         if (strcmp(m->tensors[i].name, name) == 0) return &m->tensors[i];

@@ -71,6 +71,9 @@ void ms_model_free(ms_model *m);
 /* After the host filled every tensor buffer: checks values (finite), binds layers. */
 int ms_model_finalize(ms_model *m, ms_err *err);
 ms_tensor *ms_model_find(ms_model *m, const char *name);
+/* The tensors (names, shapes, matrix or not) a family + config require, in canonical order.
+ * The caller frees *out. Returns 0 on allocation failure. */
+int ms_model_specs(const ms_config *c, ms_tensor **out, int *n);
 /* Parameter counts (embedding counted once when tied). */
 typedef struct { int64_t total, embedding, mlp, mixer, norms, head; } ms_param_counts;
 void ms_model_count(const ms_model *m, ms_param_counts *pc);

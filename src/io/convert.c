@@ -20,6 +20,8 @@ void ms_plan_free(ms_conv_plan *p) {
 
 static size_t src_elem(int dt) { return dt == MS_F32 ? 4 : 2; }
 
+void ms_synth_rows(const ms_conv_tensor *t, size_t r0, size_t nr, size_t cols, float *out);
+
 int ms_convert_rows(const void *src, int src_dtype, void *dst, int dst_dtype, size_t rows, size_t cols, float *tmp) {
     for (size_t r = 0; r < rows; r++) {
         const uint8_t *s = (const uint8_t *)src + r * cols * src_elem(src_dtype);
@@ -88,8 +90,10 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
     uint8_t *sbuf = malloc(BLOCK_BYTES + maxcols * 4), *dbuf = malloc(BLOCK_BYTES + maxcols * 4 + 64);
     ms_buf man = {0};
     if (!hex || !sizes || !tmp || !sbuf || !dbuf) { rc = ms_fail(err, MS_E_MEMORY, "converter: out of memory"); goto done; }
-    in = io->open(io->ctx, p->src_files[0], 'r');
-    if (in < 0) { rc = ms_fail(err, MS_E_CHECKPOINT, "%s: cannot open", p->src_files[0]); goto done; }
+    if (p->n_src_files) {
+        in = io->open(io->ctx, p->src_files[0], 'r');
+        if (in < 0) { rc = ms_fail(err, MS_E_CHECKPOINT, "%s: cannot open", p->src_files[0]); goto done; }
+    }
     for (int i = 0; i < p->n; i++) {
         ms_conv_tensor *t = &p->t[i];
         if (t->shard != cur) {
@@ -113,7 +117,8 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
         size_t per = BLOCK_BYTES / row_src ? BLOCK_BYTES / row_src : 1;
         for (size_t r0 = 0; r0 < rows; r0 += per) {
             size_t nr = rows - r0 < per ? rows - r0 : per;
-            if (io->read(io->ctx, in, t->src_off + r0 * row_src, sbuf, nr * row_src)) {
+            if (t->src_file < 0) ms_synth_rows(t, r0, nr, cols, (float *)(void *)sbuf);
+            else if (io->read(io->ctx, in, t->src_off + r0 * row_src, sbuf, nr * row_src)) {
                 rc = ms_fail(err, MS_E_CHECKPOINT, "%s: read failed in tensor %s", p->src_files[t->src_file], t->name);
                 goto done;
             }

@@ -26,7 +26,12 @@ typedef struct {
     int ndim;
     int64_t shape[3];
     int is_matrix;
-    int src_file;       /* index into the plan's source files */
+    int src_file;       /* index into the plan's source files; -1: generated (synth) */
+    int gen;            /* generated values: 1 uniform, 2 dt_bias, 3 A_log */
+    float gen_lo, gen_hi, gen_add; /* uniform(lo, hi) + add */
+    int64_t gen_split;  /* rows >= gen_split are multiplied by gen_gain */
+    float gen_gain;
+    uint64_t gen_seed;
     int src_dtype;      /* f32, f16, bf16 */
     uint64_t src_off;
     /* output */
@@ -53,6 +58,9 @@ typedef struct {
     uint64_t shard_bytes; /* max bytes per shard (default 64 MiB) */
 } ms_conv_opts;
 
+/* Build a plan of deterministic synthetic weights for a config (JSON text, any form that
+ * ms_config_from_text reads). Values are seeded per tensor from `seed` and the tensor name. */
+int ms_plan_synth(ms_conv_plan *p, const char *config_text, size_t len, uint64_t seed, ms_err *err);
 /* Build a plan from a llama2.c checkpoint (legacy v0 header) + tokenizer.bin. */
 int ms_plan_llama2c(ms_conv_plan *p, const ms_io *io, const char *ckpt, const char *tok, ms_err *err);
 void ms_plan_free(ms_conv_plan *p);
