@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // mlpscope command line (Node + the wasm engine: no C compiler needed).
 //   mlpscope convert CKPT TOKENIZER --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
+//   mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] --out DIR
+//   mlpscope info DIR [--context N]
 //   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
 //                [--top-k K] [--top-p P] [--top-logits K] [--json]
 import fs from 'node:fs';
@@ -11,6 +13,8 @@ import { MlpscopeError } from './errors.js';
 
 const USAGE = `usage:
   mlpscope convert CKPT TOKENIZER --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
+  mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] --out DIR
+  mlpscope info DIR [--context N]
   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
                [--top-k K] [--top-p P] [--top-logits K] [--json]`;
 
@@ -41,7 +45,7 @@ function num(v, name, { int = false, min = -Infinity, max = Infinity } = {}) {
 async function convert(argv) {
   const a = parseArgs(argv, { out: 'v', dtype: 'v', 'shard-size': 'v' });
   if (a._.length < 1 || !a.out) throw new MlpscopeError('E_ARG', 'convert needs a source and --out DIR\n' + USAGE);
-  const dt = { f32: 'f32', f16: 'f16', bf16: 'bf16', q8: 'q8_0', q4: 'q4_0', q8_0: 'q8_0', q4_0: 'q4_0' }[a.dtype ?? 'f32'];
+  const dt = DTYPES[a.dtype ?? 'f32'];
   if (!dt) throw new MlpscopeError('E_ARG', `--dtype must be f32, f16, bf16, q8 or q4, not "${a.dtype}"`);
   const [ckpt, tok] = a._;
   if (fs.existsSync(ckpt) && fs.statSync(ckpt).isDirectory())
@@ -57,6 +61,39 @@ async function convert(argv) {
     e.check(rc === 0);
   } finally { host.closeAll(); }
   console.log(`weight set written to ${a.out}`);
+}
+
+const DTYPES = { f32: 'f32', f16: 'f16', bf16: 'bf16', q8: 'q8_0', q4: 'q4_0', q8_0: 'q8_0', q4_0: 'q4_0' };
+
+async function synth(argv) {
+  const a = parseArgs(argv, { config: 'v', seed: 'v', dtype: 'v', out: 'v', 'shard-size': 'v' });
+  if (!a.config || !a.out) throw new MlpscopeError('E_ARG', 'synth needs --config and --out\n' + USAGE);
+  const dt = DTYPES[a.dtype ?? 'f32'];
+  if (!dt) throw new MlpscopeError('E_ARG', `--dtype must be f32, f16, bf16, q8 or q4, not "${a.dtype}"`);
+  const presets = ['qwen3.5-0.8b', 'llama-398m'];
+  let text = a.config;
+  if (!presets.includes(a.config)) {
+    try { text = fs.readFileSync(a.config, 'utf8'); } catch (e) { throw new MlpscopeError('E_CONFIG', `${a.config}: not a preset (${presets.join(', ')}) and not a readable file`); }
+  }
+  fs.mkdirSync(a.out, { recursive: true });
+  const host = nodeHost(a.out);
+  const e = await createEngine({ host });
+  const [cp, clen] = e.str(text);
+  const [dp] = e.str(dt);
+  try {
+    const rc = e.x.ms_synth(cp, clen, num(a.seed ?? 0, 'seed', { int: true, min: 0 }), e.x.ms_dtype_id(dp),
+      a['shard-size'] ? num(a['shard-size'], 'shard-size', { int: true, min: 4096 }) : 64 * 2 ** 20, e.err);
+    e.check(rc === 0);
+  } finally { host.closeAll(); }
+  console.log(`synthetic weight set written to ${a.out}`);
+}
+
+async function info(argv) {
+  const a = parseArgs(argv, { context: 'v' });
+  if (a._.length !== 1) throw new MlpscopeError('E_ARG', 'info needs DIR\n' + USAGE);
+  const model = await loadModel(a._[0], a.context ? { contextLength: num(a.context, 'context', { int: true, min: 1 }) } : {});
+  console.log(JSON.stringify(model.info(), null, 2));
+  model.dispose();
 }
 
 async function run(argv) {
@@ -116,6 +153,8 @@ async function main() {
   try {
     if (cmd === 'convert') await convert(rest);
     else if (cmd === 'run') await run(rest);
+    else if (cmd === 'synth') await synth(rest);
+    else if (cmd === 'info') await info(rest);
     else { console.error(USAGE); process.exit(2); }
   } catch (err) {
     const code = err instanceof MlpscopeError ? err.code : 'E_INTERNAL';

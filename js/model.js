@@ -40,6 +40,17 @@ export class Model {
   /** current position of the sequence state */
   get position() { this._alive(); return this.e.x.ms_state_pos(this.s); }
 
+  /**
+   * How Gated DeltaNet layers run a multi-token prefill: in chunks of `chunk` tokens (default 64,
+   * matrix-matrix work) or, with recurrent: true, token by token (the reference definition).
+   * @param {{recurrent?: boolean, chunk?: number}} mode
+   */
+  setDeltaNetMode({ recurrent = false, chunk = 64 } = {}) {
+    this._alive();
+    if (!(Number.isInteger(chunk) && chunk >= 1 && chunk <= 64)) throw new MlpscopeError('E_ARG', 'chunk must be an integer in [1, 64]');
+    this.e.x.ms_state_set_gdn(this.s, recurrent ? 1 : 0, chunk);
+  }
+
   /** Clear the sequence state (KV cache, DeltaNet state). */
   reset() { this._alive(); this.e.x.ms_state_clear(this.s); }
 
