@@ -1,0 +1,145 @@
+// Types for the mlpscope package (plain ESM; see README for usage).
+
+export type ErrorCode = 'E_MANIFEST' | 'E_SHARD_MISSING' | 'E_SHARD_SIZE' | 'E_SHARD_HASH' | 'E_TENSOR' | 'E_CONFIG'
+  | 'E_MEMORY' | 'E_ABORTED' | 'E_NETWORK' | 'E_TOKEN' | 'E_CONTEXT' | 'E_CHECKPOINT' | 'E_ARG' | 'E_STATE';
+
+export class MlpscopeError extends Error {
+  code: ErrorCode;
+  details?: object;
+  constructor(code: ErrorCode, message: string, details?: object);
+}
+
+export interface Progress { loaded: number; total: number; file: string; fromCache: boolean }
+
+export interface LoadOptions {
+  onProgress?: (p: Progress) => void;
+  signal?: AbortSignal;
+  /** tokens of context to allocate (default min(max_position_embeddings, 4096)) */
+  contextLength?: number;
+  /** refuse (E_MEMORY) before allocating if weights + state exceed this many bytes */
+  memoryBudget?: number;
+  /** use the SIMD128 kernels (default true); false runs the scalar reference kernels */
+  simd?: boolean;
+  /** tokens per prefill batch (default 64) */
+  batchSize?: number;
+  /** shards fetched at once (default 3) */
+  parallel?: number;
+}
+
+export type HookKind = 'hook_resid_pre' | 'hook_attn_out' | 'hook_resid_mid' | 'hook_mlp_out' | 'hook_resid_post'
+  | 'mlp.hook_pre' | 'mlp.hook_pre_linear' | 'mlp.hook_post';
+/** `blocks.${layer}.${HookKind}` */
+export type HookName = string;
+
+export interface Intervention {
+  layer: number;
+  /** 'mlp.hook_post': scale the listed neurons; 'hook_mlp_out': scale the layer's whole MLP output */
+  hook: 'mlp.hook_post' | 'hook_mlp_out';
+  neurons?: number[];
+  scale: number;
+}
+
+export interface ForwardOptions {
+  stats?: boolean;
+  topK?: number;
+  hooks?: HookName[];
+  interventions?: Intervention[];
+  logits?: 'last' | 'all' | 'none';
+  logitLens?: { positions: number[]; k?: number };
+  /** extend the current sequence instead of starting a fresh one */
+  continue?: boolean;
+}
+
+/** Per-layer arrays: stats.X[layer] is a Float32Array over positions. */
+export interface Stats {
+  T: number;
+  layers: number;
+  topK: number;
+  mixer: ('full' | 'linear')[];
+  resid_pre_l2: Float32Array[];
+  attn_out_l2: Float32Array[];
+  resid_mid_l2: Float32Array[];
+  mlp_out_l2: Float32Array[];
+  resid_post_l2: Float32Array[];
+  /** |mlp_out| / |resid_post| */
+  mlp_ratio: Float32Array[];
+  /** [layer] -> Int32Array(T * topK): neurons with the largest |mlp.hook_post|, by position */
+  top_idx: Int32Array[];
+  top_val: Float32Array[];
+  /** Gated DeltaNet layers (qwen3_5): [layer] -> Float32Array(T * heads) */
+  gdn_heads?: number;
+  gdn_state_norm?: Float32Array[];
+  gdn_decay?: Float32Array[];
+  gdn_beta?: Float32Array[];
+}
+
+export interface LensToken { id: number; token: string | undefined; logit: number; prob: number }
+
+export interface ForwardResult {
+  /** [vocab] for the last token, or [T][vocab] flattened with logits: 'all' */
+  logits: Float32Array | null;
+  stats: Stats | null;
+  /** hook name -> Float32Array [T][width] flattened */
+  hooks: Record<string, Float32Array>;
+  timings: { total_ms: number; layer_ms: Float64Array | null };
+  logitLens?: { position: number; layers: LensToken[][] }[];
+  position: number;
+}
+
+export interface GenerateOptions {
+  maxTokens?: number;
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  seed?: number;
+  stop?: number[];
+  signal?: AbortSignal;
+}
+
+export interface GeneratedToken { id: number; text: string; logprob: number }
+
+export interface ModelInfo {
+  family: 'llama' | 'qwen3_5';
+  kernels: string;
+  config: Record<string, unknown>;
+  params: { total: number; embedding: number; mlp: number; mixer: number; norms: number; lm_head: number };
+  dtypes: Record<string, { tensors: number; bytes: number }>;
+  tokenizer: Record<string, unknown>;
+  contextLength: number;
+  source: string;
+  memory: { weights: number; state: number; heap: number };
+  mixers: ('full' | 'linear')[];
+}
+
+export class Tokenizer {
+  kind: string;
+  bosId: number;
+  eosIds: number[];
+  vocabSize: number;
+  encode(text: string, opts?: { addSpecial?: boolean }): number[];
+  decode(ids: ArrayLike<number>): string;
+  idToToken(id: number): string | undefined;
+  decoder(): { push(id: number): string; flush(): string };
+  dispose(): void;
+}
+
+export class Model {
+  readonly tokenizer: Tokenizer | null;
+  readonly contextLength: number;
+  readonly config: Record<string, any>;
+  readonly nLayers: number;
+  readonly position: number;
+  info(): ModelInfo;
+  forward(ids: ArrayLike<number>, opts?: ForwardOptions): ForwardResult;
+  generate(prompt: string | number[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken>;
+  setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): void;
+  reset(): void;
+  dispose(): void;
+}
+
+export function loadModel(source: string | URL, opts?: LoadOptions): Promise<Model>;
+export function topTokens(logits: Float32Array, k: number, tokenizer?: Tokenizer | null): LensToken[];
+export function fmtBytes(n: number): string;
+export const HOOKS: HookKind[];
+export function parseHook(name: string, nLayers: number): { layer: number; hook: number };
+export function createEngine(opts?: { wasmBinary?: ArrayBuffer | Uint8Array; wasmUrl?: URL | string }): Promise<unknown>;
