@@ -12,8 +12,8 @@ import { nodeHost } from './node-host.js';
 import { MlpscopeError } from './errors.js';
 
 const USAGE = `usage:
-  mlpscope convert CKPT TOKENIZER --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
-  mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] --out DIR
+  mlpscope convert (HF_FOLDER | CKPT TOKENIZER) --out DIR [--dtype f32|f16|bf16|q8|q4] [--embed-dtype D] [--shard-size BYTES]
+  mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] [--embed-dtype D] --out DIR
   mlpscope info DIR [--context N]
   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
                [--top-k K] [--top-p P] [--top-logits K] [--json]`;
@@ -42,34 +42,40 @@ function num(v, name, { int = false, min = -Infinity, max = Infinity } = {}) {
   return n;
 }
 
+function dtypeArg(e, v, name) {
+  if (v === undefined) return -1;
+  const dt = DTYPES[v];
+  if (!dt) throw new MlpscopeError('E_ARG', `--${name} must be f32, f16, bf16, q8 or q4, not "${v}"`);
+  const [p] = e.str(dt);
+  const id = e.x.ms_dtype_id(p);
+  e.free(p);
+  return id;
+}
+
 async function convert(argv) {
-  const a = parseArgs(argv, { out: 'v', dtype: 'v', 'shard-size': 'v' });
+  const a = parseArgs(argv, { out: 'v', dtype: 'v', 'embed-dtype': 'v', 'shard-size': 'v' });
   if (a._.length < 1 || !a.out) throw new MlpscopeError('E_ARG', 'convert needs a source and --out DIR\n' + USAGE);
-  const dt = DTYPES[a.dtype ?? 'f32'];
-  if (!dt) throw new MlpscopeError('E_ARG', `--dtype must be f32, f16, bf16, q8 or q4, not "${a.dtype}"`);
-  const [ckpt, tok] = a._;
-  if (fs.existsSync(ckpt) && fs.statSync(ckpt).isDirectory())
-    throw new MlpscopeError('E_CHECKPOINT', `${ckpt} is a folder: Hugging Face folders are not supported yet; pass a llama2.c checkpoint and its tokenizer.bin`);
+  const [src, tok] = a._;
+  if (!fs.existsSync(src)) throw new MlpscopeError('E_CHECKPOINT', `${src}: no such file or folder`);
+  const isDir = fs.statSync(src).isDirectory();
   fs.mkdirSync(a.out, { recursive: true });
   const host = nodeHost(a.out);
   const e = await createEngine({ host });
-  const [cp] = e.str(ckpt);
+  const dtype = Math.max(0, dtypeArg(e, a.dtype ?? 'f32', 'dtype')), embed = dtypeArg(e, a['embed-dtype'], 'embed-dtype');
+  const [cp] = e.str(src);
   const [tp] = e.str(tok ?? '');
-  const [dp] = e.str(dt);
   try {
-    const rc = e.x.ms_convert_llama2c(cp, tp, e.x.ms_dtype_id(dp), a['shard-size'] ? num(a['shard-size'], 'shard-size', { int: true, min: 4096 }) : 64 * 2 ** 20, e.err);
+    const rc = e.x.ms_convert(cp, tp, isDir ? 1 : 0, dtype, embed, a['shard-size'] ? num(a['shard-size'], 'shard-size', { int: true, min: 4096 }) : 64 * 2 ** 20, e.err);
     e.check(rc === 0);
-  } finally { host.closeAll(); }
+  } finally { host.closeAll(); e.free(cp); e.free(tp); }
   console.log(`weight set written to ${a.out}`);
 }
 
 const DTYPES = { f32: 'f32', f16: 'f16', bf16: 'bf16', q8: 'q8_0', q4: 'q4_0', q8_0: 'q8_0', q4_0: 'q4_0' };
 
 async function synth(argv) {
-  const a = parseArgs(argv, { config: 'v', seed: 'v', dtype: 'v', out: 'v', 'shard-size': 'v' });
+  const a = parseArgs(argv, { config: 'v', seed: 'v', dtype: 'v', 'embed-dtype': 'v', out: 'v', 'shard-size': 'v' });
   if (!a.config || !a.out) throw new MlpscopeError('E_ARG', 'synth needs --config and --out\n' + USAGE);
-  const dt = DTYPES[a.dtype ?? 'f32'];
-  if (!dt) throw new MlpscopeError('E_ARG', `--dtype must be f32, f16, bf16, q8 or q4, not "${a.dtype}"`);
   const presets = ['qwen3.5-0.8b', 'llama-398m'];
   let text = a.config;
   if (!presets.includes(a.config)) {
@@ -78,10 +84,10 @@ async function synth(argv) {
   fs.mkdirSync(a.out, { recursive: true });
   const host = nodeHost(a.out);
   const e = await createEngine({ host });
+  const dtype = Math.max(0, dtypeArg(e, a.dtype ?? 'f32', 'dtype')), embed = dtypeArg(e, a['embed-dtype'], 'embed-dtype');
   const [cp, clen] = e.str(text);
-  const [dp] = e.str(dt);
   try {
-    const rc = e.x.ms_synth(cp, clen, num(a.seed ?? 0, 'seed', { int: true, min: 0 }), e.x.ms_dtype_id(dp),
+    const rc = e.x.ms_synth(cp, clen, num(a.seed ?? 0, 'seed', { int: true, min: 0 }), dtype, embed,
       a['shard-size'] ? num(a['shard-size'], 'shard-size', { int: true, min: 4096 }) : 64 * 2 ** 20, e.err);
     e.check(rc === 0);
   } finally { host.closeAll(); }

@@ -71,7 +71,7 @@ export async function loadModel(source, opts = {}) {
     abortCheck();
     e.check(e.x.ms_model_finish(model, e.err) === 0);
     const info = JSON.parse(ownedStr(e, e.x.ms_model_info(model)));
-    if (manifest.tokenizer) {
+    if (manifest.tokenizer && manifest.tokenizer.kind !== 'none') {
       const tb = await src.bytes(manifest.tokenizer.file);
       if (manifest.tokenizer.sha256 && sha256Hex(e, tb) !== manifest.tokenizer.sha256)
         throw new MlpscopeError('E_SHARD_HASH', `${manifest.tokenizer.file}: sha256 does not match the manifest`);

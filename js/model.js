@@ -144,7 +144,7 @@ export class Model {
   /** top-k tokens of unembed(final_norm(resid_post_l)) for every layer at the given positions */
   _lens(caps, positions, k) {
     const e = this.e, cfg = this._info.config, H = cfg.hidden_size, V = cfg.vocab_size;
-    const nReal = this.tokenizer?.vocabSize ?? V;
+    const nReal = this._info.tokenizer.vocab_size || V;
     const vp = e.malloc(H * 4), lp = e.malloc(V * 4);
     const res = [];
     try {
@@ -174,8 +174,8 @@ export class Model {
     const { maxTokens = 64, temperature = 0, topK = 0, topP = 1, seed = 0, signal } = opts;
     const e = this.e, V = this._info.config.vocab_size;
     const ids = typeof prompt === 'string' ? this._encodePrompt(prompt) : Array.from(prompt);
-    const nReal = this.tokenizer?.vocabSize ?? V;
-    const stop = new Set(opts.stop ?? [...(this.tokenizer?.eosIds ?? [])]);
+    const nReal = this._info.tokenizer.vocab_size || V; // rows past the real vocabulary are never sampled
+    const stop = new Set(opts.stop ?? this._info.tokenizer.eos_token_ids);
     if (this.tokenizer?.kind === 'llama2c' && !opts.stop) stop.add(this.tokenizer.bosId); // llama2.c stops at BOS
     this._busy = true;
     const rng = e.x.ms_rng_new(seed) >>> 0;

@@ -29,24 +29,27 @@ static int parse_dtype(const char *s) {
 
 static int cmd_convert(int argc, char **argv) {
     const char *src[2] = {0}, *out = NULL;
-    int ns = 0, dtype = MS_F32;
+    int ns = 0, dtype = MS_F32, embed_dtype = -1;
     unsigned long long shard = 64ull << 20;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) dtype = parse_dtype(argv[++i]);
+        else if (!strcmp(argv[i], "--embed-dtype") && i + 1 < argc) embed_dtype = parse_dtype(argv[++i]);
         else if (!strcmp(argv[i], "--shard-size") && i + 1 < argc) shard = strtoull(argv[++i], NULL, 10);
         else if (ns < 2) src[ns++] = argv[i];
     }
     ms_err e = {0};
     if (ns < 1 || !out) { fprintf(stderr, "usage: mlpscope-native convert CKPT TOKENIZER --out DIR [--dtype D]\n"); return 2; }
-    if (dtype < 0) { ms_fail(&e, MS_E_ARG, "unknown dtype"); return die(&e); }
+    if (dtype < 0 || embed_dtype < -1) { ms_fail(&e, MS_E_ARG, "unknown dtype"); return die(&e); }
     mkdir(out, 0755);
     ms_native_io h;
     ms_io io;
     ms_native_io_init(&h, &io, out);
     ms_conv_plan p;
-    int n_shards = 0, rc = ms_plan_llama2c(&p, &io, src[0], src[1], &e);
-    ms_conv_opts o = {dtype, shard};
+    struct stat sst;
+    int is_dir = stat(src[0], &sst) == 0 && S_ISDIR(sst.st_mode);
+    int n_shards = 0, rc = is_dir ? ms_plan_hf(&p, &io, src[0], &e) : ms_plan_llama2c(&p, &io, src[0], src[1], &e);
+    ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = shard};
     if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, &e);
     if (!rc) rc = ms_convert_write(&p, &io, n_shards, &e);
     ms_plan_free(&p);
@@ -115,13 +118,14 @@ static int cmd_run(int argc, char **argv) {
 
 static int cmd_synth(int argc, char **argv) {
     const char *cfg = NULL, *out = NULL;
-    int dtype = MS_F32;
+    int dtype = MS_F32, embed_dtype = -1;
     unsigned long long seed = 0, shard = 64ull << 20;
     for (int i = 0; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--config")) cfg = argv[++i];
         else if (!strcmp(argv[i], "--out")) out = argv[++i];
         else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--dtype")) dtype = parse_dtype(argv[++i]);
+        else if (!strcmp(argv[i], "--embed-dtype")) embed_dtype = parse_dtype(argv[++i]);
         else if (!strcmp(argv[i], "--shard-size")) shard = strtoull(argv[++i], NULL, 10);
     }
     ms_err e = {0};
@@ -141,7 +145,7 @@ static int cmd_synth(int argc, char **argv) {
     ms_native_io_init(&h, &io, out);
     ms_conv_plan p;
     int n_shards = 0, rc = ms_plan_synth(&p, text, len, seed, &e);
-    ms_conv_opts o = {dtype, shard};
+    ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = shard};
     if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, &e);
     if (!rc) rc = ms_convert_write(&p, &io, n_shards, &e);
     ms_plan_free(&p);

@@ -245,12 +245,14 @@ static int io_read(void *c, int h, uint64_t off, void *b, size_t n) { (void)c; r
 static int io_write(void *c, int h, const void *b, size_t n) { (void)c; return ms_host_write(h, b, n); }
 static void io_log(void *c, const char *l) { (void)c; ms_host_log(l); }
 
-API(ms_convert_llama2c) int ms_convert_llama2c(const char *ckpt, const char *tok, int dtype, double shard_bytes, ms_err *err) {
+/* Convert a llama2.c checkpoint (tok: its tokenizer.bin, or "") or, when hf_dir is set, a Hugging
+ * Face model folder. */
+API(ms_convert) int ms_convert(const char *src, const char *tok, int hf_dir, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
     ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log};
     ms_conv_plan p;
-    int rc = ms_plan_llama2c(&p, &io, ckpt, tok && *tok ? tok : NULL, err);
+    int rc = hf_dir ? ms_plan_hf(&p, &io, src, err) : ms_plan_llama2c(&p, &io, src, tok && *tok ? tok : NULL, err);
     int n_shards = 0;
-    ms_conv_opts o = {dtype, (uint64_t)shard_bytes};
+    ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
     if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, err);
     if (!rc) rc = ms_convert_write(&p, &io, n_shards, err);
     ms_plan_free(&p);
@@ -258,13 +260,13 @@ API(ms_convert_llama2c) int ms_convert_llama2c(const char *ckpt, const char *tok
 }
 
 /* Synthetic weight set from a config (JSON text or a preset name) into the host's output folder. */
-API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed, int dtype, double shard_bytes, ms_err *err) {
+API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
     ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log};
     const char *preset = ms_config_preset(config_or_preset);
     ms_conv_plan p;
     int rc = ms_plan_synth(&p, preset ? preset : config_or_preset, preset ? strlen(preset) : len, (uint64_t)seed, err);
     int n_shards = 0;
-    ms_conv_opts o = {dtype, (uint64_t)shard_bytes};
+    ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
     if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, err);
     if (!rc) rc = ms_convert_write(&p, &io, n_shards, err);
     ms_plan_free(&p);

@@ -155,7 +155,8 @@ static int parse_tokinfo(ms_model *m, const ms_json *j, int32_t tk, ms_err *err)
     if (j->nodes[tk].type != MS_JOBJ) return ms_fail(err, MS_E_MANIFEST, "manifest: 'tokenizer' must be an object");
     if (!copy_str(ti->kind, sizeof ti->kind, ms_json_str(j, ms_json_get(j, tk, "kind"))))
         return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.kind missing");
-    if (!copy_str(ti->file, sizeof ti->file, ms_json_str(j, ms_json_get(j, tk, "file"))) || !safe_file_name(ti->file))
+    int no_file = !strcmp(ti->kind, "none"); /* vocabulary facts only, no tokenizer file */
+    if (!no_file && (!copy_str(ti->file, sizeof ti->file, ms_json_str(j, ms_json_get(j, tk, "file"))) || !safe_file_name(ti->file)))
         return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.file missing or not a plain file name");
     const char *h = ms_json_str(j, ms_json_get(j, tk, "sha256"));
     if (h) {

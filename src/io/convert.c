@@ -53,7 +53,8 @@ int ms_plan_layout(ms_conv_plan *p, const ms_conv_opts *o, int *n_shards, ms_err
     for (int i = 0; i < p->n; i++) {
         ms_conv_tensor *t = &p->t[i];
         size_t rows = (size_t)t->shape[0], cols = (size_t)(t->ndim > 1 ? t->shape[1] : 1) * (size_t)(t->ndim > 2 ? t->shape[2] : 1);
-        int dt = t->is_matrix ? o->dtype : MS_F32;
+        int is_embed = !strcmp(t->name, "embed_tokens") || !strcmp(t->name, "lm_head");
+        int dt = !t->is_matrix ? MS_F32 : (is_embed && o->embed_dtype >= 0) ? o->embed_dtype : o->dtype;
         /* block types need whole blocks along a row; such tensors keep f16 (q8) / f32 precision */
         if ((dt == MS_Q8_0 || dt == MS_Q4_0) && cols % MS_QK) dt = MS_F32;
         t->dtype = dt;
@@ -76,7 +77,9 @@ static void shard_name(char *out, size_t n, int i, int total) {
 static const uint8_t zeros[ALIGN];
 
 int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err) {
-    int rc = MS_OK, out = -1, cur = -1, in = -1;
+    int rc = MS_OK, out = -1, cur = -1;
+    int in[64];
+    for (int k = 0; k < 64; k++) in[k] = -1;
     uint64_t pos = 0;
     ms_sha256 sh;
     char (*hex)[65] = calloc((size_t)n_shards, 65);
@@ -90,9 +93,9 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
     uint8_t *sbuf = malloc(BLOCK_BYTES + maxcols * 4), *dbuf = malloc(BLOCK_BYTES + maxcols * 4 + 64);
     ms_buf man = {0};
     if (!hex || !sizes || !tmp || !sbuf || !dbuf) { rc = ms_fail(err, MS_E_MEMORY, "converter: out of memory"); goto done; }
-    if (p->n_src_files) {
-        in = io->open(io->ctx, p->src_files[0], 'r');
-        if (in < 0) { rc = ms_fail(err, MS_E_CHECKPOINT, "%s: cannot open", p->src_files[0]); goto done; }
+    for (int k = 0; k < p->n_src_files; k++) {
+        in[k] = io->open(io->ctx, p->src_files[k], 'r');
+        if (in[k] < 0) { rc = ms_fail(err, MS_E_CHECKPOINT, "%s: cannot open", p->src_files[k]); goto done; }
     }
     for (int i = 0; i < p->n; i++) {
         ms_conv_tensor *t = &p->t[i];
@@ -118,14 +121,16 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
         for (size_t r0 = 0; r0 < rows; r0 += per) {
             size_t nr = rows - r0 < per ? rows - r0 : per;
             if (t->src_file < 0) ms_synth_rows(t, r0, nr, cols, (float *)(void *)sbuf);
-            else if (io->read(io->ctx, in, t->src_off + r0 * row_src, sbuf, nr * row_src)) {
+            else if (io->read(io->ctx, in[t->src_file], t->src_off + r0 * row_src, sbuf, nr * row_src)) {
                 rc = ms_fail(err, MS_E_CHECKPOINT, "%s: read failed in tensor %s", p->src_files[t->src_file], t->name);
                 goto done;
             }
-            const float *fs = (const float *)(void *)sbuf;
-            if (t->src_dtype == MS_F32)
-                for (size_t k = 0; k < nr * cols; k++)
-                    if (!isfinite(fs[k])) { rc = ms_fail(err, MS_E_TENSOR, "tensor %s: source value %zu is not finite", t->name, r0 * cols + k); goto done; }
+            for (size_t k = 0; k < nr * cols; k++) {
+                float v;
+                if (t->src_dtype == MS_F32) memcpy(&v, sbuf + 4 * k, 4);
+                else { uint16_t h; memcpy(&h, sbuf + 2 * k, 2); v = t->src_dtype == MS_F16 ? ms_f16_to_f32(h) : ms_bf16_to_f32(h); }
+                if (!isfinite(v)) { rc = ms_fail(err, MS_E_TENSOR, "tensor %s: source value %zu is not finite", t->name, r0 * cols + k); goto done; }
+            }
             ms_convert_rows(sbuf, t->src_dtype, dbuf, t->dtype, nr, cols, tmp);
             size_t nb = ms_dtype_bytes(t->dtype, nr, cols);
             if (io->write(io->ctx, out, dbuf, nb)) { rc = ms_fail(err, MS_E_SHARD_SIZE, "write failed in tensor %s", t->name); goto done; }
@@ -144,7 +149,7 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
     /* tokenizer: validated, then copied */
     char tok_hex[65] = {0};
     int64_t tok_bytes = 0;
-    if (p->tok_kind[0]) {
+    if (p->tok_kind[0] && strcmp(p->tok_kind, "none") != 0) {
         int th = io->open(io->ctx, p->tok_src, 'r');
         if (th < 0) { rc = ms_fail(err, MS_E_TOKEN, "%s: cannot open", p->tok_src); goto done; }
         tok_bytes = io->size(io->ctx, th);
@@ -174,7 +179,8 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
     /* manifest */
     ms_buf_printf(&man, "{\n  \"format\": \"mlpscope-weights\",\n  \"version\": 1,\n  \"family\": \"%s\",\n  \"config\": %s,\n", p->family, p->config_json);
     if (p->tok_kind[0]) {
-        ms_buf_printf(&man, "  \"tokenizer\": {\"kind\": \"%s\", \"file\": \"%s\", \"bytes\": %lld, \"sha256\": \"%s\", \"vocab_size\": %d, \"bos_token_id\": ",
+        if (!strcmp(p->tok_kind, "none")) ms_buf_printf(&man, "  \"tokenizer\": {\"kind\": \"none\", \"vocab_size\": %d, \"bos_token_id\": ", p->tok_vocab);
+        else ms_buf_printf(&man, "  \"tokenizer\": {\"kind\": \"%s\", \"file\": \"%s\", \"bytes\": %lld, \"sha256\": \"%s\", \"vocab_size\": %d, \"bos_token_id\": ",
                       p->tok_kind, p->tok_out, (long long)tok_bytes, tok_hex, p->tok_vocab);
         if (p->tok_bos >= 0) ms_buf_printf(&man, "%d", p->tok_bos); else ms_buf_puts(&man, "null");
         ms_buf_puts(&man, ", \"eos_token_ids\": [");
@@ -210,7 +216,7 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
     }
 done:
     if (out >= 0) io->close(io->ctx, out);
-    if (in >= 0) io->close(io->ctx, in);
+    for (int k = 0; k < 64; k++) if (in[k] >= 0) io->close(io->ctx, in[k]);
     ms_buf_free(&man);
     free(hex); free(sizes); free(tmp); free(sbuf); free(dbuf);
     return rc;

@@ -44,7 +44,7 @@ typedef struct {
 typedef struct {
     char family[16];
     char *config_json;       /* the manifest's config object (text) */
-    char src_files[8][512];
+    char src_files[64][512];
     int n_src_files;
     ms_conv_tensor *t;
     int n, cap;
@@ -55,12 +55,17 @@ typedef struct {
 
 typedef struct {
     int dtype;            /* requested dtype for matrices: f32 f16 bf16 q8_0 q4_0 */
+    int embed_dtype;      /* embed_tokens / lm_head; -1: same as dtype */
     uint64_t shard_bytes; /* max bytes per shard (default 64 MiB) */
 } ms_conv_opts;
 
 /* Build a plan of deterministic synthetic weights for a config (JSON text, any form that
  * ms_config_from_text reads). Values are seeded per tensor from `seed` and the tensor name. */
 int ms_plan_synth(ms_conv_plan *p, const char *config_text, size_t len, uint64_t seed, ms_err *err);
+/* Build a plan from a Hugging Face model folder: config.json, model.safetensors or
+ * model.safetensors.index.json + shards (F32/F16/BF16), tokenizer.json and generation_config.json
+ * when present (real vocabulary size, stop tokens). */
+int ms_plan_hf(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err);
 /* Build a plan from a llama2.c checkpoint (legacy v0 header) + tokenizer.bin. */
 int ms_plan_llama2c(ms_conv_plan *p, const ms_io *io, const char *ckpt, const char *tok, ms_err *err);
 void ms_plan_free(ms_conv_plan *p);

@@ -21,7 +21,7 @@ static int convert(const char *ck, const char *tk, const char *out, ms_err *e) {
     io.log = NULL;
     ms_conv_plan p;
     int n = 0, rc = ms_plan_llama2c(&p, &io, ck, tk, e);
-    ms_conv_opts o = {0, 0};
+    ms_conv_opts o = {.dtype = 0, .embed_dtype = -1, .shard_bytes = 0};
     if (!rc) rc = ms_plan_layout(&p, &o, &n, e);
     if (!rc) rc = ms_convert_write(&p, &io, n, e);
     ms_plan_free(&p);

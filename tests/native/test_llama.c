@@ -19,7 +19,7 @@ static ms_model *convert_and_load(const ms_t_env *env, const char *sub, ms_token
     ms_conv_plan p;
     ms_err e = {0};
     int n = 0, rc = ms_plan_llama2c(&p, &io, ck, tk, &e);
-    ms_conv_opts o = {0, 0};
+    ms_conv_opts o = {.dtype = 0, .embed_dtype = -1, .shard_bytes = 0};
     if (!rc) rc = ms_plan_layout(&p, &o, &n, &e);
     if (!rc) rc = ms_convert_write(&p, &io, n, &e);
     ms_plan_free(&p);

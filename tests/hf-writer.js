@@ -1,0 +1,121 @@
+// Writes synthetic Hugging Face checkpoints (config.json + safetensors, single or index-sharded,
+// F32 or BF16, real Qwen3.5 tensor names including the vision and MTP tensors a converter must
+// skip) from one of our f32 weight sets. Used only by tests.
+import fs from 'node:fs';
+import path from 'node:path';
+
+function bf16Bits(f) {
+  const b = new DataView(new ArrayBuffer(4));
+  b.setFloat32(0, f);
+  const x = b.getUint32(0);
+  return ((x + 0x7fff + ((x >> 16) & 1)) >>> 16) & 0xffff; // round to nearest even
+}
+
+function hfName(family, name) {
+  if (name === 'lm_head') return 'lm_head.weight';
+  const bare = /linear_attn\.(dt_bias|A_log)$/.test(name);
+  return (family === 'qwen3_5' ? 'model.language_model.' : 'model.') + name + (bare ? '' : '.weight');
+}
+
+/** @returns {{name, dtype, shape, data: Uint8Array}[]} */
+function tensorsOf(dir, dtype, family) {
+  const man = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+  const shards = man.shards.map((s) => fs.readFileSync(path.join(dir, s.file)));
+  const out = [];
+  for (const t of man.tensors) {
+    if (t.dtype !== 'f32') throw new Error('hf-writer needs an f32 weight set');
+    const f = new Float32Array(shards[t.shard].buffer.slice(shards[t.shard].byteOffset + t.offset, shards[t.shard].byteOffset + t.offset + t.bytes));
+    const keepF32 = /linear_attn\.(A_log|norm)$/.test(t.name); // as in the real checkpoint
+    let data, dt;
+    if (dtype === 'BF16' && !keepF32) {
+      const u = new Uint16Array(f.length);
+      for (let i = 0; i < f.length; i++) u[i] = bf16Bits(f[i]);
+      data = new Uint8Array(u.buffer); dt = 'BF16';
+    } else { data = new Uint8Array(f.buffer); dt = 'F32'; }
+    out.push({ name: hfName(family, t.name), dtype: dt, shape: t.shape, data });
+  }
+  return { man, tensors: out };
+}
+
+export function safetensorsBytes(tensors, { metadata = { format: 'pt' }, align = 8 } = {}) {
+  const header = { __metadata__: metadata };
+  let off = 0;
+  for (const t of tensors) { header[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [off, off + t.data.length] }; off += t.data.length; }
+  let h = JSON.stringify(header);
+  while ((8 + Buffer.byteLength(h)) % align) h += ' ';
+  const hb = Buffer.from(h);
+  const out = Buffer.alloc(8 + hb.length + off);
+  out.writeBigUInt64LE(BigInt(hb.length), 0);
+  hb.copy(out, 8);
+  let p = 8 + hb.length;
+  for (const t of tensors) { Buffer.from(t.data.buffer, t.data.byteOffset, t.data.length).copy(out, p); p += t.data.length; }
+  return out;
+}
+
+function extras(family) {
+  if (family !== 'qwen3_5') return [];
+  const r = (n, dt, shape) => {
+    const count = shape.reduce((a, b) => a * b, 1) * (dt === 'F32' ? 4 : dt === 'I64' ? 8 : 2);
+    const d = new Uint8Array(count);
+    for (let i = 0; i < count; i++) d[i] = (i * 37 + 11) & 255;
+    return { name: n, dtype: dt, shape, data: d };
+  };
+  return [
+    r('model.visual.patch_embed.proj.weight', 'BF16', [8, 3, 2, 4, 4]),
+    r('model.visual.patch_embed.proj.bias', 'F32', [8]),
+    r('model.visual.blocks.0.attn.qkv.weight', 'BF16', [24, 8]),
+    r('model.visual.merger.linear_fc2.weight', 'BF16', [16, 8]),
+    r('model.visual.pos_embed.position_ids', 'I64', [4]),
+    r('mtp.fc.weight', 'BF16', [8, 16]),
+    r('mtp.layers.0.self_attn.q_proj.weight', 'BF16', [16, 8]),
+    r('mtp.norm.weight', 'BF16', [8]),
+  ];
+}
+
+/**
+ * @param {string} synthDir an f32 weight set (from `mlpscope synth`)
+ * @param {string} outDir
+ * @param {{dtype?: 'F32'|'BF16', shards?: number, tokenizer?: boolean}} [opts]
+ */
+export function writeHfCheckpoint(synthDir, outDir, { dtype = 'F32', shards = 1, tokenizer = true } = {}) {
+  fs.mkdirSync(outDir, { recursive: true });
+  const fam0 = JSON.parse(fs.readFileSync(path.join(synthDir, 'manifest.json'), 'utf8')).family;
+  const { man, tensors } = tensorsOf(synthDir, dtype, fam0);
+  const all = [...tensors, ...extras(man.family)];
+  const c = { ...man.config };
+  let config;
+  if (man.family === 'qwen3_5') {
+    const tied = c.tie_word_embeddings;
+    delete c.rope_layout;
+    const rope_parameters = { rope_type: 'default', rope_theta: c.rope_theta, partial_rotary_factor: c.partial_rotary_factor, mrope_section: [2, 1, 1], mrope_interleaved: true };
+    delete c.rope_theta; delete c.partial_rotary_factor;
+    config = { architectures: ['Qwen3_5ForConditionalGeneration'], model_type: 'qwen3_5', tie_word_embeddings: tied,
+      image_token_id: 5, text_config: { ...c, model_type: 'qwen3_5_text', rope_parameters, attn_output_gate: true, eos_token_id: c.vocab_size - 9 },
+      vision_config: { depth: 1, hidden_size: 8, model_type: 'qwen3_5' } };
+  } else {
+    delete c.rope_layout; delete c.use_qk_norm; delete c.partial_rotary_factor;
+    config = { architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', ...c, eos_token_id: c.vocab_size - 9 };
+  }
+  fs.writeFileSync(path.join(outDir, 'config.json'), JSON.stringify(config, null, 2));
+  if (shards <= 1) fs.writeFileSync(path.join(outDir, 'model.safetensors'), safetensorsBytes(all));
+  else {
+    const weight_map = {};
+    const per = Math.ceil(all.length / shards);
+    for (let s = 0; s < shards; s++) {
+      const part = all.slice(s * per, (s + 1) * per);
+      const file = `model-${String(s + 1).padStart(5, '0')}-of-${String(shards).padStart(5, '0')}.safetensors`;
+      fs.writeFileSync(path.join(outDir, file), safetensorsBytes(part));
+      for (const t of part) weight_map[t.name] = file;
+    }
+    fs.writeFileSync(path.join(outDir, 'model.safetensors.index.json'), JSON.stringify({ metadata: { total_size: 0 }, weight_map }, null, 2));
+  }
+  if (tokenizer) {
+    // a tokenizer.json whose real vocabulary ends 4 rows before the embedding's (padding)
+    const V = c.vocab_size, vocab = {};
+    for (let i = 0; i < V - 10; i++) vocab['t' + i] = i;
+    const added_tokens = Array.from({ length: 6 }, (_, k) => ({ id: V - 10 + k, content: `<|s${k}|>`, special: true }));
+    fs.writeFileSync(path.join(outDir, 'tokenizer.json'), JSON.stringify({ version: '1.0', added_tokens, model: { type: 'BPE', vocab, merges: [] } }));
+    fs.writeFileSync(path.join(outDir, 'generation_config.json'), JSON.stringify({ eos_token_id: [V - 6, V - 7] }));
+  }
+  return { config, tensors: all };
+}
