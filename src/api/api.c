@@ -274,3 +274,18 @@ API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed
 }
 #endif
 API(ms_dtype_id) int ms_dtype_id(const char *name) { return ms_dtype_from_name(name); }
+
+/* ---- kernel access for tests: quantize rows, run one matmul with a chosen kernel set ---- */
+API(ms_dbg_weight_bytes) double ms_dbg_weight_bytes(int dtype, int rows, int cols) { return (double)ms_dtype_bytes(dtype, (size_t)rows, (size_t)cols); }
+API(ms_dbg_quantize) int ms_dbg_quantize(int dtype, const float *src, int rows, int cols, void *dst) {
+    float *tmp = malloc((size_t)cols * sizeof(float));
+    if (!tmp) return -1;
+    int rc = ms_convert_rows(src, MS_F32, dst, dtype, (size_t)rows, (size_t)cols, tmp);
+    free(tmp);
+    return rc;
+}
+API(ms_dbg_matmul) void ms_dbg_matmul(int dtype, int simd, const void *W, int rows, int cols, const float *X, int T, float *Y) {
+    ms_kernels k;
+    ms_kernels_init(&k, simd);
+    k.matmul[dtype](W, (size_t)rows, (size_t)cols, X, T, Y);
+}

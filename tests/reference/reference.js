@@ -16,7 +16,7 @@ function f16(h) {
 }
 
 /** Dequantizes one tensor's bytes (docs/format.md) into a Float64Array. */
-function dequant(buf, dtype, n) {
+export function dequant(buf, dtype, n) {
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const out = new Float64Array(n);
   if (dtype === 'f32') for (let i = 0; i < n; i++) out[i] = dv.getFloat32(4 * i, true);

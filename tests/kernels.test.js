@@ -1,0 +1,54 @@
+// Every SIMD128 kernel against its scalar twin on awkward shapes (1 row, odd rows, column tails,
+// T not a multiple of the 4-token tile), both against a float64 product of the weights as
+// dequantized by the independent reference reader, and the quantization error within its bound.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createEngine } from '../js/index.js';
+import { dequant } from './reference/reference.js';
+
+const e = await createEngine();
+const DT = { f32: 0, f16: 1, bf16: 2, q8_0: 3, q4_0: 4 };
+const SHAPES = [[1, 32, 1], [1, 7, 3], [3, 33, 5], [5, 64, 4], [7, 96, 9], [17, 160, 2], [64, 1024, 7], [2, 3, 1]];
+
+function rand(n, seed) {
+  let s = seed >>> 0 || 1;
+  return Float32Array.from({ length: n }, () => { s ^= s << 13; s ^= s >>> 17; s ^= s << 5; return ((s >>> 0) / 2 ** 32) * 2 - 1; });
+}
+
+function matmul(dtype, simd, Wq, rows, cols, X, T) {
+  const y = e.malloc(rows * T * 4);
+  e.x.ms_dbg_matmul(dtype, simd, Wq, rows, cols, X, T, y);
+  const out = e.f32.slice(y >> 2, (y >> 2) + rows * T);
+  e.free(y);
+  return out;
+}
+
+test('the build has SIMD128 kernels', () => assert.equal(e.x.ms_have_simd(), 1));
+
+for (const [name, dtype] of Object.entries(DT)) {
+  test(`matmul ${name}: SIMD128 and scalar equal the float64 product of the stored weights`, () => {
+    let checked = 0;
+    for (const [rows, cols, T] of SHAPES) {
+      const bytes = e.x.ms_dbg_weight_bytes(dtype, rows, cols);
+      if (!bytes) { assert.ok(dtype >= 3 && cols % 32 !== 0, `${name} ${rows}x${cols} must be refused only for block types`); continue; }
+      const W = rand(rows * cols, rows * 7919 + cols), X = rand(T * cols, cols * 31 + T);
+      const wp = e.bytes(new Uint8Array(W.buffer)), qp = e.malloc(bytes), xp = e.bytes(new Uint8Array(X.buffer));
+      assert.equal(e.x.ms_dbg_quantize(dtype, wp, rows, cols, qp), 0);
+      const stored = dequant(e.u8.slice(qp, qp + bytes), name, rows * cols);
+      const simd = matmul(dtype, 1, qp, rows, cols, xp, T), scalar = matmul(dtype, 0, qp, rows, cols, xp, T);
+      for (let t = 0; t < T; t++) for (let o = 0; o < rows; o++) {
+        let ref = 0, exact = 0, mag = 0;
+        for (let i = 0; i < cols; i++) { ref += stored[o * cols + i] * X[t * cols + i]; exact += W[o * cols + i] * X[t * cols + i]; mag += Math.abs(stored[o * cols + i] * X[t * cols + i]); }
+        const tol = 1e-6 * Math.max(mag, 1e-3);
+        assert.ok(Math.abs(simd[t * rows + o] - ref) <= tol, `${name} simd ${rows}x${cols} T=${T}: ${simd[t * rows + o]} vs ${ref}`);
+        assert.ok(Math.abs(scalar[t * rows + o] - ref) <= tol, `${name} scalar ${rows}x${cols} T=${T}: ${scalar[t * rows + o]} vs ${ref}`);
+        // quantization error per weight: f16 2^-11, bf16 2^-8 relative; q8 d/2 = max/254, q4 max/16
+        const bound = { 0: 0, 1: 2 ** -11, 2: 2 ** -8, 3: 1 / 254, 4: 1 / 16 }[dtype] * Math.sqrt(cols) * 1.5 + 1e-6 * mag;
+        assert.ok(Math.abs(ref - exact) <= bound, `${name} quantization error ${Math.abs(ref - exact)} > ${bound}`);
+      }
+      e.free(wp); e.free(qp); e.free(xp);
+      checked++;
+    }
+    assert.ok(checked >= 5);
+  });
+}
