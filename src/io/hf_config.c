@@ -51,11 +51,16 @@ int ms_config_from_text(const char *text, size_t len, ms_config *c, ms_err *err)
             obj = tc;
         } else family = family_of_model_type(mt, &qk);
         if (!family) {
-            ms_json_free(&j);
-            return ms_fail(err, MS_E_CONFIG, "config: model_type \"%s\" is not supported (llama, qwen2, qwen3, qwen3_5)", mt ? mt : "(missing)");
+            rc = ms_fail(err, MS_E_CONFIG, "config: model_type \"%s\" is not supported (llama, qwen2, qwen3, qwen3_5)", mt ? mt : "(missing)");
+            ms_json_free(&j); /* after the message: mt points into j */
+            return rc;
         }
     }
-    if (!family) { ms_json_free(&j); return ms_fail(err, MS_E_CONFIG, "config: unknown family \"%s\"", fam); }
+    if (!family) {
+        rc = ms_fail(err, MS_E_CONFIG, "config: unknown family \"%s\"", fam);
+        ms_json_free(&j);
+        return rc;
+    }
     rc = ms_config_from_json(c, family, &j, obj, err);
     if (!rc && obj != 0 && ms_json_get(&j, obj, "tie_word_embeddings") < 0) {
         int tied; /* Qwen3.5 keeps tie_word_embeddings at the top level too */
