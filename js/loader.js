@@ -20,11 +20,11 @@ const WASM32_LIMIT = 4 * 1024 ** 3;
  * @returns {Promise<Model>}
  */
 export async function loadModel(source, opts = {}) {
-  const { onProgress, signal, memoryBudget, simd = true, batchSize = 64, parallel = 3 } = opts;
-  const src = await openSource(source);
+  const { onProgress, signal, memoryBudget, simd = true, batchSize = 64, parallel = 3, retries = 4, retryDelayMs = 250 } = opts;
+  const src = await openSource(source, { cache: opts.cache });
   const abortCheck = () => { if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${src.name} was aborted`); };
   abortCheck();
-  const manifestText = await src.text('manifest.json');
+  const manifestText = await withRetry(() => src.text('manifest.json', signal), retries, retryDelayMs, signal);
   let manifest;
   try { manifest = JSON.parse(manifestText); } catch (e) { throw new MlpscopeError('E_MANIFEST', `manifest.json: ${e.message}`); }
   const e = opts.engine ?? await createEngine();
@@ -54,25 +54,46 @@ export async function loadModel(source, opts = {}) {
     const nShards = e.x.ms_model_n_shards(model);
     const total = manifest.shards.reduce((a, s) => a + s.bytes, 0);
     let loaded = 0;
-    const report = (file) => onProgress?.({ loaded, total, file, fromCache: false });
-    report('manifest.json');
+    onProgress?.({ loaded, total, file: 'manifest.json', fromCache: false });
     const segBuf = e.malloc(e.x.ms_model_n_tensors(model) * 24);
+    // one controller for all shard streams: the caller's abort, or the first fatal error, stops them all
+    const inner = new AbortController();
+    const onAbort = () => inner.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) inner.abort();
+    const shardOpts = { signal: inner.signal, retries, retryDelayMs, onRetry: opts.onRetry };
     try {
-      let next = 0;
+      let next = 0, failed = null;
       const worker = async () => {
-        while (next < nShards) {
+        while (next < nShards && !failed) {
           const s = next++;
-          await loadShard(e, model, s, manifest.shards[s], src, segBuf, signal, (n) => { loaded += n; report(manifest.shards[s].file); });
+          try {
+            await loadShard(e, model, s, manifest.shards[s], src, segBuf, shardOpts, (n, fromCache) => {
+              loaded += n;
+              onProgress?.({ loaded, total, file: manifest.shards[s].file, fromCache });
+            });
+          } catch (err) {
+            if (!failed) { failed = signal?.aborted ? new MlpscopeError('E_ABORTED', `loading ${src.name} was aborted`) : err; inner.abort(); }
+            throw err;
+          }
         }
       };
-      // segBuf is shared: shards are streamed concurrently but each segment list is read up front
-      await Promise.all(Array.from({ length: Math.min(parallel, nShards) }, worker));
-    } finally { e.free(segBuf); }
+      // segBuf is shared: shards are streamed concurrently but each segment list is read up front.
+      // On the first failure the others stop taking new shards; we wait for all to settle so no
+      // stream writes into freed tensor memory.
+      const results = await Promise.allSettled(Array.from({ length: Math.min(parallel, nShards) }, worker));
+      if (failed) throw failed;
+      for (const r of results) if (r.status === 'rejected') throw r.reason;
+    } finally { e.free(segBuf); signal?.removeEventListener('abort', onAbort); }
     abortCheck();
     e.check(e.x.ms_model_finish(model, e.err) === 0);
     const info = JSON.parse(ownedStr(e, e.x.ms_model_info(model)));
     if (manifest.tokenizer && manifest.tokenizer.kind !== 'none') {
-      const tb = await src.bytes(manifest.tokenizer.file);
+      let tb;
+      try { tb = await withRetry(() => src.bytes(manifest.tokenizer.file, signal), retries, retryDelayMs, signal); } catch (err) {
+        if (err.code === 'E_ABORTED') throw err;
+        throw new MlpscopeError('E_TOKEN', `tokenizer file ${manifest.tokenizer.file}: ${err.message}`);
+      }
       if (manifest.tokenizer.sha256 && sha256Hex(e, tb) !== manifest.tokenizer.sha256)
         throw new MlpscopeError('E_SHARD_HASH', `${manifest.tokenizer.file}: sha256 does not match the manifest`);
       tokenizer = Tokenizer.load(e, info.tokenizer.kind, tb, {
@@ -110,45 +131,97 @@ export function sha256Hex(e, bytes) {
   return hex;
 }
 
-/** Streams one shard into its tensors' heap buffers, hashing every byte in order. */
-async function loadShard(e, model, s, shard, src, segBuf, signal, onBytes) {
+/** Runs fn, retrying transient failures (E_NETWORK from 5xx / transport errors) with backoff. */
+async function withRetry(fn, retries, delayMs, signal) {
+  for (let attempt = 0; ; attempt++) {
+    try { return await fn(); } catch (err) {
+      if (!err?.retryable || attempt >= retries) throw err;
+      await sleep(delayMs * 2 ** attempt, signal);
+    }
+  }
+}
+
+const sleep = (ms, signal) => new Promise((resolve, reject) => {
+  const t = setTimeout(resolve, ms);
+  signal?.addEventListener('abort', () => { clearTimeout(t); reject(new MlpscopeError('E_ABORTED', 'aborted while waiting to retry')); }, { once: true });
+});
+
+/**
+ * Streams one shard into its tensors' heap buffers, hashing every byte in order. Transport
+ * failures are retried with exponential backoff; a cut transfer resumes with HTTP Range from the
+ * last byte received (or restarts if the server ignores Range); a hash mismatch refetches the
+ * whole shard. Only a complete, verified shard counts.
+ */
+async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
   const n = e.x.ms_model_shard_segments(model, s, segBuf);
   const segs = Array.from(e.f64.subarray(segBuf >> 3, (segBuf >> 3) + 3 * n));
-  const sha = e.x.ms_sha_new() >>> 0;
   const scratch = e.malloc(1 << 16);
-  let pos = 0, k = 0;
+  let sha = e.x.ms_sha_new() >>> 0;
+  let pos = 0, attempt = 0, lastErr = null;
+  const restart = () => { e.free(sha); sha = e.x.ms_sha_new() >>> 0; progress(-pos, false); pos = 0; };
   try {
-    const stream = await src.stream(shard.file, signal);
-    for await (const chunk0 of stream) {
-      if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${shard.file} was aborted`);
-      const chunk = chunk0 instanceof Uint8Array ? chunk0 : new Uint8Array(chunk0);
-      if (pos + chunk.length > shard.bytes)
-        throw new MlpscopeError('E_SHARD_SIZE', `shard ${shard.file}: longer than the ${shard.bytes} bytes the manifest says`);
-      let i = 0;
-      while (i < chunk.length) {
-        while (k < n && pos >= segs[3 * k] + segs[3 * k + 1]) k++;
-        const inSeg = k < n && pos >= segs[3 * k];
-        const end = inSeg ? segs[3 * k] + segs[3 * k + 1] : (k < n ? segs[3 * k] : shard.bytes);
-        const take = Math.min(chunk.length - i, end - pos, inSeg ? Infinity : 1 << 16);
-        const dst = inSeg ? (segs[3 * k + 2] >>> 0) + (pos - segs[3 * k]) : scratch;
-        e.u8.set(chunk.subarray(i, i + take), dst);
-        e.x.ms_sha_update(sha, dst, take);
-        i += take; pos += take;
+    for (;;) {
+      if (o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${shard.file} was aborted`);
+      let opened = null;
+      try {
+        opened = await src.open(shard.file, { signal: o.signal, start: pos, sha256: shard.sha256 });
+        if (opened.start !== pos) restart(); // server ignored the range request: start over
+        let k = 0;
+        for await (const chunk0 of opened.stream) {
+          if (o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${shard.file} was aborted`);
+          const chunk = chunk0 instanceof Uint8Array ? chunk0 : new Uint8Array(chunk0);
+          if (pos + chunk.length > shard.bytes) {
+            const err = new MlpscopeError('E_SHARD_SIZE', `shard ${shard.file}: more than the ${shard.bytes} bytes the manifest says`);
+            err.retryable = true; err.restart = true;
+            throw err;
+          }
+          let i = 0;
+          while (i < chunk.length) {
+            while (k < n && pos >= segs[3 * k] + segs[3 * k + 1]) k++;
+            const inSeg = k < n && pos >= segs[3 * k];
+            const end = inSeg ? segs[3 * k] + segs[3 * k + 1] : (k < n ? segs[3 * k] : shard.bytes);
+            const take = Math.min(chunk.length - i, end - pos, inSeg ? Infinity : 1 << 16);
+            const dst = inSeg ? (segs[3 * k + 2] >>> 0) + (pos - segs[3 * k]) : scratch;
+            e.u8.set(chunk.subarray(i, i + take), dst);
+            e.x.ms_sha_update(sha, dst, take);
+            i += take; pos += take;
+          }
+          progress(chunk.length, opened.fromCache);
+        }
+        if (pos < shard.bytes) {
+          const err = new MlpscopeError(opened.fromCache ? 'E_SHARD_SIZE' : 'E_NETWORK', `shard ${shard.file}: transfer ended at byte ${pos} of ${shard.bytes}`);
+          err.retryable = true; err.restart = opened.fromCache;
+          throw err;
+        }
+        e.x.ms_sha_final(sha, scratch);
+        const hex = e.cstr(scratch);
+        e.free(sha); sha = 0;
+        if (hex !== shard.sha256) {
+          const err = new MlpscopeError('E_SHARD_HASH', `shard ${shard.file}: sha256 ${hex} does not match the manifest (${shard.sha256})`);
+          err.retryable = true; err.restart = true;
+          throw err;
+        }
+        await opened.commit?.();
+        return;
+      } catch (err0) {
+        let err = err0;
+        if (err?.name === 'AbortError' || o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${shard.file} was aborted`);
+        if (!(err instanceof MlpscopeError)) { err = new MlpscopeError('E_NETWORK', `shard ${shard.file}: ${err?.message ?? err}`); err.retryable = true; }
+        await opened?.discard?.(); // never keep a cache entry for a failed shard
+        if (!err.retryable || attempt >= o.retries) {
+          if (lastErr && err.code === 'E_NETWORK' && !err.message.includes(shard.file)) err.message += ` (shard ${shard.file})`;
+          throw err;
+        }
+        lastErr = err;
+        attempt++;
+        if (err.restart || !sha) { if (!sha) { sha = e.x.ms_sha_new() >>> 0; progress(-pos, false); pos = 0; } else restart(); }
+        o.onRetry?.({ file: shard.file, attempt, error: err, resumeAt: pos });
+        await sleep(o.retryDelayMs * 2 ** (attempt - 1), o.signal);
       }
-      onBytes(chunk.length);
     }
-    if (pos !== shard.bytes)
-      throw new MlpscopeError('E_SHARD_SIZE', `shard ${shard.file}: got ${pos} bytes, the manifest says ${shard.bytes}`);
-    const out = scratch;
-    e.x.ms_sha_final(sha, out);
-    const hex = e.cstr(out);
-    if (hex !== shard.sha256) throw new MlpscopeError('E_SHARD_HASH', `shard ${shard.file}: sha256 ${hex} does not match the manifest (${shard.sha256})`);
-  } catch (err) {
-    if (err?.name === 'AbortError') throw new MlpscopeError('E_ABORTED', `loading ${shard.file} was aborted`);
-    throw err;
   } finally {
     e.free(scratch);
-    e.free(sha);
+    if (sha) e.free(sha);
   }
 }
 

@@ -1,46 +1,78 @@
 // Where a weight set comes from: a local folder (Node) or a URL prefix (Node and browsers).
-// Both give the same three operations, so the loader has one code path.
+// Both give the same operations, so the loader has one code path. URL sources support resuming
+// with HTTP Range and, in browsers, a Cache API cache keyed by URL + sha256.
 import { MlpscopeError } from './errors.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+export const CACHE_NAME = 'mlpscope-weights-v1';
 
 /**
+ * @typedef {{ stream: AsyncIterable<Uint8Array>, start: number, fromCache: boolean,
+ *   commit?: () => Promise<void>, discard?: () => Promise<void> }} Opened
  * @typedef {{ name: string,
- *   text(file: string): Promise<string>,
- *   bytes(file: string): Promise<Uint8Array>,
- *   stream(file: string, signal?: AbortSignal): Promise<AsyncIterable<Uint8Array>> }} Source
+ *   text(file: string, signal?: AbortSignal): Promise<string>,
+ *   bytes(file: string, signal?: AbortSignal): Promise<Uint8Array>,
+ *   open(file: string, opts: {signal?: AbortSignal, start?: number, sha256?: string}): Promise<Opened> }} Source
  */
 
-/** @param {string|URL} src @returns {Promise<Source>} */
-export async function openSource(src) {
+/** @param {string|URL} src @param {{cache?: boolean}} [opts] @returns {Promise<Source>} */
+export async function openSource(src, opts = {}) {
   const s = String(src);
-  if (/^(https?|blob|data):/i.test(s) || (!isNode && !s.startsWith('file:'))) return urlSource(s);
+  if (/^(https?|blob|data):/i.test(s) || (!isNode && !s.startsWith('file:'))) return urlSource(s, opts);
   if (!isNode) throw new MlpscopeError('E_ARG', `cannot open ${s} in a browser: pass a URL`);
   return folderSource(s.startsWith('file:') ? new URL(s).pathname : s);
 }
 
-function urlSource(base) {
+/** Errors worth another attempt: transport failures and server-side 5xx/429. */
+export function retryable(err) { return err?.retryable === true; }
+function transient(code, msg) { const e = new MlpscopeError(code, msg); e.retryable = true; return e; }
+
+function urlSource(base, { cache = typeof caches !== 'undefined' } = {}) {
   const baseUrl = new URL(base.endsWith('/') ? base : base + '/', typeof location !== 'undefined' ? location.href : undefined);
-  const get = async (file, signal) => {
+  const get = async (file, signal, headers) => {
     let r;
     try {
-      r = await fetch(new URL(file, baseUrl), { signal });
+      r = await fetch(new URL(file, baseUrl), { signal, headers, cache: 'no-store' });
     } catch (e) {
       if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${file} was aborted`);
-      throw new MlpscopeError('E_NETWORK', `${file}: ${e.message}`);
+      throw transient('E_NETWORK', `${file}: ${e.message}`);
     }
-    if (r.status === 404) throw new MlpscopeError(file === 'manifest.json' ? 'E_MANIFEST' : 'E_SHARD_MISSING', `${file}: HTTP 404`);
+    if (r.status === 404) throw new MlpscopeError(file === 'manifest.json' ? 'E_MANIFEST' : 'E_SHARD_MISSING', `${file}: HTTP 404 (not found)`);
+    if (r.status >= 500 || r.status === 429 || r.status === 408) throw transient('E_NETWORK', `${file}: HTTP ${r.status}`);
     if (!r.ok) throw new MlpscopeError('E_NETWORK', `${file}: HTTP ${r.status}`);
     return r;
   };
+  const body = (r) => {
+    const reader = r.body.getReader();
+    return { async *[Symbol.asyncIterator]() { try { for (;;) { const { done, value } = await reader.read(); if (done) return; yield value; } } finally { reader.releaseLock?.(); } } };
+  };
+  const cacheKey = (file, sha) => new URL(file, baseUrl).href + '#sha256=' + sha;
   return {
     name: baseUrl.href,
-    text: async (f) => (await get(f)).text(),
-    bytes: async (f) => new Uint8Array(await (await get(f)).arrayBuffer()),
-    stream: async (f, signal) => {
-      const r = await get(f, signal);
-      const reader = r.body.getReader();
-      return { async *[Symbol.asyncIterator]() { for (;;) { const { done, value } = await reader.read(); if (done) return; yield value; } } };
+    text: async (f, signal) => (await get(f, signal)).text(),
+    bytes: async (f, signal) => new Uint8Array(await (await get(f, signal)).arrayBuffer()),
+    async open(file, { signal, start = 0, sha256 } = {}) {
+      const c = cache && sha256 ? await caches.open(CACHE_NAME) : null;
+      if (c && start === 0) {
+        const hit = await c.match(cacheKey(file, sha256));
+        if (hit) return { stream: body(hit), start: 0, fromCache: true, discard: () => c.delete(cacheKey(file, sha256)) };
+      }
+      const r = await get(file, signal, start > 0 ? { Range: `bytes=${start}-` } : undefined);
+      let from = 0;
+      if (r.status === 206) {
+        const m = /bytes (\d+)-/.exec(r.headers.get('content-range') ?? '');
+        from = m ? Number(m[1]) : -1;
+        if (from !== start) throw transient('E_NETWORK', `${file}: server answered a range request for ${start} with ${r.headers.get('content-range')}`);
+      }
+      if (c && from === 0) {
+        // store a copy while streaming (the Cache API writes to disk, not to a second buffer)
+        const [a, b] = r.body.tee();
+        const put = c.put(cacheKey(file, sha256), new Response(b, { headers: { 'content-type': 'application/octet-stream' } }));
+        put.catch(() => {});
+        return { stream: body({ body: a }), start: 0, fromCache: false,
+          commit: () => put, discard: async () => { await put.catch(() => {}); await c.delete(cacheKey(file, sha256)); } };
+      }
+      return { stream: body(r), start: from, fromCache: false };
     },
   };
 }
@@ -54,9 +86,9 @@ async function folderSource(dir) {
     name: dir,
     text: async (f) => { try { return await fs.promises.readFile(full(f), 'utf8'); } catch (e) { throw missing(f, e); } },
     bytes: async (f) => { try { return new Uint8Array(await fs.promises.readFile(full(f))); } catch (e) { throw missing(f, e); } },
-    stream: async (f, signal) => {
+    async open(f, { signal, start = 0 } = {}) {
       try { await fs.promises.access(full(f)); } catch (e) { throw missing(f, e); }
-      return fs.createReadStream(full(f), { highWaterMark: 1 << 20, signal });
+      return { stream: fs.createReadStream(full(f), { highWaterMark: 1 << 20, signal, start }), start, fromCache: false };
     },
   };
 }

@@ -88,3 +88,15 @@ test('HF Qwen3-style llama checkpoint: q/k norm detected, untied head, quantized
   assert.ok(r.logits.every(Number.isFinite));
   mq.dispose();
 });
+
+test('weights/qwen3.5-0.8b.sh converts a downloaded folder (its offline half)', () => {
+  const src = synth('qwen35-a');
+  const hf = tmpDir('hf-script');
+  writeHfCheckpoint(src, hf, { dtype: 'BF16', shards: 2 });
+  const out = tmpDir('hf-script-out');
+  execFileSync('bash', [path.join(ROOT, 'weights/qwen3.5-0.8b.sh'), '--from', hf, '--out', out, '--dtype', 'q8', '--embed-dtype', 'f16'], { stdio: 'pipe' });
+  const man = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+  assert.equal(man.family, 'qwen3_5');
+  assert.equal(man.tensors.find((t) => t.name === 'layers.0.mlp.gate_proj').dtype, 'q8_0');
+  assert.equal(man.tensors.find((t) => t.name === 'embed_tokens').dtype, 'f16');
+});

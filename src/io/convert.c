@@ -4,6 +4,8 @@
 #include "../tokenizer/tokenizer.h"
 #include "../util/json.h"
 #include "../util/sha256.h"
+#include "../engine/model.h"
+#include "hf_config.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +215,21 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
         io->log(io->ctx, line);
         for (int d = 0; d < MS_DTYPE__COUNT; d++)
             if (by_dt[d]) { snprintf(line, sizeof line, "  %-5s %llu bytes", ms_dtype_name(d), (unsigned long long)by_dt[d]); io->log(io->ctx, line); }
+        /* expected runtime memory: weights + state for a 4096-token context */
+        ms_buf cb = {0};
+        ms_buf_printf(&cb, "{\"family\": \"%s\", \"config\": ", p->family);
+        ms_buf_puts(&cb, p->config_json);
+        ms_buf_puts(&cb, "}");
+        ms_config cfg;
+        ms_err ce = {0};
+        if (!cb.oom && !ms_config_from_text(cb.p, cb.n, &cfg, &ce)) {
+            int ctx = cfg.max_pos < 4096 ? cfg.max_pos : 4096;
+            size_t st = ms_state_bytes(&cfg, ctx, 64);
+            snprintf(line, sizeof line, "expected runtime memory: %.1f MiB (weights) + %.1f MiB (state for %d tokens of context)",
+                     (double)total / 1048576.0, (double)st / 1048576.0, ctx);
+            io->log(io->ctx, line);
+        }
+        ms_buf_free(&cb);
     }
 done:
     if (out >= 0) io->close(io->ctx, out);

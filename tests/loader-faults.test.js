@@ -1,0 +1,110 @@
+// The loader over HTTP against injected faults: every run ends in a correct model (after retry or
+// resume) or in a typed error naming the shard, never in a usable half-loaded model.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadModel } from '../js/index.js';
+import { startServer } from './fault-server.js';
+import { CLI, ROOT, tmpDir } from './helpers.js';
+
+const dir = tmpDir('faults');
+execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-q.json'), '--seed', '8', '--shard-size', '65536', '--out', dir], { stdio: 'pipe' });
+const man = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+const total = man.shards.reduce((a, s) => a + s.bytes, 0);
+const shard = man.shards[2].file;
+const ids = [1, 5, 9, 200, 7, 3];
+const local = await loadModel(dir);
+const want = local.forward(ids).logits;
+local.dispose();
+const srv = await startServer(dir);
+after(() => srv.close());
+
+const opts = (extra = {}) => ({ retryDelayMs: 5, ...extra });
+async function loadsCorrectly(label, o = {}) {
+  const seen = [];
+  const m = await loadModel(srv.url, opts({ onProgress: (p) => seen.push(p), ...o }));
+  assert.deepEqual(m.forward(ids).logits, want, `${label}: logits differ from the local load`);
+  const last = seen.at(-1);
+  assert.equal(last.total, total, `${label}: progress total`);
+  assert.equal(last.loaded, total, `${label}: progress ends at the total`);
+  m.dispose();
+  return seen;
+}
+const fault = (f) => { srv.faults.length = 0; srv.log.length = 0; srv.faults.push({ times: 1, ...f }); };
+
+test(`clean load over HTTP: ${man.shards.length} shards, progress exact`, async () => {
+  srv.faults.length = 0;
+  await loadsCorrectly('clean');
+});
+
+test('404 on a shard: E_SHARD_MISSING naming it', async () => {
+  fault({ file: shard, kind: 404 });
+  await assert.rejects(loadModel(srv.url, opts()), (e) => e.code === 'E_SHARD_MISSING' && e.message.includes(shard));
+});
+
+test('500 twice, then success: retried', async () => {
+  fault({ file: shard, kind: 500, times: 2 });
+  await loadsCorrectly('500 then ok');
+  assert.equal(srv.log.filter((l) => l.file === shard).length, 3);
+});
+
+test('503 forever: E_NETWORK naming the shard after the retries', async () => {
+  fault({ file: shard, kind: 503, times: 1000 });
+  await assert.rejects(loadModel(srv.url, opts({ retries: 3 })), (e) => e.code === 'E_NETWORK' && e.message.includes(shard));
+  srv.faults.length = 0;
+});
+
+test('connection cut mid-shard: resumed with a Range request', async () => {
+  fault({ file: shard, kind: 'cut', at: 0.4 });
+  await loadsCorrectly('cut');
+  const reqs = srv.log.filter((l) => l.file === shard);
+  assert.equal(reqs.length, 2);
+  assert.match(reqs[1].range, /^bytes=[1-9]\d*-$/);
+});
+
+test('cut, then a server that ignores Range: restarts the shard from byte 0', async () => {
+  srv.faults.length = 0; srv.log.length = 0;
+  srv.faults.push({ file: shard, kind: 'cut', times: 1, at: 0.3 }, { file: shard, kind: 'norange', times: 1 });
+  const seen = await loadsCorrectly('norange');
+  assert.ok(seen.some((p, i) => i > 0 && p.loaded < seen[i - 1].loaded), 'progress steps back when the shard restarts');
+});
+
+test('a flipped byte once: refetched; always: E_SHARD_HASH naming the shard', async () => {
+  fault({ file: shard, kind: 'flip' });
+  await loadsCorrectly('flip once');
+  fault({ file: shard, kind: 'flip', times: 1000 });
+  await assert.rejects(loadModel(srv.url, opts({ retries: 2 })), (e) => e.code === 'E_SHARD_HASH' && e.message.includes(shard));
+  srv.faults.length = 0;
+});
+
+test('wrong lengths: too long always gives E_SHARD_SIZE; too short is resumed', async () => {
+  fault({ file: shard, kind: 'long', times: 1000 });
+  await assert.rejects(loadModel(srv.url, opts({ retries: 1 })), (e) => e.code === 'E_SHARD_SIZE' && e.message.includes(shard));
+  fault({ file: shard, kind: 'short', at: 0.5 });
+  await loadsCorrectly('short');
+});
+
+test('slow responses still load', async () => {
+  srv.faults.length = 0;
+  for (const s of man.shards) srv.faults.push({ file: s.file, kind: 'slow', times: 1 });
+  await loadsCorrectly('slow');
+});
+
+test('abort mid-download: E_ABORTED, no model', async () => {
+  fault({ file: shard, kind: 'hang', at: 0.5 });
+  const ac = new AbortController();
+  const p = loadModel(srv.url, opts({ signal: ac.signal, onProgress: (pr) => { if (pr.loaded > 0) setTimeout(() => ac.abort(), 20); } }));
+  await assert.rejects(p, (e) => e.code === 'E_ABORTED');
+  srv.faults.length = 0;
+  await assert.rejects(loadModel(srv.url, opts({ signal: AbortSignal.abort() })), (e) => e.code === 'E_ABORTED');
+});
+
+test('a missing manifest and a broken manifest over HTTP', async () => {
+  fault({ file: 'manifest.json', kind: 404 });
+  await assert.rejects(loadModel(srv.url, opts()), (e) => e.code === 'E_MANIFEST');
+  fault({ file: 'manifest.json', kind: 500 });
+  await assert.rejects(loadModel(srv.url, opts()), (e) => e.code === 'E_NETWORK');
+  srv.faults.length = 0;
+});
