@@ -189,8 +189,10 @@ async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
           progress(chunk.length, opened.fromCache);
         }
         if (pos < shard.bytes) {
-          const err = new MlpscopeError(opened.fromCache ? 'E_SHARD_SIZE' : 'E_NETWORK', `shard ${shard.file}: transfer ended at byte ${pos} of ${shard.bytes}`);
-          err.retryable = true; err.restart = opened.fromCache;
+          // a clean end before the last byte: the file is shorter than the manifest says (final for
+          // a local file; over HTTP worth resuming, the server may have cut the response short)
+          const err = new MlpscopeError('E_SHARD_SIZE', `shard ${shard.file}: ended at byte ${pos} of the ${shard.bytes} the manifest says`);
+          err.retryable = !src.local; err.restart = opened.fromCache;
           throw err;
         }
         e.x.ms_sha_final(sha, scratch);

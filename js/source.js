@@ -84,6 +84,7 @@ async function folderSource(dir) {
   const missing = (f, e) => new MlpscopeError(f === 'manifest.json' ? 'E_MANIFEST' : 'E_SHARD_MISSING', `${full(f)}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   return {
     name: dir,
+    local: true,
     text: async (f) => { try { return await fs.promises.readFile(full(f), 'utf8'); } catch (e) { throw missing(f, e); } },
     bytes: async (f) => { try { return new Uint8Array(await fs.promises.readFile(full(f))); } catch (e) { throw missing(f, e); } },
     async open(f, { signal, start = 0 } = {}) {

@@ -101,10 +101,12 @@ test('abort mid-download: E_ABORTED, no model', async () => {
   await assert.rejects(loadModel(srv.url, opts({ signal: AbortSignal.abort() })), (e) => e.code === 'E_ABORTED');
 });
 
-test('a missing manifest and a broken manifest over HTTP', async () => {
+test('manifest over HTTP: 404 is E_MANIFEST, 500 once is retried, 500 forever is E_NETWORK', async () => {
   fault({ file: 'manifest.json', kind: 404 });
   await assert.rejects(loadModel(srv.url, opts()), (e) => e.code === 'E_MANIFEST');
   fault({ file: 'manifest.json', kind: 500 });
-  await assert.rejects(loadModel(srv.url, opts()), (e) => e.code === 'E_NETWORK');
+  await loadsCorrectly('manifest 500 once');
+  fault({ file: 'manifest.json', kind: 500, times: 1000 });
+  await assert.rejects(loadModel(srv.url, opts({ retries: 2 })), (e) => e.code === 'E_NETWORK' && /manifest\.json/.test(e.message));
   srv.faults.length = 0;
 });
