@@ -96,8 +96,7 @@ export async function loadModel(source, opts = {}) {
       }
       if (manifest.tokenizer.sha256 && sha256Hex(e, tb) !== manifest.tokenizer.sha256)
         throw new MlpscopeError('E_SHARD_HASH', `${manifest.tokenizer.file}: sha256 does not match the manifest`);
-      tokenizer = Tokenizer.load(e, info.tokenizer.kind, tb, {
-        vocabSize: info.tokenizer.vocab_size, bosId: info.tokenizer.bos_token_id, eosIds: info.tokenizer.eos_token_ids });
+      tokenizer = Tokenizer.load(e, info.tokenizer.kind, tb, { vocabSize: info.tokenizer.vocab_size, eosIds: info.tokenizer.eos_token_ids });
     }
     state = e.x.ms_state_new(model, ctx, batchSize, e.err) >>> 0;
     e.check(state);

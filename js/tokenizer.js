@@ -1,36 +1,51 @@
-// The tokenizer of a weight set, running in the engine (C), with streaming decode.
+// The tokenizer of a weight set, running in the engine (C): encode, decode, token strings, chat
+// templates, and a streaming decoder that never emits half a UTF-8 character.
 import { MlpscopeError } from './errors.js';
+import { createEngine } from './wasm.js';
+import { openSource } from './source.js';
+
+const CHAT_KINDS = ['none', 'chatml', 'qwen3', 'qwen3.5'];
 
 export class Tokenizer {
-  /** @param {import('./wasm.js').Engine} engine @param {number} ptr @param {{kind:string, bosId:number, eosIds:number[], vocabSize:number}} info */
+  /** @param {import('./wasm.js').Engine} engine @param {number} ptr @param {{kind:string, eosIds:number[], vocabSize?:number}} info */
   constructor(engine, ptr, info) {
     this.e = engine;
     this.ptr = ptr;
     this.kind = info.kind;
-    this.bosId = info.bosId;
-    this.eosIds = info.eosIds;
-    this.vocabSize = info.vocabSize;
+    this.bosId = engine.x.ms_tok_bos(ptr);
+    this.eosIds = info.eosIds ?? [];
+    this.vocabSize = engine.x.ms_tok_vocab(ptr);
+    this.chatTemplate = CHAT_KINDS[engine.x.ms_tok_chat_kind(ptr)];
     this._scratch = engine.malloc(16);
   }
 
+  /** @param {string} kind 'llama2c' | 'bpe-bytelevel' @param {Uint8Array} bytes */
   static load(engine, kind, bytes, info) {
     const [kp] = engine.str(kind);
     const dp = engine.bytes(bytes);
-    const ptr = engine.x.ms_tok_load(kp, dp, bytes.length, info.vocabSize, engine.err) >>> 0;
+    const ptr = engine.x.ms_tok_load(kp, dp, bytes.length, info.vocabSize ?? 0, engine.err) >>> 0;
     engine.free(kp);
     engine.free(dp);
     engine.check(ptr);
     return new Tokenizer(engine, ptr, { kind, ...info });
   }
 
-  /** @param {string} text @param {{addSpecial?: boolean}} [opts] @returns {number[]} */
+  _alive() { if (!this.ptr) throw new MlpscopeError('E_STATE', 'the tokenizer was disposed'); }
+
+  /**
+   * @param {string} text
+   * @param {{addSpecial?: boolean}} [opts] addSpecial: prepend BOS when the tokenizer uses one
+   *   (special tokens written in the text, like <|im_start|>, are always recognised)
+   * @returns {number[]}
+   */
   encode(text, { addSpecial = true } = {}) {
+    this._alive();
     if (typeof text !== 'string') throw new MlpscopeError('E_ARG', 'encode() takes a string');
-    if (/[\uD800-\uDFFF]/.test(text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '')))
+    if (/(?:[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF])/.test(text))
       throw new MlpscopeError('E_TOKEN', 'text contains an unpaired surrogate (not valid Unicode)');
     const e = this.e;
     const [tp, len] = e.str(text);
-    const cap = len + 3;
+    const cap = e.x.ms_tok_max_ids(len);
     const ip = e.malloc(cap * 4);
     try {
       const n = e.x.ms_tok_encode(this.ptr, tp, len, addSpecial ? 1 : 0, ip, cap, e.err);
@@ -56,10 +71,44 @@ export class Tokenizer {
     return s + d.flush();
   }
 
-  /** The raw piece of a token as text (bytes that are not UTF-8 show as U+FFFD). */
+  /** The token's string as the tokenizer file spells it (byte-level form for BPE, e.g. "Ġthe"). */
   idToToken(id) {
-    if (!(id >= 0 && id < this.vocabSize)) return undefined;
-    return new TextDecoder().decode(this.pieceBytes(-1, id));
+    this._alive();
+    if (!(Number.isInteger(id) && id >= 0 && id < this.vocabSize)) return undefined;
+    const p = this.e.x.ms_tok_token_string(this.ptr, id) >>> 0;
+    if (!p) return undefined;
+    const s = this.e.cstr(p);
+    this.e.free(p);
+    return s;
+  }
+
+  /** Inverse of idToToken; undefined if the string is not a token. */
+  tokenToId(token) {
+    this._alive();
+    const [p, n] = this.e.str(String(token));
+    const id = this.e.x.ms_tok_token_id(this.ptr, p, n);
+    this.e.free(p);
+    return id >= 0 ? id : undefined;
+  }
+
+  /**
+   * Renders messages with the tokenizer's chat template (ChatML for Qwen; Qwen3.5-0.8B's default
+   * pre-fills an empty think block). Plain concatenation for tokenizers without a template.
+   * @param {{role: string, content: string}[]} messages
+   * @param {{addGenerationPrompt?: boolean, enableThinking?: boolean}} [opts]
+   */
+  applyChatTemplate(messages, { addGenerationPrompt = true, enableThinking } = {}) {
+    this._alive();
+    const e = this.e;
+    const [mp, mn] = e.str(JSON.stringify(messages));
+    const lp = e.malloc(8);
+    try {
+      const p = e.x.ms_tok_chat(this.ptr, mp, mn, addGenerationPrompt ? 1 : 0, enableThinking === undefined ? -1 : enableThinking ? 1 : 0, lp, e.err) >>> 0;
+      e.check(p);
+      const s = new TextDecoder().decode(e.u8.subarray(p, p + e.i32[lp >> 2]));
+      e.free(p);
+      return s;
+    } finally { e.free(mp); e.free(lp); }
   }
 
   /** Streaming decoder: push ids one by one; never emits half a UTF-8 character. */
@@ -75,4 +124,39 @@ export class Tokenizer {
   dispose() {
     if (this.ptr) { this.e.x.ms_tok_free(this.ptr); this.e.free(this._scratch); this.ptr = 0; }
   }
+}
+
+/**
+ * Loads only a tokenizer: from a weight set (its manifest's tokenizer) or from a bare Hugging
+ * Face folder with tokenizer.json (+ tokenizer_config.json), converted in memory.
+ * @param {string|URL} source
+ */
+export async function loadTokenizer(source, { engine } = {}) {
+  const src = await openSource(source);
+  const e = engine ?? await createEngine();
+  let manifest = null;
+  try { manifest = JSON.parse(await src.text('manifest.json')); } catch (err) { if (err.code !== 'E_MANIFEST') throw err; }
+  if (manifest) {
+    const t = manifest.tokenizer;
+    if (!t || t.kind === 'none') throw new MlpscopeError('E_TOKEN', `${src.name}: the weight set has no tokenizer`);
+    const bytes = await src.bytes(t.file);
+    return Tokenizer.load(e, t.kind, bytes, { vocabSize: t.vocab_size, eosIds: t.eos_token_ids ?? [] });
+  }
+  let tj;
+  try { tj = await src.bytes('tokenizer.json'); } catch { throw new MlpscopeError('E_TOKEN', `${src.name}: neither manifest.json nor tokenizer.json found`); }
+  let cj = new Uint8Array(0);
+  try { cj = await src.bytes('tokenizer_config.json'); } catch { /* optional */ }
+  const tp = e.bytes(tj), cp = e.bytes(cj.length ? cj : new Uint8Array(1)), lp = e.malloc(8);
+  try {
+    const p = e.x.ms_tok_import(tp, tj.length, cp, cj.length, lp, e.err) >>> 0;
+    e.check(p);
+    const bytes = e.u8.slice(p, p + e.i32[lp >> 2]);
+    e.free(p);
+    let eos = [];
+    try {
+      const g = JSON.parse(await src.text('generation_config.json'));
+      eos = [].concat(g.eos_token_id ?? []);
+    } catch { /* optional */ }
+    return Tokenizer.load(e, 'bpe-bytelevel', bytes, { eosIds: eos });
+  } finally { e.free(tp); e.free(cp); e.free(lp); }
 }

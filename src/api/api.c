@@ -6,6 +6,7 @@
 #include "../io/hf_config.h"
 #include "../kernels/dtype.h"
 #include "../tokenizer/tokenizer.h"
+#include "../tokenizer/chat.h"
 #include "../util/json.h"
 #include "../util/sha256.h"
 #include <stdlib.h>
@@ -215,6 +216,24 @@ API(ms_tok_piece) int ms_tok_piece(const ms_tokenizer *t, int prev, int id, cons
     return (int)ms_tokenizer_piece(t, prev, id, out, buf);
 }
 API(ms_tok_vocab) int ms_tok_vocab(const ms_tokenizer *t) { return ms_tokenizer_vocab(t); }
+API(ms_tok_bos) int ms_tok_bos(const ms_tokenizer *t) { return ms_tokenizer_bos(t); }
+API(ms_tok_max_ids) int ms_tok_max_ids(int len) { return (int)ms_tokenizer_max_ids((size_t)len); }
+API(ms_tok_chat_kind) int ms_tok_chat_kind(const ms_tokenizer *t) { return ms_tokenizer_chat_kind(t); }
+API(ms_tok_token_string) char *ms_tok_token_string(const ms_tokenizer *t, int id) { return ms_tokenizer_token_string(t, id); }
+API(ms_tok_token_id) int ms_tok_token_id(const ms_tokenizer *t, const char *s, size_t n) { return ms_tokenizer_token_id(t, s, n); }
+/* Renders a JSON message list with the tokenizer's chat template; returns a malloc'd string
+ * (length in *len) or NULL with err set. */
+API(ms_tok_chat) char *ms_tok_chat(const ms_tokenizer *t, const char *msgs, size_t n, int add_gen, int thinking, size_t *len, ms_err *err) {
+    char *out = NULL;
+    if (ms_chat_render(ms_tokenizer_chat_kind(t), msgs, n, add_gen, thinking, &out, len, err)) return NULL;
+    return out;
+}
+/* tokenizer.json (+ tokenizer_config.json, may be empty) -> bpe-bytelevel bytes (malloc'd) */
+API(ms_tok_import) uint8_t *ms_tok_import(const char *tj, size_t tl, const char *cj, size_t cl, size_t *out_len, ms_err *err) {
+    uint8_t *out = NULL;
+    if (ms_bpe_import(tj, tl, cl ? cj : NULL, cl, &out, out_len, NULL, err)) return NULL;
+    return out;
+}
 
 /* ---- sha256 ---- */
 API(ms_sha_new) ms_sha256 *ms_sha_new(void) {

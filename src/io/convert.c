@@ -16,6 +16,7 @@
 
 void ms_plan_free(ms_conv_plan *p) {
     free(p->t);
+    free(p->tok_blob);
     free(p->config_json);
     memset(p, 0, sizeof *p);
 }
@@ -152,18 +153,31 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
     char tok_hex[65] = {0};
     int64_t tok_bytes = 0;
     if (p->tok_kind[0] && strcmp(p->tok_kind, "none") != 0) {
-        int th = io->open(io->ctx, p->tok_src, 'r');
-        if (th < 0) { rc = ms_fail(err, MS_E_TOKEN, "%s: cannot open", p->tok_src); goto done; }
-        tok_bytes = io->size(io->ctx, th);
-        uint8_t *tb = tok_bytes >= 0 && tok_bytes < (64 << 20) ? malloc((size_t)tok_bytes + 1) : NULL;
-        if (!tb || io->read(io->ctx, th, 0, tb, (size_t)tok_bytes)) {
-            free(tb);
+        uint8_t *tb;
+        if (p->tok_blob) {
+            tb = malloc(p->tok_blob_len + 1);
+            if (!tb) { rc = ms_fail(err, MS_E_MEMORY, "out of memory"); goto done; }
+            memcpy(tb, p->tok_blob, p->tok_blob_len);
+            tok_bytes = (int64_t)p->tok_blob_len;
+        } else {
+            int th = io->open(io->ctx, p->tok_src, 'r');
+            if (th < 0) { rc = ms_fail(err, MS_E_TOKEN, "%s: cannot open", p->tok_src); goto done; }
+            tok_bytes = io->size(io->ctx, th);
+            tb = tok_bytes >= 0 && tok_bytes < (64 << 20) ? malloc((size_t)tok_bytes + 1) : NULL;
+            if (!tb || io->read(io->ctx, th, 0, tb, (size_t)tok_bytes)) {
+                free(tb);
+                io->close(io->ctx, th);
+                rc = ms_fail(err, MS_E_TOKEN, "%s: cannot read (or larger than 64 MiB)", p->tok_src);
+                goto done;
+            }
             io->close(io->ctx, th);
-            rc = ms_fail(err, MS_E_TOKEN, "%s: cannot read (or larger than 64 MiB)", p->tok_src);
-            goto done;
         }
-        io->close(io->ctx, th);
         ms_tokenizer *tk = ms_tokenizer_load(p->tok_kind, tb, (size_t)tok_bytes, p->tok_vocab, err);
+        if (tk && ms_tokenizer_vocab(tk) > p->tok_vocab) {
+            ms_fail(err, MS_E_TOKEN, "tokenizer has %d tokens, more than the real vocabulary %d", ms_tokenizer_vocab(tk), p->tok_vocab);
+            ms_tokenizer_free(tk);
+            tk = NULL;
+        }
         if (!tk) { free(tb); rc = err ? err->code : MS_E_TOKEN; goto done; }
         ms_tokenizer_free(tk);
         uint8_t d[32];

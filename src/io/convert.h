@@ -51,6 +51,8 @@ typedef struct {
     /* tokenizer */
     char tok_kind[32], tok_src[512], tok_out[64];
     int tok_vocab, tok_bos, tok_eos[8], n_tok_eos;
+    uint8_t *tok_blob;  /* converted tokenizer bytes to write as tok_out (instead of copying tok_src) */
+    size_t tok_blob_len;
 } ms_conv_plan;
 
 typedef struct {

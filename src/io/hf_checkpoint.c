@@ -11,6 +11,7 @@
 #include "../engine/model.h"
 #include "../kernels/dtype.h"
 #include "../util/json.h"
+#include "../tokenizer/bpe.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,27 @@ static void read_tokenizer_facts(ms_conv_plan *p, const ms_io *io, const char *d
     if (have_g) ms_json_free(&g);
     free(gt);
     snprintf(p->tok_kind, sizeof p->tok_kind, "none");
+}
+
+/* tokenizer.json -> tokenizer.msbpe (bpe-bytelevel), when the folder has one */
+static int import_tokenizer(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err) {
+    char path[700];
+    size_t tl = 0, cl = 0;
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    if (!exists(io, path)) return MS_OK;
+    char *tj = read_all(io, path, &tl, 256u << 20, MS_E_TOKEN, err);
+    if (!tj) return MS_E_TOKEN;
+    snprintf(path, sizeof path, "%s/tokenizer_config.json", dir);
+    char *cj = exists(io, path) ? read_all(io, path, &cl, 16u << 20, MS_E_TOKEN, err) : NULL;
+    int bos = -1;
+    int rc = ms_bpe_import(tj, tl, cj, cl, &p->tok_blob, &p->tok_blob_len, &bos, err);
+    free(tj);
+    free(cj);
+    if (rc) return rc;
+    snprintf(p->tok_kind, sizeof p->tok_kind, "bpe-bytelevel");
+    snprintf(p->tok_out, sizeof p->tok_out, "tokenizer.msbpe");
+    p->tok_bos = bos; /* only a BOS the tokenizer itself adds (add_bos_token / post-processor) */
+    return MS_OK;
 }
 
 int ms_plan_hf(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err) {
@@ -249,6 +271,7 @@ int ms_plan_hf(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err) {
     if (!ms_json_int(&cj, bn, 0, c.vocab - 1, &bos)) bos = -1;
     read_tokenizer_facts(p, io, dir, &c, (int)bos, &cj);
     if (p->tok_bos >= p->tok_vocab) p->tok_bos = -1;
+    rc = import_tokenizer(p, io, dir, err);
 done:
     for (int f = 0; f < 64; f++) ms_st_free(&files[f]);
     free(ents);

@@ -90,14 +90,6 @@ int ms_l2c_load(ms_tok_llama2c *t, const uint8_t *d, size_t len, int vocab, ms_e
     free(tmp);
     t->bos_id = 1;
     t->eos_id = 2;
-    for (int b = 0; b < 256; b++) {
-        char nm[8];
-        static const char hx[] = "0123456789ABCDEF";
-        memcpy(nm, "<0x", 3); nm[3] = hx[b >> 4]; nm[4] = hx[b & 15]; nm[5] = '>';
-        int id = lookup(t, nm, 6);
-        t->byte_id_valid[b] = id >= 0;
-        t->byte_id[b] = id;
-    }
     return MS_OK;
 }
 
@@ -176,3 +168,5 @@ size_t ms_l2c_piece(const ms_tok_llama2c *t, int prev, int id, const char **out,
     *out = p;
     return l;
 }
+
+int ms_l2c_token_id(const ms_tok_llama2c *t, const char *s, size_t n) { return lookup(t, s, n); }

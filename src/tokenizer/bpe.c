@@ -1,0 +1,327 @@
+#include "bpe.h"
+#include "pretokenize.h"
+#include "unicode.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char MAGIC[8] = {'M', 'S', 'B', 'P', 'E', 0, 'v', '1'};
+
+uint32_t ms_byte_to_unicode(uint8_t b) {
+    /* printable Latin-1 bytes map to themselves; the rest to U+0100 upwards, in byte order */
+    if ((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE)) return b;
+    uint32_t k = 0;
+    for (uint32_t x = 0; x < b; x++)
+        if (!((x >= 0x21 && x <= 0x7E) || (x >= 0xA1 && x <= 0xAC) || (x >= 0xAE))) k++;
+    return 0x100 + k;
+}
+
+static uint64_t hash64(uint64_t x) {
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
+    return x;
+}
+static uint64_t hash_bytes(const uint8_t *p, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return hash64(h);
+}
+
+static int vocab_find(const ms_tok_bpe *t, const uint8_t *p, size_t n) {
+    if (!t->vcap) return -1;
+    for (uint32_t h = (uint32_t)hash_bytes(p, n) & (t->vcap - 1);; h = (h + 1) & (t->vcap - 1)) {
+        uint32_t id = t->vh[h];
+        if (id == UINT32_MAX) return -1;
+        if (t->off[id + 1] - t->off[id] == n && !memcmp(t->blob + t->off[id], p, n)) return (int)id;
+    }
+}
+
+static int merge_find(const ms_tok_bpe *t, uint32_t a, uint32_t b, uint32_t *rank, uint32_t *res) {
+    uint64_t key = ((uint64_t)a << 32) | b;
+    for (uint32_t h = (uint32_t)hash64(key) & (t->mcap - 1);; h = (h + 1) & (t->mcap - 1)) {
+        if (t->mkey[h] == UINT64_MAX) return 0;
+        if (t->mkey[h] == key) { *rank = t->mrank[h]; *res = t->mres[h]; return 1; }
+    }
+}
+
+static uint32_t rd(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+void ms_bpe_free(ms_tok_bpe *t) {
+    free(t->off); free(t->blob); free(t->mkey); free(t->mrank); free(t->mres); free(t->vh);
+    free(t->a_id); free(t->a_flags); free(t->a_off); free(t->a_len); free(t->a_blob);
+    memset(t, 0, sizeof *t);
+}
+
+static uint32_t pow2_above(uint64_t n) {
+    uint32_t c = 16;
+    while (c < 2 * n && c < (1u << 30)) c <<= 1;
+    return c;
+}
+
+int ms_bpe_load(ms_tok_bpe *t, const uint8_t *d, size_t n, int vocab_limit, ms_err *err) {
+    memset(t, 0, sizeof *t);
+    size_t p = 0;
+#define NEED(k, what) do { if (n - p < (size_t)(k)) { ms_bpe_free(t); return ms_fail(err, MS_E_TOKEN, "tokenizer file: truncated in %s", what); } } while (0)
+#define BAD(...) do { ms_bpe_free(t); return ms_fail(err, MS_E_TOKEN, __VA_ARGS__); } while (0)
+    NEED(40, "the header");
+    if (memcmp(d, MAGIC, 8)) BAD("tokenizer file: not a bpe-bytelevel file (bad magic)");
+    t->flags = rd(d + 8); t->pretok = rd(d + 12); t->chat = rd(d + 16); t->bos = (int32_t)rd(d + 20);
+    t->n_vocab = rd(d + 24); t->n_merges = rd(d + 28); t->n_added = rd(d + 32);
+    p = 40;
+    if (t->flags > 3 || t->pretok < 1 || t->pretok > 4 || t->chat > 3) BAD("tokenizer file: unknown flags, pre-tokenizer or template kind");
+    if (t->n_vocab < 1 || t->n_vocab > (1u << 22) || (vocab_limit > 0 && t->n_vocab > (uint32_t)vocab_limit))
+        BAD("tokenizer file: %u tokens (the model has %d embedding rows)", t->n_vocab, vocab_limit);
+    if (t->n_merges > (1u << 23) || t->n_added > 65536) BAD("tokenizer file: too many merges or added tokens");
+    if (t->bos < -1 || t->bos >= (int32_t)t->n_vocab) BAD("tokenizer file: BOS id %d out of range", t->bos);
+    /* vocabulary */
+    t->off = malloc(((size_t)t->n_vocab + 1) * sizeof *t->off);
+    size_t total = 0, q = p;
+    for (uint32_t i = 0; i < t->n_vocab; i++) {
+        NEED(q - p + 4, "the vocabulary");
+        uint32_t l = rd(d + q);
+        if (l > 4096) BAD("tokenizer file: token %u is %u bytes long", i, l);
+        q += 4;
+        if (n - q < l) BAD("tokenizer file: truncated in token %u", i);
+        q += l;
+        total += l;
+    }
+    t->blob = malloc(total + 1);
+    t->vcap = pow2_above(t->n_vocab);
+    t->vh = malloc((size_t)t->vcap * sizeof *t->vh);
+    if (!t->off || !t->blob || !t->vh) BAD("tokenizer: out of memory");
+    memset(t->vh, 0xFF, (size_t)t->vcap * sizeof *t->vh);
+    size_t o = 0;
+    for (uint32_t i = 0; i < t->n_vocab; i++) {
+        uint32_t l = rd(d + p);
+        p += 4;
+        t->off[i] = (uint32_t)o;
+        memcpy(t->blob + o, d + p, l);
+        o += l;
+        p += l;
+        t->off[i + 1] = (uint32_t)o;
+        if (!l) continue; /* an unused id */
+        if (vocab_find(t, t->blob + t->off[i], l) >= 0) BAD("tokenizer file: token %u duplicates an earlier token", i);
+        uint32_t h = (uint32_t)hash_bytes(t->blob + t->off[i], l) & (t->vcap - 1);
+        while (t->vh[h] != UINT32_MAX) h = (h + 1) & (t->vcap - 1);
+        t->vh[h] = i;
+    }
+    for (int b = 0; b < 256; b++) { uint8_t c = (uint8_t)b; t->byte_id[b] = vocab_find(t, &c, 1); }
+    /* merges */
+    NEED((size_t)t->n_merges * 12, "the merges");
+    t->mcap = pow2_above(t->n_merges + 1);
+    t->mkey = malloc((size_t)t->mcap * sizeof *t->mkey);
+    t->mrank = malloc((size_t)t->mcap * sizeof *t->mrank);
+    t->mres = malloc((size_t)t->mcap * sizeof *t->mres);
+    if (!t->mkey || !t->mrank || !t->mres) BAD("tokenizer: out of memory");
+    memset(t->mkey, 0xFF, (size_t)t->mcap * sizeof *t->mkey);
+    for (uint32_t r = 0; r < t->n_merges; r++, p += 12) {
+        uint32_t a = rd(d + p), b = rd(d + p + 4), c = rd(d + p + 8), rr, cc;
+        if (a >= t->n_vocab || b >= t->n_vocab || c >= t->n_vocab) BAD("tokenizer file: merge %u refers to a token out of range", r);
+        size_t la = t->off[a + 1] - t->off[a], lb = t->off[b + 1] - t->off[b];
+        if (!la || !lb || t->off[c + 1] - t->off[c] != la + lb || memcmp(t->blob + t->off[c], t->blob + t->off[a], la) ||
+            memcmp(t->blob + t->off[c] + la, t->blob + t->off[b], lb))
+            BAD("tokenizer file: merge %u (%u + %u -> %u) does not concatenate", r, a, b, c);
+        if (merge_find(t, a, b, &rr, &cc)) continue; /* a repeated merge keeps its first rank */
+        uint64_t key = ((uint64_t)a << 32) | b;
+        uint32_t h = (uint32_t)hash64(key) & (t->mcap - 1);
+        while (t->mkey[h] != UINT64_MAX) h = (h + 1) & (t->mcap - 1);
+        t->mkey[h] = key; t->mrank[h] = r; t->mres[h] = c;
+    }
+    /* added tokens */
+    t->a_id = calloc(t->n_added + 1, sizeof *t->a_id);
+    t->a_flags = calloc(t->n_added + 1, sizeof *t->a_flags);
+    t->a_off = calloc(t->n_added + 1, sizeof *t->a_off);
+    t->a_len = calloc(t->n_added + 1, sizeof *t->a_len);
+    size_t atot = 0;
+    q = p;
+    for (uint32_t i = 0; i < t->n_added; i++) {
+        NEED(q - p + 12, "the added tokens");
+        uint32_t l = rd(d + q + 8);
+        if (l < 1 || l > 1024 || n - q - 12 < l) BAD("tokenizer file: added token %u has a bad length", i);
+        q += 12 + l;
+        atot += l;
+    }
+    if (q != n) BAD("tokenizer file: %zu trailing bytes", n - q);
+    t->a_blob = malloc(atot + 1);
+    if (!t->a_id || !t->a_flags || !t->a_off || !t->a_len || !t->a_blob) BAD("tokenizer: out of memory");
+    size_t ao = 0;
+    for (uint32_t i = 0; i < t->n_added; i++) {
+        uint32_t id = rd(d + p), fl = rd(d + p + 4), l = rd(d + p + 8);
+        if (id >= t->n_vocab) BAD("tokenizer file: added token id %u out of range", id);
+        if (!ms_utf8_valid((const char *)d + p + 12, l)) BAD("tokenizer file: added token %u is not UTF-8", id);
+        for (uint32_t k = 0; k < i; k++) if (t->a_id[k] == id) BAD("tokenizer file: added token id %u listed twice", id);
+        /* insertion by length, longest first, so the first match is the longest */
+        uint32_t k = i;
+        while (k > 0 && t->a_len[k - 1] < l) { t->a_id[k] = t->a_id[k - 1]; t->a_flags[k] = t->a_flags[k - 1]; t->a_off[k] = t->a_off[k - 1]; t->a_len[k] = t->a_len[k - 1]; k--; }
+        t->a_id[k] = id; t->a_flags[k] = fl; t->a_off[k] = (uint32_t)ao; t->a_len[k] = l;
+        memcpy(t->a_blob + ao, d + p + 12, l);
+        t->a_first[d[p + 12] >> 3] |= (uint8_t)(1u << (d[p + 12] & 7));
+        ao += l;
+        p += 12 + l;
+    }
+#undef NEED
+#undef BAD
+    return MS_OK;
+}
+
+/* ---- encoding ---- */
+typedef struct { uint32_t rank, pos, left, right; } cand;
+static int cand_less(const cand *a, const cand *b) { return a->rank < b->rank || (a->rank == b->rank && a->pos < b->pos); }
+static void heap_push(cand *h, size_t *n, cand c) {
+    size_t i = (*n)++;
+    h[i] = c;
+    while (i && cand_less(&h[i], &h[(i - 1) / 2])) { cand t = h[i]; h[i] = h[(i - 1) / 2]; h[(i - 1) / 2] = t; i = (i - 1) / 2; }
+}
+static cand heap_pop(cand *h, size_t *n) {
+    cand top = h[0];
+    h[0] = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < *n && cand_less(&h[l], &h[m])) m = l;
+        if (r < *n && cand_less(&h[r], &h[m])) m = r;
+        if (m == i) break;
+        cand t = h[i]; h[i] = h[m]; h[m] = t; i = m;
+    }
+    return top;
+}
+
+typedef struct { uint32_t *id; int32_t *prev, *next; cand *heap; size_t cap; } work;
+
+static int bpe_word(const ms_tok_bpe *t, const uint8_t *s, size_t n, int32_t *out, int *k, work *w, ms_err *err) {
+    if (t->flags & MS_BPE_IGNORE_MERGES) {
+        int whole = vocab_find(t, s, n);
+        if (whole >= 0) { out[(*k)++] = whole; return MS_OK; }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (t->byte_id[s[i]] < 0) return ms_fail(err, MS_E_TOKEN, "byte 0x%02X has no token in this vocabulary", s[i]);
+        w->id[i] = (uint32_t)t->byte_id[s[i]];
+        w->prev[i] = (int32_t)i - 1;
+        w->next[i] = i + 1 < n ? (int32_t)i + 1 : -1;
+    }
+    size_t hn = 0;
+    uint32_t rank, res;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (merge_find(t, w->id[i], w->id[i + 1], &rank, &res)) heap_push(w->heap, &hn, (cand){rank, (uint32_t)i, w->id[i], w->id[i + 1]});
+    while (hn) {
+        cand c = heap_pop(w->heap, &hn);
+        int32_t r = w->next[c.pos];
+        /* stale: the left symbol was merged away (id changed) or its neighbour changed */
+        if (r < 0 || w->id[c.pos] != c.left || w->id[r] != c.right || w->prev[c.pos] == -2) continue;
+        merge_find(t, c.left, c.right, &rank, &res);
+        w->id[c.pos] = res;
+        w->next[c.pos] = w->next[r];
+        if (w->next[r] >= 0) w->prev[w->next[r]] = (int32_t)c.pos;
+        w->prev[r] = -2; /* dead */
+        w->id[r] = UINT32_MAX;
+        int32_t pl = w->prev[c.pos], nx = w->next[c.pos];
+        uint32_t r2, res2;
+        if (pl >= 0 && merge_find(t, w->id[pl], w->id[c.pos], &r2, &res2)) heap_push(w->heap, &hn, (cand){r2, (uint32_t)pl, w->id[pl], w->id[c.pos]});
+        if (nx >= 0 && merge_find(t, w->id[c.pos], w->id[nx], &r2, &res2)) heap_push(w->heap, &hn, (cand){r2, c.pos, w->id[c.pos], w->id[nx]});
+    }
+    for (int32_t i = 0; i >= 0; i = w->next[i]) out[(*k)++] = (int32_t)w->id[i];
+    return MS_OK;
+}
+
+static int encode_segment(const ms_tok_bpe *t, const char *s, size_t n, int32_t *ids, int *k, work *w, ms_err *err) {
+    if (!n) return MS_OK;
+    char *norm = NULL;
+    if (t->flags & MS_BPE_NFC) {
+        size_t nl;
+        norm = ms_nfc(s, n, &nl);
+        if (!norm) return ms_fail(err, MS_E_MEMORY, "tokenizer: out of memory");
+        s = norm;
+        n = nl;
+    }
+    int rc = MS_OK;
+    for (size_t i = 0; i < n && !rc;) {
+        size_t l = ms_pretok_next((int)t->pretok, s, n, i);
+        if (!l) l = 1;
+        rc = bpe_word(t, (const uint8_t *)s + i, l, ids, k, w, err);
+        i += l;
+    }
+    free(norm);
+    return rc;
+}
+
+int ms_bpe_encode(const ms_tok_bpe *t, const char *text, size_t len, int add_bos, int32_t *ids, int cap, int *n_out, ms_err *err) {
+    if ((size_t)cap < len + 2) return ms_fail(err, MS_E_ARG, "token buffer too small");
+    if (!ms_utf8_valid(text, len)) {
+        size_t i = 0;
+        uint32_t cp;
+        size_t l;
+        while ((l = ms_utf8_decode((const unsigned char *)text + i, len - i, &cp))) i += l;
+        return ms_fail(err, MS_E_TOKEN, "text is not valid UTF-8 (byte %zu)", i);
+    }
+    /* NFC can grow text (up to 3x for some scripts): size the work arrays for it */
+    size_t wcap = len * 3 + 16;
+    work w = {malloc(wcap * 4), malloc(wcap * 4), malloc(wcap * 4), malloc(wcap * 3 * sizeof(cand)), wcap};
+    int32_t *tmp = malloc(wcap * 4);
+    int rc = MS_OK, k = 0;
+    if (!w.id || !w.prev || !w.next || !w.heap || !tmp) { rc = ms_fail(err, MS_E_MEMORY, "tokenizer: out of memory"); goto done; }
+    if (add_bos && t->bos >= 0) tmp[k++] = t->bos;
+    size_t seg = 0, i = 0;
+    while (i <= len && !rc) {
+        int hit = -1;
+        if (i < len && (t->a_first[(uint8_t)text[i] >> 3] >> ((uint8_t)text[i] & 7) & 1))
+            for (uint32_t a = 0; a < t->n_added; a++)
+                if (t->a_len[a] <= len - i && !memcmp(text + i, t->a_blob + t->a_off[a], t->a_len[a])) { hit = (int)a; break; }
+        if (hit < 0 && i < len) { i++; continue; }
+        size_t seg_end = i, next = hit >= 0 ? i + t->a_len[hit] : len;
+        if (hit >= 0 && (t->a_flags[hit] & 2)) /* lstrip: the token takes the spaces before it */
+            while (seg_end > seg && (text[seg_end - 1] == ' ' || text[seg_end - 1] == '\t')) seg_end--;
+        rc = encode_segment(t, text + seg, seg_end - seg, tmp, &k, &w, err);
+        if (hit < 0) break;
+        tmp[k++] = (int32_t)t->a_id[hit];
+        if (t->a_flags[hit] & 4) /* rstrip */
+            while (next < len && (text[next] == ' ' || text[next] == '\t')) next++;
+        seg = i = next;
+    }
+    if (!rc && k > cap) rc = ms_fail(err, MS_E_ARG, "token buffer too small");
+    if (!rc) { memcpy(ids, tmp, (size_t)k * 4); *n_out = k; }
+done:
+    free(w.id); free(w.prev); free(w.next); free(w.heap); free(tmp);
+    return rc;
+}
+
+size_t ms_bpe_piece(const ms_tok_bpe *t, int id, const char **out) {
+    if (id < 0 || (uint32_t)id >= t->n_vocab) { *out = ""; return 0; }
+    for (uint32_t a = 0; a < t->n_added; a++)
+        if (t->a_id[a] == (uint32_t)id) { *out = (const char *)t->a_blob + t->a_off[a]; return t->a_len[a]; }
+    *out = (const char *)t->blob + t->off[id];
+    return t->off[id + 1] - t->off[id];
+}
+
+char *ms_bpe_token_string(const ms_tok_bpe *t, int id) {
+    if (id < 0 || (uint32_t)id >= t->n_vocab) return NULL;
+    for (uint32_t a = 0; a < t->n_added; a++)
+        if (t->a_id[a] == (uint32_t)id) {
+            char *s = malloc(t->a_len[a] + 1);
+            if (s) { memcpy(s, t->a_blob + t->a_off[a], t->a_len[a]); s[t->a_len[a]] = 0; }
+            return s;
+        }
+    size_t l = t->off[id + 1] - t->off[id], o = 0;
+    char *s = malloc(l * 2 + 1);
+    if (!s) return NULL;
+    for (size_t i = 0; i < l; i++) o += ms_utf8_encode(ms_byte_to_unicode(t->blob[t->off[id] + i]), (unsigned char *)s + o);
+    s[o] = 0;
+    return s;
+}
+
+int ms_bpe_token_id(const ms_tok_bpe *t, const char *s, size_t n) {
+    for (uint32_t a = 0; a < t->n_added; a++)
+        if (t->a_len[a] == n && !memcmp(t->a_blob + t->a_off[a], s, n)) return (int)t->a_id[a];
+    uint8_t *raw = malloc(n + 1);
+    if (!raw) return -1;
+    size_t i = 0, k = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t l = ms_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        int b = -1;
+        for (int x = 0; l && x < 256 && b < 0; x++) if (ms_byte_to_unicode((uint8_t)x) == cp) b = x;
+        if (b < 0) { free(raw); return -1; }
+        raw[k++] = (uint8_t)b;
+        i += l;
+    }
+    int id = vocab_find(t, raw, k);
+    free(raw);
+    return id;
+}

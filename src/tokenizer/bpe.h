@@ -1,0 +1,49 @@
+/* Byte-level BPE (GPT-2 / Qwen / Llama-3 style) from a compact binary file that tools/convert
+ * makes from a Hugging Face tokenizer.json (docs/format.md, "bpe-bytelevel"):
+ *   "MSBPE\0v1" | u32 flags (1 NFC, 2 ignore_merges) | u32 pretokenizer | u32 chat template |
+ *   i32 bos | u32 n_vocab | u32 n_merges | u32 n_added |
+ *   n_vocab x (u32 len, raw bytes)          token id -> raw bytes (after undoing the byte map)
+ *   n_merges x (u32 left, u32 right, u32 result)   in rank order
+ *   n_added x (u32 id, u32 flags, u32 len, bytes)  flags: 1 special, 2 lstrip, 4 rstrip
+ * Everything is validated on load; encoding never fails on valid UTF-8. */
+#ifndef MS_BPE_H
+#define MS_BPE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "../util/error.h"
+
+enum { MS_BPE_NFC = 1, MS_BPE_IGNORE_MERGES = 2 };
+enum { MS_CHAT_NONE = 0, MS_CHAT_CHATML = 1, MS_CHAT_QWEN3 = 2, MS_CHAT_QWEN35 = 3 };
+
+typedef struct {
+    uint32_t flags, pretok, chat;
+    int32_t bos;
+    uint32_t n_vocab, n_merges, n_added;
+    uint32_t *off;            /* [n_vocab + 1] into blob */
+    uint8_t *blob;
+    /* merges: open-addressing hash (left, right) -> (rank, result) */
+    uint64_t *mkey;
+    uint32_t *mrank, *mres, mcap;
+    /* raw bytes -> id */
+    uint32_t *vh, vcap;
+    int32_t byte_id[256];
+    /* added tokens, longest first */
+    uint32_t *a_id, *a_flags, *a_off, *a_len;
+    uint8_t *a_blob;
+    uint8_t a_first[32];      /* bitset of first bytes of added tokens */
+} ms_tok_bpe;
+
+int ms_bpe_load(ms_tok_bpe *t, const uint8_t *d, size_t n, int vocab_limit, ms_err *err);
+void ms_bpe_free(ms_tok_bpe *t);
+/* ids must hold len + 2 entries (one token per byte at most, plus BOS) */
+int ms_bpe_encode(const ms_tok_bpe *t, const char *text, size_t len, int add_bos, int32_t *ids, int cap, int *n, ms_err *err);
+size_t ms_bpe_piece(const ms_tok_bpe *t, int id, const char **out);
+/* token string as in tokenizer.json (byte-level form); returns malloc'd string or NULL */
+char *ms_bpe_token_string(const ms_tok_bpe *t, int id);
+int ms_bpe_token_id(const ms_tok_bpe *t, const char *s, size_t n);
+/* tokenizer.json (+ optional tokenizer_config.json) -> binary file (malloc'd) */
+int ms_bpe_import(const char *tok_json, size_t tlen, const char *cfg_json, size_t clen, uint8_t **out, size_t *out_len,
+                  int *bos_out, ms_err *err);
+/* GPT-2's byte -> code point map */
+uint32_t ms_byte_to_unicode(uint8_t b);
+#endif

@@ -1,0 +1,231 @@
+/* tokenizer.json (Hugging Face `tokenizers`) -> the binary bpe-bytelevel file (bpe.h).
+ * Accepted: model BPE (no byte fallback), normalizer none/NFC, byte-level pre-tokenization with
+ * one of the known split patterns (GPT-2, Qwen2/Qwen3, Qwen3.5, Llama-3), ByteLevel decoder.
+ * Anything else is refused with E_TOKEN naming the field, rather than tokenized differently. */
+#include "bpe.h"
+#include "pretokenize.h"
+#include "unicode.h"
+#include "../util/json.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const PAT_QWEN2 =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char *const PAT_QWEN35 =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char *const PAT_LLAMA3 =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+static int type_is(const ms_json *j, int32_t n, const char *type) {
+    const char *t = ms_json_str(j, ms_json_get(j, n, "type"));
+    return t && !strcmp(t, type);
+}
+
+/* byte-level string -> raw bytes (a code point outside the byte map keeps its UTF-8 bytes) */
+static void unbyte_table(int16_t inv[0x144]) {
+    for (int k = 0; k < 0x144; k++) inv[k] = -1;
+    for (int b = 0; b < 256; b++) inv[ms_byte_to_unicode((uint8_t)b)] = (int16_t)b;
+}
+
+static size_t unbyte(const int16_t *inv, const char *s, size_t n, uint8_t *out) {
+    size_t i = 0, o = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t l = ms_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (!l) { out[o++] = (uint8_t)s[i++]; continue; }
+        if (cp < 0x144 && inv[cp] >= 0) out[o++] = (uint8_t)inv[cp];
+        else { memcpy(out + o, s + i, l); o += l; }
+        i += l;
+    }
+    return o;
+}
+
+typedef struct { uint8_t *p; size_t n, cap; int oom; } bytes;
+static void put(bytes *b, const void *d, size_t n) {
+    if (b->oom) return;
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n) cap *= 2;
+        uint8_t *np = realloc(b->p, cap);
+        if (!np) { b->oom = 1; return; }
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+static void put32(bytes *b, uint32_t v) {
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    put(b, x, 4);
+}
+
+typedef struct { uint8_t *raw; uint32_t len; } tok;
+typedef struct { uint32_t *slot; uint32_t cap; const tok *v; } idmap;
+static uint64_t hb(const uint8_t *p, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+static int id_of(const idmap *m, const uint8_t *p, size_t n) {
+    for (uint32_t h = (uint32_t)hb(p, n) & (m->cap - 1);; h = (h + 1) & (m->cap - 1)) {
+        uint32_t id = m->slot[h];
+        if (id == UINT32_MAX) return -1;
+        if (m->v[id].len == n && !memcmp(m->v[id].raw, p, n)) return (int)id;
+    }
+}
+
+static int chat_kind(const char *tpl) {
+    if (!tpl || !strstr(tpl, "<|im_start|>")) return MS_CHAT_NONE;
+    if (strstr(tpl, "enable_thinking is defined and enable_thinking is true")) return MS_CHAT_QWEN35;
+    if (strstr(tpl, "enable_thinking")) return MS_CHAT_QWEN3;
+    return MS_CHAT_CHATML;
+}
+
+int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, uint8_t **out, size_t *out_len, int *bos_out, ms_err *err) {
+    ms_json j = {0}, c = {0};
+    char jerr[160];
+    int rc = MS_OK;
+    tok *v = NULL;
+    idmap m = {0};
+    bytes b = {0};
+    uint8_t *buf = NULL;
+    uint32_t n_vocab = 0;
+    int16_t inv[0x144];
+    unbyte_table(inv);
+    *out = NULL;
+    if (ms_json_parse(&j, tj, tlen, jerr, sizeof jerr)) return ms_fail(err, MS_E_TOKEN, "tokenizer.json: %s", jerr);
+    if (cj && clen && ms_json_parse(&c, cj, clen, jerr, sizeof jerr)) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer_config.json: %s", jerr); goto done; }
+    int32_t model = ms_json_get(&j, 0, "model");
+    if (!type_is(&j, model, "BPE")) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: model.type must be \"BPE\""); goto done; }
+    int fb = 0, ign = 0;
+    ms_json_bool(&j, ms_json_get(&j, model, "byte_fallback"), &fb);
+    ms_json_bool(&j, ms_json_get(&j, model, "ignore_merges"), &ign);
+    if (fb) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: model.byte_fallback is not supported (SentencePiece-style BPE)"); goto done; }
+    uint32_t flags = ign ? MS_BPE_IGNORE_MERGES : 0;
+    int32_t norm = ms_json_get(&j, 0, "normalizer");
+    if (norm >= 0 && j.nodes[norm].type != MS_JNULL) {
+        if (type_is(&j, norm, "NFC")) flags |= MS_BPE_NFC;
+        else if (type_is(&j, norm, "Sequence")) {
+            int32_t list = ms_json_get(&j, norm, "normalizers");
+            for (int32_t e = list >= 0 ? j.nodes[list].child : -1; e >= 0; e = j.nodes[e].next) {
+                if (type_is(&j, e, "NFC")) flags |= MS_BPE_NFC;
+                else { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: normalizer \"%s\" is not supported", ms_json_str(&j, ms_json_get(&j, e, "type"))); goto done; }
+            }
+        } else { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: normalizer \"%s\" is not supported", ms_json_str(&j, ms_json_get(&j, norm, "type"))); goto done; }
+    }
+    uint32_t pretok = 0;
+    int32_t pt = ms_json_get(&j, 0, "pre_tokenizer");
+    if (type_is(&j, pt, "ByteLevel")) {
+        int use_regex = 1;
+        ms_json_bool(&j, ms_json_get(&j, pt, "use_regex"), &use_regex);
+        if (use_regex) pretok = MS_PRE_GPT2;
+    } else if (type_is(&j, pt, "Sequence")) {
+        int32_t list = ms_json_get(&j, pt, "pretokenizers");
+        int32_t first = list >= 0 ? j.nodes[list].child : -1, second = first >= 0 ? j.nodes[first].next : -1;
+        const char *pat = ms_json_str(&j, ms_json_get(&j, ms_json_get(&j, first, "pattern"), "Regex"));
+        int use_regex = 1;
+        ms_json_bool(&j, ms_json_get(&j, second, "use_regex"), &use_regex);
+        if (type_is(&j, first, "Split") && pat && type_is(&j, second, "ByteLevel") && !use_regex && j.nodes[second].next < 0) {
+            if (!strcmp(pat, PAT_QWEN2)) pretok = MS_PRE_QWEN2;
+            else if (!strcmp(pat, PAT_QWEN35)) pretok = MS_PRE_QWEN35;
+            else if (!strcmp(pat, PAT_LLAMA3)) pretok = MS_PRE_LLAMA3;
+        }
+    }
+    if (!pretok) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: pre_tokenizer is not one of the supported byte-level patterns (GPT-2, Qwen2/3, Qwen3.5, Llama-3)"); goto done; }
+    if (!type_is(&j, ms_json_get(&j, 0, "decoder"), "ByteLevel")) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: decoder must be ByteLevel"); goto done; }
+
+    /* vocabulary */
+    int32_t vocab = ms_json_get(&j, model, "vocab"), added = ms_json_get(&j, 0, "added_tokens");
+    if (vocab < 0 || j.nodes[vocab].type != MS_JOBJ) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: model.vocab missing"); goto done; }
+    int64_t id;
+    for (int32_t e = j.nodes[vocab].child; e >= 0; e = j.nodes[e].next) {
+        if (!ms_json_int(&j, e, 0, (1 << 22) - 1, &id)) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: vocab entry \"%s\" has a bad id", ms_json_key(&j, e)); goto done; }
+        if ((uint32_t)id + 1 > n_vocab) n_vocab = (uint32_t)id + 1;
+    }
+    for (int32_t e = added >= 0 ? j.nodes[added].child : -1; e >= 0; e = j.nodes[e].next)
+        if (ms_json_int(&j, ms_json_get(&j, e, "id"), 0, (1 << 22) - 1, &id) && (uint32_t)id + 1 > n_vocab) n_vocab = (uint32_t)id + 1;
+    v = calloc(n_vocab + 1, sizeof *v);
+    m.cap = 16;
+    while (m.cap < 2 * n_vocab + 2) m.cap <<= 1;
+    m.slot = malloc(m.cap * sizeof *m.slot);
+    buf = malloc(4096 * 4);
+    if (!v || !m.slot || !buf) { rc = ms_fail(err, MS_E_MEMORY, "tokenizer: out of memory"); goto done; }
+    memset(m.slot, 0xFF, m.cap * sizeof *m.slot);
+    m.v = v;
+    for (int32_t e = j.nodes[vocab].child; e >= 0; e = j.nodes[e].next) {
+        ms_json_int(&j, e, 0, (1 << 22) - 1, &id);
+        const char *k = ms_json_key(&j, e);
+        size_t kl = (size_t)j.nodes[e].keylen;
+        if (kl > 4096) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: token %lld is too long", (long long)id); goto done; }
+        if (v[id].raw) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: id %lld is used by two tokens", (long long)id); goto done; }
+        size_t rl = unbyte(inv, k, kl, buf);
+        if (!rl) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: empty token for id %lld", (long long)id); goto done; }
+        if (id_of(&m, buf, rl) >= 0) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: token \"%s\" (id %lld) duplicates another token's bytes", k, (long long)id); goto done; }
+        v[id].raw = malloc(rl);
+        if (!v[id].raw) { rc = ms_fail(err, MS_E_MEMORY, "tokenizer: out of memory"); goto done; }
+        memcpy(v[id].raw, buf, rl);
+        v[id].len = (uint32_t)rl;
+        uint32_t h = (uint32_t)hb(buf, rl) & (m.cap - 1);
+        while (m.slot[h] != UINT32_MAX) h = (h + 1) & (m.cap - 1);
+        m.slot[h] = (uint32_t)id;
+    }
+    int bos = -1;
+    if (c.n_nodes) { /* BOS when tokenizer_config.json asks for it */
+        int add_bos = 0;
+        ms_json_bool(&c, ms_json_get(&c, 0, "add_bos_token"), &add_bos);
+        int32_t bt = ms_json_get(&c, 0, "bos_token");
+        const char *bs = ms_json_str(&c, bt);
+        if (!bs) bs = ms_json_str(&c, ms_json_get(&c, bt, "content"));
+        if (add_bos && bs)
+            for (int32_t e = added >= 0 ? j.nodes[added].child : -1; e >= 0; e = j.nodes[e].next) {
+                const char *ct = ms_json_str(&j, ms_json_get(&j, e, "content"));
+                if (ct && !strcmp(ct, bs) && ms_json_int(&j, ms_json_get(&j, e, "id"), 0, n_vocab - 1, &id)) bos = (int)id;
+            }
+    }
+    const char *tpl = c.n_nodes ? ms_json_str(&c, ms_json_get(&c, 0, "chat_template")) : NULL;
+    int32_t merges = ms_json_get(&j, model, "merges");
+    uint32_t n_merges = merges >= 0 && j.nodes[merges].type == MS_JARR ? (uint32_t)j.nodes[merges].count : 0;
+    uint32_t n_added = added >= 0 && j.nodes[added].type == MS_JARR ? (uint32_t)j.nodes[added].count : 0;
+    put(&b, "MSBPE\0v1", 8);
+    put32(&b, flags); put32(&b, pretok); put32(&b, (uint32_t)chat_kind(tpl)); put32(&b, (uint32_t)bos);
+    put32(&b, n_vocab); put32(&b, n_merges); put32(&b, n_added); put32(&b, 0);
+    for (uint32_t i = 0; i < n_vocab; i++) { put32(&b, v[i].len); if (v[i].len) put(&b, v[i].raw, v[i].len); }
+    uint32_t r = 0;
+    for (int32_t e = n_merges ? j.nodes[merges].child : -1; e >= 0; e = j.nodes[e].next, r++) {
+        const char *a = NULL, *bb = NULL;
+        size_t la = 0, lb = 0;
+        if (j.nodes[e].type == MS_JSTR) {
+            const char *s = ms_json_str(&j, e), *sp = strchr(s, ' ');
+            if (sp && sp != s && sp[1] && !strchr(sp + 1, ' ')) { a = s; la = (size_t)(sp - s); bb = sp + 1; lb = strlen(bb); }
+        } else if (j.nodes[e].type == MS_JARR && j.nodes[e].count == 2) {
+            int32_t x = j.nodes[e].child;
+            a = ms_json_str(&j, x); bb = ms_json_str(&j, j.nodes[x].next);
+            if (a && bb) { la = (size_t)j.nodes[x].len; lb = (size_t)j.nodes[j.nodes[x].next].len; }
+        }
+        if (!a || !bb || la > 2048 || lb > 2048) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: merge %u is malformed", r); goto done; }
+        size_t ra = unbyte(inv, a, la, buf), rb = unbyte(inv, bb, lb, buf + ra);
+        int ia = id_of(&m, buf, ra), ib = id_of(&m, buf + ra, rb), ic = id_of(&m, buf, ra + rb);
+        if (ia < 0 || ib < 0 || ic < 0) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: merge %u (\"%.*s\" + \"%.*s\") uses a token that is not in the vocabulary", r, (int)la, a, (int)lb, bb); goto done; }
+        put32(&b, (uint32_t)ia); put32(&b, (uint32_t)ib); put32(&b, (uint32_t)ic);
+    }
+    for (int32_t e = n_added ? j.nodes[added].child : -1; e >= 0; e = j.nodes[e].next) {
+        const char *ct = ms_json_str(&j, ms_json_get(&j, e, "content"));
+        if (!ct || !*ct || !ms_json_int(&j, ms_json_get(&j, e, "id"), 0, n_vocab - 1, &id)) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: an added token has no content or a bad id"); goto done; }
+        int sp = 0, ls = 0, rs = 0;
+        ms_json_bool(&j, ms_json_get(&j, e, "special"), &sp);
+        ms_json_bool(&j, ms_json_get(&j, e, "lstrip"), &ls);
+        ms_json_bool(&j, ms_json_get(&j, e, "rstrip"), &rs);
+        put32(&b, (uint32_t)id); put32(&b, (uint32_t)(sp | ls << 1 | rs << 2)); put32(&b, (uint32_t)strlen(ct)); put(&b, ct, strlen(ct));
+    }
+    if (b.oom) { rc = ms_fail(err, MS_E_MEMORY, "tokenizer: out of memory"); goto done; }
+    *out = b.p;
+    *out_len = b.n;
+    b.p = NULL;
+    if (bos_out) *bos_out = bos;
+done:
+    if (v) for (uint32_t i = 0; i <= n_vocab; i++) free(v[i].raw);
+    free(v); free(m.slot); free(buf); free(b.p);
+    ms_json_free(&j);
+    ms_json_free(&c);
+    return rc;
+}
