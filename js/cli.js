@@ -3,10 +3,12 @@
 //   mlpscope convert CKPT TOKENIZER --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
 //   mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] --out DIR
 //   mlpscope info DIR [--context N]
+//   mlpscope tokenize SOURCE --text T [--json]     SOURCE: a weight set or a tokenizer.json folder
 //   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
 //                [--top-k K] [--top-p P] [--top-logits K] [--json]
 import fs from 'node:fs';
 import { loadModel } from './loader.js';
+import { loadTokenizer } from './tokenizer.js';
 import { createEngine } from './wasm.js';
 import { nodeHost } from './node-host.js';
 import { MlpscopeError } from './errors.js';
@@ -94,6 +96,16 @@ async function synth(argv) {
   console.log(`synthetic weight set written to ${a.out}`);
 }
 
+async function tokenize(argv) {
+  const a = parseArgs(argv, { text: 'v', json: 'flag' });
+  if (a._.length !== 1 || a.text === undefined) throw new MlpscopeError('E_ARG', 'tokenize needs SOURCE and --text\n' + USAGE);
+  const tok = await loadTokenizer(a._[0]);
+  const ids = tok.encode(a.text);
+  if (a.json) process.stdout.write(JSON.stringify({ ids }) + '\n');
+  else for (const id of ids) console.log(`${String(id).padStart(7)}  ${JSON.stringify(tok.idToToken(id))}`);
+  tok.dispose();
+}
+
 async function info(argv) {
   const a = parseArgs(argv, { context: 'v' });
   if (a._.length !== 1) throw new MlpscopeError('E_ARG', 'info needs DIR\n' + USAGE);
@@ -161,6 +173,7 @@ async function main() {
     else if (cmd === 'run') await run(rest);
     else if (cmd === 'synth') await synth(rest);
     else if (cmd === 'info') await info(rest);
+    else if (cmd === 'tokenize') await tokenize(rest);
     else { console.error(USAGE); process.exit(2); }
   } catch (err) {
     const code = err instanceof MlpscopeError ? err.code : 'E_INTERNAL';

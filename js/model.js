@@ -164,16 +164,22 @@ export class Model {
 
   /**
    * Streaming generation. Yields {id, text, logprob}; greedy at temperature 0.
-   * @param {string|number[]} prompt text (encoded with BOS when the tokenizer has one) or ids
+   * @param {string|number[]|{role: string, content: string}[]} prompt text (encoded with BOS when
+   *   the tokenizer has one), token ids, or chat messages (rendered with the chat template)
    * @param {{maxTokens?: number, temperature?: number, topK?: number, topP?: number, seed?: number,
-   *   stop?: number[], signal?: AbortSignal}} [opts]
+   *   stop?: number[], signal?: AbortSignal, enableThinking?: boolean}} [opts]
    */
   async *generate(prompt, opts = {}) {
     this._alive();
     if (this._busy) throw new MlpscopeError('E_STATE', 'the model is busy (another generate() is running)');
     const { maxTokens = 64, temperature = 0, topK = 0, topP = 1, seed = 0, signal } = opts;
     const e = this.e, V = this._info.config.vocab_size;
-    const ids = typeof prompt === 'string' ? this._encodePrompt(prompt) : Array.from(prompt);
+    const isChat = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] === 'object';
+    if (isChat && !this.tokenizer) throw new MlpscopeError('E_TOKEN', 'this weight set has no tokenizer: chat messages need one');
+    const ids = typeof prompt === 'string' ? this._encodePrompt(prompt)
+      : isChat ? this._encodePrompt(this.tokenizer.applyChatTemplate(prompt, { enableThinking: opts.enableThinking }))
+      : Array.from(prompt);
+    if (!ids.length) throw new MlpscopeError('E_ARG', 'empty prompt: nothing to continue from');
     const nReal = this._info.tokenizer.vocab_size || V; // rows past the real vocabulary are never sampled
     const stop = new Set(opts.stop ?? this._info.tokenizer.eos_token_ids);
     if (this.tokenizer?.kind === 'llama2c' && !opts.stop) stop.add(this.tokenizer.bosId); // llama2.c stops at BOS

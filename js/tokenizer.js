@@ -54,6 +54,27 @@ export class Tokenizer {
     } finally { e.free(tp); e.free(ip); }
   }
 
+  /**
+   * The pieces the pre-tokenizer cuts text into before BPE (after NFC). Special tokens are not
+   * separated here. Tokenizers without a pre-tokenizer (llama2c) return the whole text.
+   * @param {string} text @returns {string[]}
+   */
+  pretokenize(text) {
+    this._alive();
+    const e = this.e;
+    const nfc = String(text).normalize('NFC');
+    const [tp, len] = e.str(nfc);
+    const ep = e.malloc(4 * (len + 1));
+    try {
+      const n = e.x.ms_tok_pretokenize(this.ptr, tp, len, ep, len + 1);
+      const bytes = e.u8.slice(tp, tp + len), td = new TextDecoder();
+      const out = [];
+      let start = 0;
+      for (let k = 0; k < n; k++) { const end = e.i32[(ep >> 2) + k]; out.push(td.decode(bytes.subarray(start, end))); start = end; }
+      return out;
+    } finally { e.free(tp); e.free(ep); }
+  }
+
   /** Bytes a token contributes after `prev`. */
   pieceBytes(prev, id) {
     const e = this.e;

@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadModel } from '../js/index.js';
-import { hfCases, weightCases } from './bad-inputs/catalogue.js';
+import { hfCases, weightCases, tokenizerJsonCases, tokenizerBinCases } from './bad-inputs/catalogue.js';
 import { writeHfCheckpoint } from './hf-writer.js';
 import { CLI, ROOT, tmpDir } from './helpers.js';
 
@@ -18,6 +18,13 @@ const goodWs = tmpDir('bad-base-ws');
 execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-a.json'), '--seed', '1', '--out', goodWs], { stdio: 'pipe' });
 const goodHf = tmpDir('bad-base-hf');
 writeHfCheckpoint(goodWs, goodHf, { dtype: 'F32', tokenizer: false });
+
+// bases for the tokenizer cases: a tokenizer.json folder, and a weight set with a BPE tokenizer
+const goodTokDir = tmpDir('bad-base-tokjson');
+writeHfCheckpoint(goodWs, goodTokDir, { dtype: 'F32', tokenizer: true });
+for (const f of fs.readdirSync(goodTokDir)) if (!/^tokenizer/.test(f) && f !== 'generation_config.json') fs.rmSync(path.join(goodTokDir, f));
+const goodTokWs = tmpDir('bad-base-tokws');
+{ const hf = tmpDir('bad-base-hf2'); writeHfCheckpoint(goodWs, hf, { dtype: 'F32', tokenizer: true }); execFileSync(process.execPath, [CLI, 'convert', hf, '--out', goodTokWs], { stdio: 'pipe' }); }
 
 function prepare(base, c) {
   const d = tmpDir('bad-' + c.id);
@@ -35,9 +42,10 @@ function checkNative(kind, args, c) {
   if (c.match) assert.match(out, c.match, `${c.id} (${kind}): ${out}`);
 }
 
-test(`catalogue size: ${hfCases.length} checkpoint cases + ${weightCases.length} weight-set cases`, () => {
-  assert.ok(hfCases.length >= 20 && weightCases.length >= 20);
-  const ids = [...hfCases, ...weightCases].map((c) => c.id);
+const total = hfCases.length + weightCases.length + tokenizerJsonCases.length + tokenizerBinCases.length;
+test(`catalogue size: ${total} cases (${hfCases.length} checkpoint, ${weightCases.length} weight set, ${tokenizerJsonCases.length} tokenizer.json, ${tokenizerBinCases.length} tokenizer file)`, () => {
+  assert.ok(hfCases.length >= 20 && weightCases.length >= 20 && total >= 80);
+  const ids = [...hfCases, ...weightCases, ...tokenizerJsonCases, ...tokenizerBinCases].map((c) => c.id);
   assert.equal(new Set(ids).size, ids.length);
 });
 
@@ -46,6 +54,37 @@ test('the unbroken inputs load and convert (so every failure below is the breaka
   m.dispose();
   execFileSync(process.execPath, [CLI, 'convert', goodHf, '--out', tmpDir('good-conv')], { stdio: 'pipe' });
   for (const kind of Object.keys(NATIVE)) execFileSync(NATIVE[kind], ['info', goodWs], { stdio: 'pipe', env: ENV });
+  for (const src of [goodTokDir, goodTokWs]) {
+    execFileSync(process.execPath, [CLI, 'tokenize', src, '--text', 'the rain'], { stdio: 'pipe' });
+    for (const kind of Object.keys(NATIVE)) execFileSync(NATIVE[kind], ['tokenize', src, '--text', 'the rain'], { stdio: 'pipe', env: ENV });
+  }
+  const m2 = await loadModel(goodTokWs);
+  assert.ok(m2.tokenizer);
+  m2.dispose();
+});
+
+test('tokenizer.json files: wasm CLI, native and ASan', () => {
+  for (const c of tokenizerJsonCases) {
+    const d = prepare(goodTokDir, c);
+    const r = spawnSync(process.execPath, [CLI, 'tokenize', d, '--text', 'the rain in spain', '--json'], { encoding: 'utf8' });
+    assert.equal(r.status, 1, `${c.id} (wasm): ${r.stdout}${r.stderr}`);
+    const err = JSON.parse(r.stdout).error;
+    assert.equal(err.code, c.code, `${c.id} (wasm): ${err.message}`);
+    if (c.match) assert.match(err.message, c.match, `${c.id} (wasm)`);
+    for (const kind of Object.keys(NATIVE)) checkNative(kind, ['tokenize', d, '--text', 'the rain in spain'], c);
+  }
+});
+
+test('tokenizer files in weight sets: wasm loadModel, native and ASan', async () => {
+  for (const c of tokenizerBinCases) {
+    const d = prepare(goodTokWs, c);
+    await assert.rejects(loadModel(d), (e) => {
+      assert.equal(e.code, c.code, `${c.id} (wasm): ${e.message}`);
+      if (c.match) assert.match(e.message, c.match, `${c.id} (wasm)`);
+      return true;
+    });
+    for (const kind of Object.keys(NATIVE)) checkNative(kind, ['tokenize', d, '--text', 'the rain in spain'], c);
+  }
 });
 
 test('Hugging Face checkpoints: wasm CLI, native and ASan converters', () => {

@@ -38,15 +38,22 @@ for (const [cfg, dtype, shards] of [['qwen35-a', 'F32', 1], ['qwen35-b', 'BF16',
   test(`HF Qwen3.5 checkpoint ${cfg}, ${dtype}, ${shards === 1 ? 'single file' : shards + ' shards + index'}`, async () => {
     const src = synth(cfg);
     const hf = tmpDir('hf');
-    writeHfCheckpoint(src, hf, { dtype, shards });
+    writeHfCheckpoint(src, hf, { dtype, shards, tokenizer: true, tokenizerMinVocab: 300 });
     const out = convert(hf);
     const man = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
     const V = man.config.vocab_size;
     assert.equal(man.family, 'qwen3_5');
     assert.ok(!man.tensors.some((t) => /visual|mtp/.test(t.name)), 'vision and MTP tensors are skipped');
     assert.equal(man.tensors.some((t) => t.name === 'lm_head'), !JSON.parse(fs.readFileSync(path.join(src, 'manifest.json'))).config.tie_word_embeddings);
-    assert.deepEqual(man.tokenizer, { kind: 'none', vocab_size: V - 4, bos_token_id: null, eos_token_ids: [V - 6, V - 7] });
-    const ids = Array.from({ length: 70 }, (_, i) => (i * 97 + 5) % (V - 4));
+    if (V >= 300) { // a byte-level BPE tokenizer was written with the checkpoint
+      assert.equal(man.tokenizer.kind, 'bpe-bytelevel');
+      assert.equal(man.tokenizer.file, 'tokenizer.msbpe');
+    } else assert.equal(man.tokenizer.kind, 'none');
+    const real = V >= 300 ? V - 4 : V;
+    assert.equal(man.tokenizer.vocab_size, real);
+    assert.equal(man.tokenizer.bos_token_id, null);
+    assert.deepEqual(man.tokenizer.eos_token_ids, [V - 8, V - 10]);
+    const ids = Array.from({ length: 70 }, (_, i) => (i * 97 + 5) % real);
     const model = await loadModel(out);
     // against the reference on the converted weights (which hold the BF16-rounded values) ...
     const wConv = worstRel(model, new Reference(out).run(ids), ids);
@@ -56,7 +63,14 @@ for (const [cfg, dtype, shards] of [['qwen35-a', 'F32', 1], ['qwen35-b', 'BF16',
     assert.ok(dtype === 'F32' ? wOrig < 1e-4 : wOrig < 5e-2, `converted vs original: ${wOrig}`);
     console.log(`# ${cfg} ${dtype}: vs reference ${wConv.toExponential(2)}, vs original weights ${wOrig.toExponential(2)}`);
     // sampling never picks a padded row: even at huge temperature
-    for await (const t of model.generate(ids.slice(0, 5), { maxTokens: 30, temperature: 50, seed: 3, stop: [] })) assert.ok(t.id < V - 4);
+    for await (const t of model.generate(ids.slice(0, 5), { maxTokens: 30, temperature: 50, seed: 3, stop: [] })) assert.ok(t.id < real);
+    if (model.tokenizer) { // the converted tokenizer works: text round-trips and chat renders the Qwen3.5 way
+      const text = 'the rain in spain stays mainly';
+      assert.equal(model.tokenizer.decode(model.tokenizer.encode(text)), text);
+      assert.ok(model.tokenizer.encode(text).length < text.length, 'merges apply');
+      assert.equal(model.tokenizer.applyChatTemplate([{ role: 'user', content: 'hi' }]), '<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n');
+      assert.deepEqual(model.tokenizer.encode('<|im_start|>x<|im_end|>').filter((i) => i >= V - 10), [V - 9, V - 8]);
+    }
     model.dispose();
     // native converter writes the same files
     const nat = tmpDir('hf-nat');

@@ -11,6 +11,14 @@ function bf16Bits(f) {
   return ((x + 0x7fff + ((x >> 16) & 1)) >>> 16) & 0xffff; // round to nearest even
 }
 
+export function byteToUnicode() {
+  const keep = (b) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || b >= 0xae;
+  const out = [];
+  let k = 0;
+  for (let b = 0; b < 256; b++) out[b] = String.fromCodePoint(keep(b) ? b : 0x100 + k++);
+  return out;
+}
+
 function hfName(family, name) {
   if (name === 'lm_head') return 'lm_head.weight';
   const bare = /linear_attn\.(dt_bias|A_log)$/.test(name);
@@ -77,7 +85,7 @@ function extras(family) {
  * @param {string} outDir
  * @param {{dtype?: 'F32'|'BF16', shards?: number, tokenizer?: boolean}} [opts]
  */
-export function writeHfCheckpoint(synthDir, outDir, { dtype = 'F32', shards = 1, tokenizer = true } = {}) {
+export function writeHfCheckpoint(synthDir, outDir, { dtype = 'F32', shards = 1, tokenizer = true, tokenizerMinVocab = 300 } = {}) {
   fs.mkdirSync(outDir, { recursive: true });
   const fam0 = JSON.parse(fs.readFileSync(path.join(synthDir, 'manifest.json'), 'utf8')).family;
   const { man, tensors } = tensorsOf(synthDir, dtype, fam0);
@@ -109,13 +117,36 @@ export function writeHfCheckpoint(synthDir, outDir, { dtype = 'F32', shards = 1,
     }
     fs.writeFileSync(path.join(outDir, 'model.safetensors.index.json'), JSON.stringify({ metadata: { total_size: 0 }, weight_map }, null, 2));
   }
-  if (tokenizer) {
-    // a tokenizer.json whose real vocabulary ends 4 rows before the embedding's (padding)
-    const V = c.vocab_size, vocab = {};
-    for (let i = 0; i < V - 10; i++) vocab['t' + i] = i;
-    const added_tokens = Array.from({ length: 6 }, (_, k) => ({ id: V - 10 + k, content: `<|s${k}|>`, special: true }));
-    fs.writeFileSync(path.join(outDir, 'tokenizer.json'), JSON.stringify({ version: '1.0', added_tokens, model: { type: 'BPE', vocab, merges: [] } }));
-    fs.writeFileSync(path.join(outDir, 'generation_config.json'), JSON.stringify({ eos_token_id: [V - 6, V - 7] }));
+  if (tokenizer && c.vocab_size < tokenizerMinVocab) {
+    // too few rows for 256 byte tokens: no tokenizer, only the stop tokens
+    const V = c.vocab_size;
+    fs.writeFileSync(path.join(outDir, 'generation_config.json'), JSON.stringify({ eos_token_id: [V - 8, V - 10] }));
+  } else if (tokenizer) {
+    // a byte-level BPE tokenizer.json (Qwen3.5 pattern) whose real vocabulary ends 4 rows before
+    // the embedding's: 256 byte tokens, merges of letter pairs, 6 added tokens, then padding
+    const V = c.vocab_size;
+    const b2u = byteToUnicode();
+    const vocab = {};
+    for (let b = 0; b < 256; b++) vocab[b2u[b]] = b;
+    const merges = [];
+    const letters = 'etaoinshrdlucmfwypvbgkqjxz';
+    let id = 256;
+    outer: for (const x of letters) for (const y of letters) {
+      if (id >= V - 10) break outer;
+      vocab[x + y] = id++;
+      merges.push([x, y]);
+    }
+    const names = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<think>', '</think>', '<|pad|>'];
+    const added_tokens = names.map((content, k) => ({ id: V - 10 + k, content, special: k < 3 || k === 5, lstrip: false, rstrip: false, normalized: false, single_word: false }));
+    const pattern = String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
+    fs.writeFileSync(path.join(outDir, 'tokenizer.json'), JSON.stringify({
+      version: '1.0', added_tokens, normalizer: { type: 'NFC' },
+      pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: pattern }, behavior: 'Isolated', invert: false }, { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false }] },
+      decoder: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false },
+      model: { type: 'BPE', dropout: null, unk_token: null, byte_fallback: false, ignore_merges: false, vocab, merges } }));
+    fs.writeFileSync(path.join(outDir, 'tokenizer_config.json'), JSON.stringify({ add_bos_token: false, bos_token: null,
+      chat_template: "{%- if enable_thinking is defined and enable_thinking is true %}<think>\n{%- else %}<think>\n\n</think>\n\n{%- endif %} <|im_start|>" }));
+    fs.writeFileSync(path.join(outDir, 'generation_config.json'), JSON.stringify({ eos_token_id: [V - 8, V - 10] }));
   }
   return { config, tensors: all };
 }

@@ -5,12 +5,14 @@
  *   mlpscope-native synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] --out DIR
  *   mlpscope-native forward DIR --ids 1,2,3 [--recurrent] [--chunk N] [--batch N] [--split K]
  *        one forward pass; prints JSON {logits (last token), stats, info} (tests compare it)
- *   mlpscope-native info DIR      parameter counts and memory */
+ *   mlpscope-native info DIR      parameter counts and memory
+ *   mlpscope-native tokenize SOURCE --text T   SOURCE: a weight set or a folder with tokenizer.json */
 #include "native_host.h"
 #include "../src/engine/sample.h"
 #include "../src/kernels/dtype.h"
 #include "../src/io/hf_config.h"
 #include "../src/stats/stats.h"
+#include "../src/util/json.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,7 +238,56 @@ static int cmd_info(int argc, char **argv) {
     return 0;
 }
 
+static int cmd_tokenize(int argc, char **argv) {
+    const char *src = NULL, *text = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--text") && i + 1 < argc) text = argv[++i];
+        else src = argv[i];
+    }
+    ms_err e = {0};
+    if (!src || !text) { fprintf(stderr, "usage: mlpscope-native tokenize SOURCE --text T\n"); return 2; }
+    char path[1100];
+    size_t len = 0, l2 = 0;
+    ms_tokenizer *tok = NULL;
+    snprintf(path, sizeof path, "%s/manifest.json", src);
+    uint8_t *man = ms_read_file(path, &len, &e);
+    if (man) { /* a weight set: its manifest's tokenizer (validated with the manifest) */
+        ms_model *mm = ms_model_from_manifest((const char *)man, len, 0, &e);
+        free(man);
+        if (!mm) return die(&e);
+        if (!mm->tok.kind[0] || !strcmp(mm->tok.kind, "none")) ms_fail(&e, MS_E_TOKEN, "%s: the weight set has no tokenizer", src);
+        else tok = ms_load_tokenizer_file(src, &mm->tok, &e);
+        ms_model_free(mm);
+    } else { /* a tokenizer.json folder */
+        ms_err_clear(&e);
+        snprintf(path, sizeof path, "%s/tokenizer.json", src);
+        uint8_t *tj = ms_read_file(path, &len, &e);
+        snprintf(path, sizeof path, "%s/tokenizer_config.json", src);
+        ms_err e2 = {0};
+        uint8_t *cj = ms_read_file(path, &l2, &e2);
+        uint8_t *blob = NULL;
+        size_t bl = 0;
+        if (!tj) ms_fail(&e, MS_E_TOKEN, "%s: neither manifest.json nor tokenizer.json", src);
+        else if (!ms_bpe_import((char *)tj, len, cj ? (char *)cj : NULL, cj ? l2 : 0, &blob, &bl, NULL, &e))
+            tok = ms_tokenizer_load("bpe-bytelevel", blob, bl, 0, &e);
+        free(tj); free(cj); free(blob);
+    }
+    if (!tok) return die(&e);
+    size_t cap = ms_tokenizer_max_ids(strlen(text));
+    int32_t *ids = malloc(cap * sizeof *ids);
+    int n = 0, rc = ms_tokenizer_encode(tok, text, strlen(text), 1, ids, (int)cap, &n, &e);
+    if (!rc) {
+        printf("{\"ids\":[");
+        for (int i = 0; i < n; i++) printf("%s%d", i ? "," : "", ids[i]);
+        printf("]}\n");
+    }
+    free(ids);
+    ms_tokenizer_free(tok);
+    return rc ? die(&e) : 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "tokenize")) return cmd_tokenize(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "synth")) return cmd_synth(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "forward")) return cmd_forward(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);

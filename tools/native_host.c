@@ -65,6 +65,31 @@ uint8_t *ms_read_file(const char *path, size_t *len, ms_err *err) {
     return b;
 }
 
+ms_tokenizer *ms_load_tokenizer_file(const char *dir, const ms_tokinfo *ti, ms_err *err) {
+    char path[1100];
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s", dir, ti->file);
+    uint8_t *tb = ms_read_file(path, &len, err);
+    if (!tb) { if (err) err->code = MS_E_TOKEN; return NULL; }
+    if (ti->sha256[0]) {
+        ms_sha256 sh;
+        uint8_t d[32];
+        char hex[65];
+        ms_sha256_init(&sh);
+        ms_sha256_update(&sh, tb, len);
+        ms_sha256_final(&sh, d);
+        ms_sha256_hex(d, hex);
+        if (strcmp(hex, ti->sha256) != 0) {
+            free(tb);
+            ms_fail(err, MS_E_SHARD_HASH, "%s: sha256 %s does not match the manifest (%s)", ti->file, hex, ti->sha256);
+            return NULL;
+        }
+    }
+    ms_tokenizer *t = ms_tokenizer_load(ti->kind, tb, len, ti->vocab_size, err);
+    free(tb);
+    return t;
+}
+
 ms_model *ms_load_weightset(const char *dir, ms_tokenizer **tok, ms_err *err) {
     char path[1100];
     size_t len;
@@ -122,14 +147,7 @@ ms_model *ms_load_weightset(const char *dir, ms_tokenizer **tok, ms_err *err) {
     if (ms_model_finalize(m, err)) goto fail;
     if (tok) {
         *tok = NULL;
-        if (m->tok.kind[0]) {
-            snprintf(path, sizeof path, "%s/%s", dir, m->tok.file);
-            uint8_t *tb = ms_read_file(path, &len, err);
-            if (!tb) { if (err) err->code = MS_E_TOKEN; goto fail; }
-            *tok = ms_tokenizer_load(m->tok.kind, tb, len, m->tok.vocab_size, err);
-            free(tb);
-            if (!*tok) goto fail;
-        }
+        if (m->tok.kind[0] && strcmp(m->tok.kind, "none") != 0 && !(*tok = ms_load_tokenizer_file(dir, &m->tok, err))) goto fail;
     }
     return m;
 fail:

@@ -17,6 +17,8 @@ void ms_native_io_close_all(ms_native_io *h);
 /* Reads dir/manifest.json, allocates, reads and verifies every shard, finalizes. simd ignored
  * natively. Tokenizer optional (tok may be NULL). */
 ms_model *ms_load_weightset(const char *dir, ms_tokenizer **tok, ms_err *err);
+/* Reads and verifies (sha256) the tokenizer file a manifest names, then loads it. */
+ms_tokenizer *ms_load_tokenizer_file(const char *dir, const ms_tokinfo *ti, ms_err *err);
 /* Reads a whole file; returns NULL and sets err on failure. */
 uint8_t *ms_read_file(const char *path, size_t *len, ms_err *err);
 #endif

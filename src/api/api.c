@@ -7,6 +7,8 @@
 #include "../kernels/dtype.h"
 #include "../tokenizer/tokenizer.h"
 #include "../tokenizer/chat.h"
+#include "../tokenizer/pretokenize.h"
+#include "../tokenizer/unicode.h"
 #include "../util/json.h"
 #include "../util/sha256.h"
 #include <stdlib.h>
@@ -227,6 +229,20 @@ API(ms_tok_chat) char *ms_tok_chat(const ms_tokenizer *t, const char *msgs, size
     char *out = NULL;
     if (ms_chat_render(ms_tokenizer_chat_kind(t), msgs, n, add_gen, thinking, &out, len, err)) return NULL;
     return out;
+}
+/* Pre-tokenization of (NFC) text into pieces: writes piece end offsets (bytes) into ends[cap];
+ * returns the count, or -1 if cap is too small. One piece for tokenizers without a pre-tokenizer. */
+API(ms_tok_pretokenize) int ms_tok_pretokenize(const ms_tokenizer *t, const char *s, size_t n, int32_t *ends, int cap) {
+    int k = 0;
+    if (t->kind != MS_TOK_BPE) { if (cap < 1) return -1; ends[0] = (int32_t)n; return n ? 1 : 0; }
+    for (size_t i = 0; i < n;) {
+        size_t l = ms_pretok_next((int)t->bpe.pretok, s, n, i);
+        if (!l) l = 1;
+        if (k >= cap) return -1;
+        i += l;
+        ends[k++] = (int32_t)i;
+    }
+    return k;
 }
 /* tokenizer.json (+ tokenizer_config.json, may be empty) -> bpe-bytelevel bytes (malloc'd) */
 API(ms_tok_import) uint8_t *ms_tok_import(const char *tj, size_t tl, const char *cj, size_t cl, size_t *out_len, ms_err *err) {

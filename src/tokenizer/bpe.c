@@ -135,7 +135,8 @@ int ms_bpe_load(ms_tok_bpe *t, const uint8_t *d, size_t n, int vocab_limit, ms_e
     for (uint32_t i = 0; i < t->n_added; i++) {
         NEED(q - p + 12, "the added tokens");
         uint32_t l = rd(d + q + 8);
-        if (l < 1 || l > 1024 || n - q - 12 < l) BAD("tokenizer file: added token %u has a bad length", i);
+        if (l < 1 || l > 1024) BAD("tokenizer file: added token %u has a bad length (%u)", i, l);
+        if (n - q - 12 < l) BAD("tokenizer file: truncated in added token %u", i);
         q += 12 + l;
         atot += l;
     }

@@ -109,3 +109,36 @@ export const weightCases = [
 import { createHash } from 'node:crypto';
 function sha256(b) { return createHash('sha256').update(b).digest('hex'); }
 export { safetensorsBytes };
+
+/** Tokenizer cases: input = a folder holding a small valid byte-level tokenizer.json (+ config),
+ *  or a weight set with a tokenizer file (kind given per case); run through `tokenize`. */
+const tj = (d) => json(d, 'tokenizer.json');
+const editTj = (f) => (d) => { const t = tj(d); f(t); wjson(d, 'tokenizer.json', t); };
+export const tokenizerJsonCases = [
+  { id: 'tj-not-json', code: 'E_TOKEN', match: /tokenizer\.json/, build: (d) => wr(d, 'tokenizer.json', '{"model": {"type": "BPE", "vocab": {') },
+  { id: 'tj-not-bpe', code: 'E_TOKEN', match: /model\.type must be "BPE"/, build: editTj((t) => { t.model.type = 'WordPiece'; }) },
+  { id: 'tj-byte-fallback', code: 'E_TOKEN', match: /byte_fallback/, build: editTj((t) => { t.model.byte_fallback = true; }) },
+  { id: 'tj-normalizer', code: 'E_TOKEN', match: /normalizer "NFKC"/, build: editTj((t) => { t.normalizer = { type: 'NFKC' }; }) },
+  { id: 'tj-pretokenizer', code: 'E_TOKEN', match: /pre_tokenizer/, build: editTj((t) => { t.pre_tokenizer.pretokenizers[0].pattern.Regex = '\\w+'; }) },
+  { id: 'tj-decoder', code: 'E_TOKEN', match: /decoder must be ByteLevel/, build: editTj((t) => { t.decoder = { type: 'Metaspace' }; }) },
+  { id: 'tj-bad-merge', code: 'E_TOKEN', match: /merge 0 .* not in the vocabulary/, build: editTj((t) => { t.model.merges[0] = ['zz', 'qq']; }) },
+  { id: 'tj-merge-shape', code: 'E_TOKEN', match: /merge 1 is malformed/, build: editTj((t) => { t.model.merges[1] = ['a']; }) },
+  { id: 'tj-duplicate-id', code: 'E_TOKEN', match: /used by two tokens/, build: editTj((t) => { t.model.vocab.zzzz = t.model.vocab.a; }) },
+  { id: 'tj-negative-id', code: 'E_TOKEN', match: /bad id/, build: editTj((t) => { t.model.vocab.zzzz = -3; }) },
+  { id: 'tj-added-no-content', code: 'E_TOKEN', match: /added token/, build: editTj((t) => { t.added_tokens[0].content = ''; }) },
+  { id: 'tj-no-vocab', code: 'E_TOKEN', match: /model\.vocab missing/, build: editTj((t) => { delete t.model.vocab; }) },
+];
+/** Binary tokenizer files inside a weight set (kind bpe-bytelevel or llama2c): run through tokenize */
+const editBin = (file, f) => (d) => { const b = Buffer.from(rd(d, file)); const out = f(b) ?? b; wr(d, file, out); const m = man(d); m.tokenizer.sha256 = sha256(out); m.tokenizer.bytes = out.length; setMan(d, m); };
+export const tokenizerBinCases = [
+  { id: 'msbpe-truncated', code: 'E_TOKEN', match: /truncated/, build: editBin('tokenizer.msbpe', (b) => b.subarray(0, b.length - 7)) },
+  { id: 'msbpe-magic', code: 'E_TOKEN', match: /bad magic/, build: editBin('tokenizer.msbpe', (b) => { b[0] = 0x58; }) },
+  { id: 'msbpe-header-only', code: 'E_TOKEN', match: /truncated/, build: editBin('tokenizer.msbpe', (b) => b.subarray(0, 20)) },
+  { id: 'msbpe-merge-range', code: 'E_TOKEN', match: /merge 0 refers to a token out of range/, build: editBin('tokenizer.msbpe', (b) => { const nv = b.readUInt32LE(24); let p = 40; for (let i = 0; i < nv; i++) p += 4 + b.readUInt32LE(p); b.writeUInt32LE(0xfffffff, p); }) },
+  { id: 'msbpe-merge-concat', code: 'E_TOKEN', match: /does not concatenate/, build: editBin('tokenizer.msbpe', (b) => { const nv = b.readUInt32LE(24); let p = 40; for (let i = 0; i < nv; i++) p += 4 + b.readUInt32LE(p); b.writeUInt32LE(b.readUInt32LE(p + 4), p + 8); }) },
+  { id: 'msbpe-trailing', code: 'E_TOKEN', match: /trailing/, build: editBin('tokenizer.msbpe', (b) => Buffer.concat([b, Buffer.from([1, 2, 3])])) },
+  { id: 'msbpe-added-dup', code: 'E_TOKEN', match: /listed twice/, build: editBin('tokenizer.msbpe', (b) => { const nv = b.readUInt32LE(24), nm = b.readUInt32LE(28); let p = 40; for (let i = 0; i < nv; i++) p += 4 + b.readUInt32LE(p); p += 12 * nm; const first = b.readUInt32LE(p); p += 12 + b.readUInt32LE(p + 8); b.writeUInt32LE(first, p); }) },
+  { id: 'msbpe-flags', code: 'E_TOKEN', match: /unknown flags/, build: editBin('tokenizer.msbpe', (b) => { b.writeUInt32LE(99, 12); }) },
+  { id: 'msbpe-vocab-too-big', code: 'E_TOKEN', match: /tokens \(the model has/, build: (d) => { const m = man(d); m.tokenizer.vocab_size = 20; m.tokenizer.eos_token_ids = []; setMan(d, m); } },
+  { id: 'msbpe-hash', code: 'E_SHARD_HASH', match: /tokenizer\.msbpe/, build: (d) => { const b = rd(d, 'tokenizer.msbpe'); b[50] ^= 1; wr(d, 'tokenizer.msbpe', b); } },
+];
