@@ -5,3 +5,4 @@ export { Tokenizer, loadTokenizer } from './tokenizer.js';
 export { MlpscopeError } from './errors.js';
 export { createEngine } from './wasm.js';
 export { HOOKS, parseHook } from './hooks.js';
+export { loadModelInWorker, WorkerModel } from './worker-client.js';

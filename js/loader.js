@@ -42,6 +42,7 @@ export async function loadModel(source, opts = {}) {
     }
     const weightBytes = e.x.ms_model_weight_bytes(pre);
     const stateBytes = e.x.ms_model_state_bytes(pre, ctx, batchSize);
+    // where the network would be needed: nothing has been downloaded yet but the manifest
     e.x.ms_model_destroy(pre);
     const need = weightBytes + stateBytes + e.heapBytes;
     if (!stateBytes || need > WASM32_LIMIT)
@@ -90,17 +91,22 @@ export async function loadModel(source, opts = {}) {
     const info = JSON.parse(ownedStr(e, e.x.ms_model_info(model)));
     if (manifest.tokenizer && manifest.tokenizer.kind !== 'none') {
       let tb;
-      try { tb = await withRetry(() => src.bytes(manifest.tokenizer.file, signal), retries, retryDelayMs, signal); } catch (err) {
+      try { tb = await withRetry(() => src.bytes(manifest.tokenizer.file, signal, manifest.tokenizer.sha256), retries, retryDelayMs, signal); } catch (err) {
         if (err.code === 'E_ABORTED') throw err;
         throw new MlpscopeError('E_TOKEN', `tokenizer file ${manifest.tokenizer.file}: ${err.message}`);
       }
-      if (manifest.tokenizer.sha256 && sha256Hex(e, tb) !== manifest.tokenizer.sha256)
+      if (manifest.tokenizer.sha256 && sha256Hex(e, tb) !== manifest.tokenizer.sha256) {
+        if (typeof caches !== 'undefined') await caches.open('mlpscope-weights-v1').then((c) => c.delete(new URL(manifest.tokenizer.file, src.name).href + '#sha256=' + manifest.tokenizer.sha256)).catch(() => {});
         throw new MlpscopeError('E_SHARD_HASH', `${manifest.tokenizer.file}: sha256 does not match the manifest`);
+      }
       tokenizer = Tokenizer.load(e, info.tokenizer.kind, tb, { vocabSize: info.tokenizer.vocab_size, eosIds: info.tokenizer.eos_token_ids });
     }
     state = e.x.ms_state_new(model, ctx, batchSize, e.err) >>> 0;
     e.check(state);
-    return new Model(e, model, state, info, tokenizer, { contextLength: ctx, source: src.name });
+    const isolated = typeof crossOriginIsolated !== 'undefined' ? crossOriginIsolated : typeof SharedArrayBuffer !== 'undefined';
+    const wanted = opts.threads ?? 'auto';
+    const buildWhy = `single-threaded SIMD128 build: this version ships no multi-threaded build yet (threads: ${wanted}${isolated ? '' : '; SharedArrayBuffer is not available here, so threads could not run anyway'})`;
+    return new Model(e, model, state, info, tokenizer, { contextLength: ctx, source: src.name, buildWhy });
   } catch (err) {
     tokenizer?.dispose();
     if (state) e.x.ms_state_destroy(state);

@@ -47,10 +47,25 @@ function urlSource(base, { cache = typeof caches !== 'undefined' } = {}) {
     return { async *[Symbol.asyncIterator]() { try { for (;;) { const { done, value } = await reader.read(); if (done) return; yield value; } } finally { reader.releaseLock?.(); } } };
   };
   const cacheKey = (file, sha) => new URL(file, baseUrl).href + '#sha256=' + sha;
+  // Small files: with a sha256 (tokenizer) cache-first by content; without (manifest.json)
+  // network-first, keeping the last good copy for offline use.
+  const small = async (file, signal, sha256) => {
+    const c = cache ? await caches.open(CACHE_NAME) : null;
+    const key = sha256 ? cacheKey(file, sha256) : new URL(file, baseUrl).href + '#latest';
+    if (c && sha256) { const hit = await c.match(key); if (hit) return new Uint8Array(await hit.arrayBuffer()); }
+    try {
+      const b = new Uint8Array(await (await get(file, signal)).arrayBuffer());
+      if (c) await c.put(key, new Response(b)).catch(() => {});
+      return b;
+    } catch (err) {
+      if (c && !sha256 && err.code === 'E_NETWORK') { const hit = await c.match(key); if (hit) return new Uint8Array(await hit.arrayBuffer()); }
+      throw err;
+    }
+  };
   return {
     name: baseUrl.href,
-    text: async (f, signal) => (await get(f, signal)).text(),
-    bytes: async (f, signal) => new Uint8Array(await (await get(f, signal)).arrayBuffer()),
+    text: async (f, signal) => new TextDecoder().decode(await small(f, signal)),
+    bytes: async (f, signal, sha256) => small(f, signal, sha256),
     async open(file, { signal, start = 0, sha256 } = {}) {
       const c = cache && sha256 ? await caches.open(CACHE_NAME) : null;
       if (c && start === 0) {

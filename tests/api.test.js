@@ -117,3 +117,22 @@ test('typed errors: bad ids, context overflow, empty input, unknown hook, calls 
   m2.dispose();
   code(() => m2.forward([1]), 'E_STATE');
 });
+
+test('one model, one call at a time: forward during a running generate() is E_STATE; chat prompts; build info', async () => {
+  const g = model.generate('Once upon a time', { maxTokens: 5 });
+  await g.next();
+  assert.throws(() => model.forward([1, 5]), (e) => e.code === 'E_STATE' && /busy/.test(e.message));
+  await assert.rejects(model.generate('x').next(), (e) => e.code === 'E_STATE');
+  await g.return();
+  assert.ok(model.forward([1, 5]).logits); // free again
+  const chat = [];
+  for await (const t of model.generate([{ role: 'user', content: 'Once upon a time' }], { maxTokens: 6 })) chat.push(t.id);
+  const plain = [];
+  for await (const t of model.generate('Once upon a time', { maxTokens: 6 })) plain.push(t.id);
+  assert.deepEqual(chat, plain, 'llama2.c models have no chat template: messages render as plain text');
+  await assert.rejects(model.generate([], {}).next(), (e) => e.code === 'E_ARG');
+  const info = model.info();
+  assert.equal(info.build.threads, 1);
+  assert.equal(info.build.simd, true);
+  assert.match(info.build.why, /single-threaded/);
+});

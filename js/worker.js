@@ -1,0 +1,70 @@
+// The Web Worker side of loadModelInWorker(): runs the in-process API and answers messages.
+// Results' typed arrays are transferred, not copied.
+import { loadModel } from './loader.js';
+import { MlpscopeError } from './errors.js';
+
+let model = null;
+const gens = new Map();
+const aborts = new Map();
+let nextGen = 1;
+
+function transferables(v, out = new Set()) {
+  if (!v || typeof v !== 'object') return out;
+  if (ArrayBuffer.isView(v)) { out.add(v.buffer); return out; }
+  if (Array.isArray(v)) { for (const x of v) transferables(x, out); return out; }
+  for (const k of Object.keys(v)) transferables(v[k], out);
+  return out;
+}
+
+const need = () => { if (!model) throw new MlpscopeError('E_STATE', 'no model loaded in this worker'); return model; };
+const tok = () => { const t = need().tokenizer; if (!t) throw new MlpscopeError('E_TOKEN', 'this weight set has no tokenizer'); return t; };
+
+const ops = {
+  async load(id, source, opts) {
+    const ac = new AbortController();
+    aborts.set(id, ac);
+    try {
+      model?.dispose();
+      model = null;
+      model = await loadModel(source, { ...opts, signal: ac.signal, onProgress: (p) => self.postMessage({ id, progress: p }) });
+      return { info: model.info(), tokenizer: model.tokenizer ? { kind: model.tokenizer.kind, bosId: model.tokenizer.bosId, eosIds: model.tokenizer.eosIds, vocabSize: model.tokenizer.vocabSize, chatTemplate: model.tokenizer.chatTemplate } : null };
+    } finally { aborts.delete(id); }
+  },
+  abort(id, target) { aborts.get(target)?.abort(); },
+  info: () => need().info(),
+  forward: (id, ids, opts) => need().forward(ids, opts),
+  reset: () => need().reset(),
+  setDeltaNetMode: (id, mode) => need().setDeltaNetMode(mode),
+  encode: (id, text, opts) => tok().encode(text, opts),
+  decode: (id, ids) => tok().decode(ids),
+  idToToken: (id, i) => tok().idToToken(i),
+  tokenToId: (id, s) => tok().tokenToId(s),
+  pretokenize: (id, text) => tok().pretokenize(text),
+  applyChatTemplate: (id, messages, opts) => tok().applyChatTemplate(messages, opts),
+  genStart(id, prompt, opts) {
+    const g = need().generate(prompt, opts);
+    const gid = nextGen++;
+    gens.set(gid, g);
+    return gid;
+  },
+  async genNext(id, gid) {
+    const g = gens.get(gid);
+    if (!g) return { done: true };
+    const r = await g.next();
+    if (r.done) gens.delete(gid);
+    return r;
+  },
+  async genStop(id, gid) { const g = gens.get(gid); gens.delete(gid); await g?.return(); },
+  dispose() { for (const g of gens.values()) g.return(); gens.clear(); model?.dispose(); model = null; },
+};
+
+self.onmessage = async ({ data }) => {
+  const { id, op, args = [] } = data;
+  try {
+    if (!(op in ops)) throw new MlpscopeError('E_ARG', `unknown operation ${op}`);
+    const result = await ops[op](id, ...args);
+    self.postMessage({ id, ok: true, result }, [...transferables(result)]);
+  } catch (err) {
+    self.postMessage({ id, ok: false, error: { code: err?.code ?? 'E_STATE', message: err?.message ?? String(err) } });
+  }
+};

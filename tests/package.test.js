@@ -1,0 +1,32 @@
+// The npm package as a user gets it: `npm pack`, install the tarball into a fresh project
+// (offline), run an example and the CLI against a weight set.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, convertStories, tmpDir } from './helpers.js';
+
+test('npm pack -> install offline in a new project -> examples and CLI run', () => {
+  const out = tmpDir('pack');
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', out], { cwd: ROOT, encoding: 'utf8' }));
+  const files = packed[0].files.map((f) => f.path);
+  for (const f of ['js/index.js', 'js/index.d.ts', 'js/worker.js', 'build/wasm/mlpscope.wasm', 'bin/mlpscope.js', 'examples/knockout.mjs', 'README.md'])
+    assert.ok(files.includes(f), `${f} is in the package`);
+  assert.ok(!files.some((f) => f.startsWith('tests/') || f.startsWith('src/') || f.startsWith('node_modules/')));
+  const tarball = path.join(out, packed[0].filename);
+  const proj = tmpDir('proj');
+  fs.writeFileSync(path.join(proj, 'package.json'), JSON.stringify({ name: 'try-mlpscope', private: true, type: 'module' }));
+  execFileSync('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund'], { cwd: proj, stdio: 'pipe' });
+  const weights = convertStories('f32');
+  fs.copyFileSync(path.join(ROOT, 'examples/knockout.mjs'), path.join(proj, 'knockout.mjs'));
+  const ko = execFileSync(process.execPath, ['knockout.mjs', weights], { cwd: proj, encoding: 'utf8' });
+  assert.match(ko, /KL\(before \|\| after\) = [0-9.e+-]+ nats/);
+  const table = execFileSync(process.execPath, [path.join(proj, 'node_modules/mlpscope/examples/mlp-table.mjs'), weights], { cwd: proj, encoding: 'utf8' });
+  assert.match(table, /mlp share/);
+  const run = execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['run', weights, '--prompt', 'Once upon a time', '--max-tokens', '8'], { cwd: proj, encoding: 'utf8' });
+  assert.match(run, /there was a/);
+  fs.writeFileSync(path.join(proj, 'types.mjs'), "import { loadModel, loadModelInWorker, HOOKS } from 'mlpscope';\nconsole.log(typeof loadModel, typeof loadModelInWorker, HOOKS.length);\n");
+  assert.equal(execFileSync(process.execPath, ['types.mjs'], { cwd: proj, encoding: 'utf8' }).trim(), 'function function 8');
+  assert.ok(fs.existsSync(path.join(proj, 'node_modules/mlpscope/js/index.d.ts')));
+});
