@@ -33,6 +33,13 @@ build_native() {
 }
 
 if [ "$what" = all ] || [ "$what" = native ]; then
+  # the trainer: register-blocked matmuls in AVX-512 where the CPU has it (else AVX2), no FP
+  # contraction: the same summation order either way, so runs are bit-reproducible
+  TRAIN_ISA="-mavx2"
+  grep -q avx512f /proc/cpuinfo 2>/dev/null && TRAIN_ISA="-mavx512f -mavx2"
+  # shellcheck disable=SC2086
+  gcc $CFLAGS_COMMON -O3 $TRAIN_ISA -ffp-contract=off -pthread -o build/native/mlpscope-train tools/train/train_main.c \
+    $(echo $ENGINE_SRC | tr ' ' '\n' | grep -v '^src/api/') $TOOL_SRC -lm 2>&1 || exit 1
   build_native build/native -O2 -g
   build_native build/asan -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
   echo "built build/native and build/asan"

@@ -70,7 +70,7 @@ int ms_config_from_json(ms_config *c, int family, const ms_json *j, int32_t obj,
     if (c->hidden % c->n_heads && ms_json_get(j, obj, "head_dim") < 0)
         return ms_fail(err, MS_E_CONFIG, "config: hidden_size %d is not a multiple of num_attention_heads %d and head_dim is absent", c->hidden, c->n_heads);
     if ((rc = get_int(j, obj, "head_dim", 0, c->hidden / c->n_heads, 2, 4096, &c->head_dim, err))) return rc;
-    double eps;
+    double eps = 0;
     if ((rc = get_num(j, obj, "rms_norm_eps", family == MS_FAMILY_QWEN3_5 ? 1e-6 : 1e-5, 1e-12, 0.1, &eps, err))) return rc;
     c->eps = (float)eps;
     c->norm_offset = family == MS_FAMILY_QWEN3_5 ? 1.0f : 0.0f;
@@ -79,7 +79,7 @@ int ms_config_from_json(ms_config *c, int family, const ms_json *j, int32_t obj,
     /* RoPE: top-level keys, or inside rope_parameters (newer HF configs). */
     int32_t rp = ms_json_get(j, obj, "rope_parameters");
     int32_t ro = (rp >= 0 && j->nodes[rp].type == MS_JOBJ) ? rp : obj;
-    double theta, prf;
+    double theta = 0, prf = 0;
     if ((rc = get_num(j, ro, "rope_theta", family == MS_FAMILY_QWEN3_5 ? 1e7 : 1e4, 1.0, 1e12, &theta, err))) return rc;
     if (ro != obj && ms_json_get(j, ro, "rope_theta") < 0 &&
         (rc = get_num(j, obj, "rope_theta", theta, 1.0, 1e12, &theta, err))) return rc;

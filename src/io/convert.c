@@ -123,7 +123,8 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
         size_t per = BLOCK_BYTES / row_src ? BLOCK_BYTES / row_src : 1;
         for (size_t r0 = 0; r0 < rows; r0 += per) {
             size_t nr = rows - r0 < per ? rows - r0 : per;
-            if (t->src_file < 0) ms_synth_rows(t, r0, nr, cols, (float *)(void *)sbuf);
+            if (t->src_mem) memcpy(sbuf, (const uint8_t *)t->src_mem + r0 * row_src, nr * row_src);
+            else if (t->src_file < 0) ms_synth_rows(t, r0, nr, cols, (float *)(void *)sbuf);
             else if (io->read(io->ctx, in[t->src_file], t->src_off + r0 * row_src, sbuf, nr * row_src)) {
                 rc = ms_fail(err, MS_E_CHECKPOINT, "%s: read failed in tensor %s", p->src_files[t->src_file], t->name);
                 goto done;

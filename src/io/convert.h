@@ -32,6 +32,7 @@ typedef struct {
     int64_t gen_split;  /* rows >= gen_split are multiplied by gen_gain */
     float gen_gain;
     uint64_t gen_seed;
+    const void *src_mem; /* tensor values in memory (the trainer): used instead of a file when set */
     int src_dtype;      /* f32, f16, bf16 */
     uint64_t src_off;
     /* output */

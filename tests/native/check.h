@@ -10,4 +10,5 @@ typedef struct { const char *shared; const char *tmp; } ms_t_env;
 void test_units(const ms_t_env *env);
 void test_llama(const ms_t_env *env);
 void test_bad_inputs(const ms_t_env *env);
+void test_train(const ms_t_env *env);
 #endif

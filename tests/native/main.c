@@ -9,6 +9,7 @@ int main(int argc, char **argv) {
     test_units(&env);
     test_llama(&env);
     test_bad_inputs(&env);
+    test_train(&env);
     printf("%d checks, %d failed\n", ms_t_checks, ms_t_failed);
     return ms_t_failed ? 1 : 0;
 }

@@ -1,0 +1,433 @@
+/* mlpscope-train: learns a byte-level BPE vocabulary from a text corpus, trains the demo model
+ * (llama family, SwiGLU MLP) on both cores, and writes weight sets (f32 and q8) with the tokenizer.
+ *   mlpscope-train --train T.txt --val V.txt --out DIR [--steps N] [--threads 2] [--seed S]
+ *                  [--ckpt FILE] [--resume] [--log FILE] ...   (see usage())
+ *   mlpscope-train --logits CKPT --ids 1,2,3     trainer-side logits of the last token (tests) */
+#define _GNU_SOURCE
+#include "train_core.c"
+#include "../../src/io/convert.h"
+#include "../../src/kernels/dtype.h"
+#include "../../src/tokenizer/tokenizer.h"
+#include "../../src/tokenizer/pretokenize.h"
+#include "../../src/util/json.h"
+#include "../native_host.h"
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+
+typedef struct {
+    const char *train, *val, *out, *ckpt, *log;
+    int vocab, steps, threads, batch, eval_every, ckpt_every, resume, eval_windows;
+    uint64_t seed;
+    tcfg c;
+    tadam o;
+} opts_t;
+
+static double now_s(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return ts.tv_sec + ts.tv_nsec * 1e-9; }
+static uint64_t rnd(uint64_t *s) { *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17; return *s; }
+static double gauss(uint64_t *s) {
+    double u1 = ((rnd(s) >> 11) + 1.0) / 9007199254740993.0, u2 = (rnd(s) >> 11) / 9007199254740992.0;
+    return sqrt(-2 * log(u1)) * cos(2 * 3.14159265358979323846 * u2);
+}
+
+/* ---------------- BPE vocabulary learning ---------------- */
+typedef struct { uint8_t *b; uint32_t n; uint32_t count; uint32_t *sym; uint32_t nsym; } word;
+
+static uint64_t fnv(const uint8_t *p, size_t n) { uint64_t h = 1469598103934665603ull; for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull; return h; }
+
+/* Learns vocab-1 tokens (256 bytes + merges) + <|endoftext|>; writes the bpe-bytelevel blob. */
+static uint8_t *learn_bpe(const char *text, size_t n, int vocab, size_t *out_len) {
+    /* count pre-tokenized pieces (Qwen2 pattern) */
+    uint32_t cap = 1 << 20, nw = 0;
+    word *w = calloc(cap, sizeof *w);
+    uint32_t *slot = malloc(cap * 2 * sizeof *slot);
+    memset(slot, 0xFF, cap * 2 * sizeof *slot);
+    for (size_t i = 0; i < n;) {
+        size_t l = ms_pretok_next(MS_PRE_QWEN2, text, n, i);
+        if (!l) l = 1;
+        uint64_t h = fnv((const uint8_t *)text + i, l);
+        uint32_t k = (uint32_t)h & (cap * 2 - 1);
+        while (slot[k] != UINT32_MAX && !(w[slot[k]].n == l && !memcmp(w[slot[k]].b, text + i, l))) k = (k + 1) & (cap * 2 - 1);
+        if (slot[k] == UINT32_MAX) {
+            if (nw == cap) { fprintf(stderr, "too many distinct words\n"); exit(1); }
+            slot[k] = nw;
+            w[nw].b = malloc(l);
+            memcpy(w[nw].b, text + i, l);
+            w[nw].n = (uint32_t)l;
+            w[nw].sym = malloc(l * sizeof(uint32_t));
+            for (size_t q = 0; q < l; q++) w[nw].sym[q] = (uint8_t)text[i + q];
+            w[nw].nsym = (uint32_t)l;
+            nw++;
+        }
+        w[slot[k]].count++;
+        i += l;
+    }
+    free(slot);
+    int nmerge = vocab - 256 - 1;
+    uint32_t (*merges)[3] = malloc((size_t)nmerge * sizeof *merges);
+    uint8_t **tokb = calloc((size_t)vocab, sizeof *tokb);
+    uint32_t *tokn = calloc((size_t)vocab, sizeof *tokn);
+    for (int b = 0; b < 256; b++) { tokb[b] = malloc(1); tokb[b][0] = (uint8_t)b; tokn[b] = 1; }
+    /* pair counts in a dense table over current ids (vocab <= 4096 keeps it small) */
+    uint64_t *pc = malloc((size_t)vocab * vocab * sizeof *pc);
+    for (int m = 0; m < nmerge; m++) {
+        int cur = 256 + m;
+        memset(pc, 0, (size_t)cur * vocab * sizeof *pc);
+        for (uint32_t q = 0; q < nw; q++)
+            for (uint32_t j = 0; j + 1 < w[q].nsym; j++) pc[(size_t)w[q].sym[j] * vocab + w[q].sym[j + 1]] += w[q].count;
+        uint64_t best = 0;
+        size_t bi = 0;
+        for (size_t x = 0; x < (size_t)cur * vocab; x++) if (pc[x] > best) { best = pc[x]; bi = x; } /* ties: lowest ids */
+        if (!best) { nmerge = m; break; }
+        uint32_t a = (uint32_t)(bi / vocab), b = (uint32_t)(bi % vocab);
+        merges[m][0] = a; merges[m][1] = b; merges[m][2] = (uint32_t)cur;
+        tokn[cur] = tokn[a] + tokn[b];
+        tokb[cur] = malloc(tokn[cur]);
+        memcpy(tokb[cur], tokb[a], tokn[a]);
+        memcpy(tokb[cur] + tokn[a], tokb[b], tokn[b]);
+        for (uint32_t q = 0; q < nw; q++) {
+            uint32_t o = 0;
+            for (uint32_t j = 0; j < w[q].nsym; j++) {
+                if (j + 1 < w[q].nsym && w[q].sym[j] == a && w[q].sym[j + 1] == b) { w[q].sym[o++] = (uint32_t)cur; j++; }
+                else w[q].sym[o++] = w[q].sym[j];
+            }
+            w[q].nsym = o;
+        }
+    }
+    free(pc);
+    /* blob: header, vocab, merges, one added token */
+    int nv = 256 + nmerge + 1;
+    size_t cap2 = 64 + (size_t)nv * 8 + (size_t)nmerge * 12 + 64;
+    for (int t = 0; t < 256 + nmerge; t++) cap2 += tokn[t];
+    uint8_t *o = malloc(cap2), *p = o;
+#define P32(v) do { uint32_t vv = (uint32_t)(v); memcpy(p, &vv, 4); p += 4; } while (0)
+    memcpy(p, "MSBPE\0v1", 8); p += 8;
+    P32(1); P32(MS_PRE_QWEN2); P32(0); P32(0xFFFFFFFFu); P32(nv); P32(nmerge); P32(1); P32(0);
+    for (int t = 0; t < 256 + nmerge; t++) { P32(tokn[t]); memcpy(p, tokb[t], tokn[t]); p += tokn[t]; }
+    P32(0); /* the added token's vocab entry is empty */
+    for (int m = 0; m < nmerge; m++) { P32(merges[m][0]); P32(merges[m][1]); P32(merges[m][2]); }
+    P32(nv - 1); P32(1); P32(13); memcpy(p, "<|endoftext|>", 13); p += 13;
+#undef P32
+    *out_len = (size_t)(p - o);
+    for (uint32_t q = 0; q < nw; q++) { free(w[q].b); free(w[q].sym); }
+    free(w);
+    for (int t = 0; t < vocab; t++) free(tokb[t]);
+    free(tokb); free(tokn); free(merges);
+    return o;
+}
+
+/* documents separated by blank lines -> ids, <|endoftext|> after each */
+static int32_t *encode_corpus(const ms_tokenizer *tok, const char *text, size_t n, int eos, size_t *count) {
+    size_t cap = n + 16, k = 0;
+    int32_t *ids = malloc(cap * sizeof *ids), *tmp = malloc((ms_tokenizer_max_ids(n) + 1) * sizeof *tmp);
+    ms_err e = {0};
+    size_t i = 0;
+    while (i < n) {
+        const char *end = strstr(text + i, "\n\n");
+        size_t j = end ? (size_t)(end - text) : n;
+        int m = 0;
+        if (j > i && ms_tokenizer_encode(tok, text + i, j - i, 0, tmp, (int)ms_tokenizer_max_ids(j - i), &m, &e)) { fprintf(stderr, "encode: %s\n", e.msg); exit(1); }
+        if (k + (size_t)m + 1 > cap) { cap = (k + m + 1) * 2; ids = realloc(ids, cap * sizeof *ids); }
+        memcpy(ids + k, tmp, (size_t)m * sizeof *ids);
+        k += (size_t)m;
+        ids[k++] = eos;
+        i = end ? j + 2 : n;
+    }
+    free(tmp);
+    *count = k;
+    return ids;
+}
+
+/* ---------------- training ---------------- */
+typedef struct {
+    const tcfg *c; const tparams *p; const tT *wt;
+    const int32_t *data; const size_t *offs; int first, n;
+    real *gbuf; tparams g; tact a; real *abuf; double loss; real lscale;
+} job;
+
+static void *run_job(void *arg) {
+    job *j = arg;
+    memset(j->gbuf, 0, tparams_count(j->c) * sizeof(real));
+    j->loss = 0;
+    for (int b = j->first; b < j->first + j->n; b++) {
+        const int32_t *seq = j->data + j->offs[b];
+        j->loss += t_forward(j->c, j->p, j->wt, seq, seq + 1, &j->a);
+        t_backward(j->c, j->p, seq, seq + 1, &j->a, &j->g, j->lscale);
+    }
+    return NULL;
+}
+
+static double eval_loss(const tcfg *c, const tparams *p, const tT *wt, const int32_t *val, size_t nval, int windows, tact *a) {
+    double sum = 0;
+    size_t stride = (nval - c->T - 1) / (size_t)windows;
+    for (int w = 0; w < windows; w++) {
+        const int32_t *seq = val + (size_t)w * stride;
+        sum += t_forward(c, p, wt, seq, seq + 1, a);
+    }
+    return sum / ((double)windows * c->T);
+}
+
+static int write_weightset(const opts_t *O, const char *dir, const tparams *p, int dtype, const uint8_t *tok, size_t toklen) {
+    const tcfg *c = &O->c;
+    mkdir(dir, 0755);
+    ms_conv_plan pl;
+    memset(&pl, 0, sizeof pl);
+    snprintf(pl.family, sizeof pl.family, "llama");
+    ms_buf b = {0};
+    ms_buf_printf(&b, "{\"architectures\": [\"LlamaForCausalLM\"], \"source\": \"mlpscope-train\", \"hidden_size\": %d, \"intermediate_size\": %d, "
+                      "\"num_hidden_layers\": %d, \"num_attention_heads\": %d, \"num_key_value_heads\": %d, \"head_dim\": %d, \"vocab_size\": %d, "
+                      "\"max_position_embeddings\": %d, \"rms_norm_eps\": %g, \"rope_theta\": %g, \"rope_layout\": \"halves\", \"tie_word_embeddings\": true}",
+                  c->H, c->I, c->L, c->nh, c->nh, c->hd, c->V, c->T, c->eps, c->theta);
+    pl.config_json = b.p;
+    size_t H = (size_t)c->H, I = (size_t)c->I;
+    pl.cap = 2 + 9 * c->L;
+    pl.t = calloc((size_t)pl.cap, sizeof *pl.t);
+    typedef struct { const char *name; const real *ptr; int64_t d0, d1; } entry;
+    entry *list = malloc((size_t)(2 + 9 * c->L) * sizeof *list);
+    int k = 0;
+    list[k++] = (entry){"embed_tokens", p->emb, c->V, c->H};
+    static const char *const names[9] = {"input_layernorm", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+                                         "post_attention_layernorm", "mlp.gate_proj", "mlp.down_proj", "mlp.up_proj"};
+    for (int l = 0; l < c->L; l++) {
+        const real *ptrs[9] = {p->rms_att + l * H, p->wq + l * H * H, p->wk + l * H * H, p->wv + l * H * H, p->wo + l * H * H,
+                               p->rms_ffn + l * H, p->w1 + l * I * H, p->w2 + l * H * I, p->w3 + l * I * H};
+        const int64_t d0[9] = {c->H, c->H, c->H, c->H, c->H, c->H, c->I, c->H, c->I}, d1[9] = {0, c->H, c->H, c->H, c->H, 0, c->H, c->I, c->H};
+        for (int q = 0; q < 9; q++) list[k++] = (entry){names[q], ptrs[q], d0[q], d1[q]};
+    }
+    list[k++] = (entry){"norm", p->rms_final, c->H, 0};
+    for (int q = 0; q < k; q++) {
+        ms_conv_tensor *t = &pl.t[pl.n++];
+        if (q >= 1 && q < k - 1) snprintf(t->name, sizeof t->name, "layers.%d.%s", (q - 1) / 9, list[q].name);
+        else snprintf(t->name, sizeof t->name, "%s", list[q].name);
+        t->ndim = list[q].d1 ? 2 : 1;
+        t->shape[0] = list[q].d0;
+        t->shape[1] = list[q].d1;
+        t->is_matrix = list[q].d1 != 0;
+        t->src_dtype = MS_F32;
+        t->src_file = -1;
+        t->src_mem = list[q].ptr;
+    }
+    free(list);
+    pl.tok_blob = malloc(toklen);
+    memcpy(pl.tok_blob, tok, toklen);
+    pl.tok_blob_len = toklen;
+    snprintf(pl.tok_kind, sizeof pl.tok_kind, "bpe-bytelevel");
+    snprintf(pl.tok_out, sizeof pl.tok_out, "tokenizer.msbpe");
+    pl.tok_vocab = c->V;
+    pl.tok_bos = -1;
+    pl.tok_eos[0] = c->V - 1;
+    pl.n_tok_eos = 1;
+    ms_native_io h;
+    ms_io io;
+    ms_native_io_init(&h, &io, dir);
+    io.log = NULL;
+    ms_err e = {0};
+    int ns = 0;
+    ms_conv_opts co = {.dtype = dtype, .embed_dtype = -1, .shard_bytes = 64u << 20};
+    int rc = ms_plan_layout(&pl, &co, &ns, &e);
+    if (!rc) rc = ms_convert_write(&pl, &io, ns, &e);
+    ms_native_io_close_all(&h);
+    if (rc) fprintf(stderr, "writing %s: %s: %s\n", dir, ms_code_name(rc), e.msg);
+    ms_plan_free(&pl);
+    return rc;
+}
+
+/* ---------------- checkpoints ---------------- */
+static const char CK_MAGIC[8] = {'M', 'S', 'T', 'R', 'A', 'I', 'N', '1'};
+
+static int save_ckpt(const char *path, const tcfg *c, int step, uint64_t rng, const real *w, const real *m, const real *v, size_t n, const uint8_t *tok, size_t toklen) {
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return -1;
+    int32_t hdr[8] = {c->H, c->I, c->L, c->nh, c->hd, c->V, c->T, step};
+    uint64_t tl = toklen, nn = n;
+    int ok = fwrite(CK_MAGIC, 1, 8, f) == 8 && fwrite(hdr, 4, 8, f) == 8 && fwrite(&rng, 8, 1, f) == 1 && fwrite(&nn, 8, 1, f) == 1 &&
+             fwrite(w, sizeof(real), n, f) == n && fwrite(m, sizeof(real), n, f) == n && fwrite(v, sizeof(real), n, f) == n &&
+             fwrite(&tl, 8, 1, f) == 1 && fwrite(tok, 1, toklen, f) == toklen;
+    ok &= fclose(f) == 0;
+    return ok ? rename(tmp, path) : -1;
+}
+
+static int load_ckpt(const char *path, tcfg *c, int *step, uint64_t *rng, real **w, real **m, real **v, size_t *n, uint8_t **tok, size_t *toklen) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    char mg[8];
+    int32_t hdr[8];
+    uint64_t nn, tl;
+    if (fread(mg, 1, 8, f) != 8 || memcmp(mg, CK_MAGIC, 8) || fread(hdr, 4, 8, f) != 8 || fread(rng, 8, 1, f) != 1 || fread(&nn, 8, 1, f) != 1) { fclose(f); return -2; }
+    c->H = hdr[0]; c->I = hdr[1]; c->L = hdr[2]; c->nh = hdr[3]; c->hd = hdr[4]; c->V = hdr[5]; c->T = hdr[6];
+    *step = hdr[7];
+    if (nn != tparams_count(c)) { fclose(f); return -3; }
+    *n = (size_t)nn;
+    *w = malloc(nn * sizeof(real)); *m = malloc(nn * sizeof(real)); *v = malloc(nn * sizeof(real));
+    int ok = fread(*w, sizeof(real), nn, f) == nn && fread(*m, sizeof(real), nn, f) == nn && fread(*v, sizeof(real), nn, f) == nn && fread(&tl, 8, 1, f) == 1 && tl < (64u << 20);
+    if (ok) { *tok = malloc(tl); *toklen = tl; ok = fread(*tok, 1, tl, f) == tl; }
+    fclose(f);
+    return ok ? 0 : -4;
+}
+
+static char *read_text(const char *path, size_t *n) {
+    ms_err e = {0};
+    uint8_t *b = ms_read_file(path, n, &e);
+    if (!b) { fprintf(stderr, "%s\n", e.msg); exit(1); }
+    return (char *)b;
+}
+
+static void usage(void) {
+    fprintf(stderr, "usage: mlpscope-train --train FILE --val FILE --out DIR [--out-f32 DIR] [--steps N] [--batch B] [--threads K]\n"
+                    "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--seed S]\n"
+                    "         [--ckpt FILE] [--resume] [--ckpt-every N] [--log FILE] [--eval-every N]\n"
+                    "       mlpscope-train --logits CKPT --ids 1,2,3\n");
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    opts_t O = {0};
+    O.vocab = 1024; O.steps = 3000; O.threads = 2; O.batch = 16; O.eval_every = 100; O.ckpt_every = 200; O.eval_windows = 64; O.seed = 1;
+    O.c = (tcfg){.H = 128, .I = 448, .L = 6, .nh = 4, .T = 128, .eps = 1e-5, .theta = 10000.0};
+    O.o = (tadam){.lr = 3e-3, .min_lr = 3e-4, .b1 = 0.9, .b2 = 0.95, .eps = 1e-8, .wd = 0.1, .clip = 1.0, .warmup = 100};
+    const char *logits_ckpt = NULL, *ids_s = NULL, *out_f32 = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define OPT(name) (!strcmp(a, name) && v && (i++, 1))
+        if (OPT("--train")) O.train = v; else if (OPT("--val")) O.val = v; else if (OPT("--out")) O.out = v;
+        else if (OPT("--out-f32")) out_f32 = v; else if (OPT("--ckpt")) O.ckpt = v; else if (OPT("--log")) O.log = v;
+        else if (OPT("--steps")) O.steps = atoi(v); else if (OPT("--batch")) O.batch = atoi(v); else if (OPT("--threads")) O.threads = atoi(v);
+        else if (OPT("--vocab")) O.vocab = atoi(v); else if (OPT("--hidden")) O.c.H = atoi(v); else if (OPT("--layers")) O.c.L = atoi(v);
+        else if (OPT("--heads")) O.c.nh = atoi(v); else if (OPT("--inter")) O.c.I = atoi(v); else if (OPT("--ctx")) O.c.T = atoi(v);
+        else if (OPT("--lr")) O.o.lr = atof(v), O.o.min_lr = O.o.lr / 10; else if (OPT("--seed")) O.seed = strtoull(v, NULL, 10);
+        else if (OPT("--eval-every")) O.eval_every = atoi(v); else if (OPT("--ckpt-every")) O.ckpt_every = atoi(v);
+        else if (OPT("--warmup")) O.o.warmup = atoi(v);
+        else if (OPT("--logits")) logits_ckpt = v; else if (OPT("--ids")) ids_s = v;
+        else if (!strcmp(a, "--resume")) O.resume = 1;
+        else usage();
+#undef OPT
+    }
+    if (logits_ckpt) { /* trainer-side logits of the last position, for the engine comparison test */
+        tcfg c = O.c;
+        int step; uint64_t r; real *w, *m, *v; size_t n, tl; uint8_t *tok;
+        if (!ids_s || load_ckpt(logits_ckpt, &c, &step, &r, &w, &m, &v, &n, &tok, &tl)) { fprintf(stderr, "cannot read %s\n", logits_ckpt); return 1; }
+        int32_t ids[4096]; int k = 0;
+        for (char *p = (char *)ids_s; *p && k < 4096;) { ids[k++] = (int32_t)strtol(p, &p, 10); if (*p == ',') p++; else break; }
+        c.T = k; c.eps = 1e-5; c.theta = 10000.0;
+        tparams p; tparams_view(&c, w, &p);
+        size_t H = (size_t)c.H, I = (size_t)c.I;
+        real *tb = malloc(tparams_count(&c) * sizeof(real));
+        tT wt = {tb, tb + c.L * H * H, tb + 2 * c.L * H * H, tb + 3 * c.L * H * H, tb + 4 * c.L * H * H, tb + 4 * c.L * H * H + c.L * I * H,
+                 tb + 4 * c.L * H * H + c.L * I * H + c.L * H * I, tb + 4 * c.L * H * H + 3 * c.L * I * H};
+        tT_refresh(&c, &p, &wt);
+        real *ab = malloc(tact_count(&c) * sizeof(real));
+        tact a; tact_view(&c, ab, &a);
+        t_forward(&c, &p, &wt, ids, NULL, &a);
+        printf("{\"logits\":[");
+        for (int i = 0; i < c.V; i++) printf("%s%.9g", i ? "," : "", (double)a.logits[(size_t)(k - 1) * c.V + i]);
+        printf("]}\n");
+        return 0;
+    }
+    if (!O.train || !O.val || !O.out) usage();
+    O.o.steps = O.steps;
+    size_t ntrain, nval;
+    char *train = read_text(O.train, &ntrain), *val = read_text(O.val, &nval);
+    tcfg *c = &O.c;
+    real *w = NULL, *m = NULL, *v = NULL;
+    uint8_t *tokblob = NULL;
+    size_t np = 0, toklen = 0;
+    int start = 0;
+    uint64_t rng = O.seed * 0x9E3779B97F4A7C15ull + 1;
+    double t0 = now_s();
+    if (O.resume && O.ckpt && load_ckpt(O.ckpt, c, &start, &rng, &w, &m, &v, &np, &tokblob, &toklen) == 0) {
+        fprintf(stderr, "resumed %s at step %d\n", O.ckpt, start);
+    } else {
+        c->V = O.vocab;
+        tokblob = learn_bpe(train, ntrain, O.vocab, &toklen);
+        fprintf(stderr, "learned a %d-token BPE vocabulary in %.1f s\n", O.vocab, now_s() - t0);
+        np = tparams_count(c);
+        w = calloc(np, sizeof(real)); m = calloc(np, sizeof(real)); v = calloc(np, sizeof(real));
+        tparams p; tparams_view(c, w, &p);
+        size_t H = (size_t)c->H, L = (size_t)c->L, I = (size_t)c->I;
+        uint64_t ir = O.seed + 12345;
+        const double sd = 0.02, sd_out = 0.02 / sqrt(2.0 * c->L);
+        for (size_t i = 0; i < (size_t)c->V * H; i++) p.emb[i] = (real)(sd * gauss(&ir));
+        for (size_t i = 0; i < L * H * H; i++) { p.wq[i] = (real)(sd * gauss(&ir)); p.wk[i] = (real)(sd * gauss(&ir)); p.wv[i] = (real)(sd * gauss(&ir)); p.wo[i] = (real)(sd_out * gauss(&ir)); }
+        for (size_t i = 0; i < L * I * H; i++) { p.w1[i] = (real)(sd * gauss(&ir)); p.w3[i] = (real)(sd * gauss(&ir)); p.w2[i] = (real)(sd_out * gauss(&ir)); }
+        for (size_t i = 0; i < L * H; i++) { p.rms_att[i] = 1; p.rms_ffn[i] = 1; }
+        for (size_t i = 0; i < H; i++) p.rms_final[i] = 1;
+    }
+    c->hd = c->H / c->nh;
+    ms_err e = {0};
+    ms_tokenizer *tok = ms_tokenizer_load("bpe-bytelevel", tokblob, toklen, c->V, &e);
+    if (!tok) { fprintf(stderr, "tokenizer: %s\n", e.msg); return 1; }
+    size_t ntok, nvt;
+    int32_t *tr = encode_corpus(tok, train, ntrain, c->V - 1, &ntok), *va = encode_corpus(tok, val, nval, c->V - 1, &nvt);
+    fprintf(stderr, "train %zu tokens (%.2f bytes/token), val %zu tokens\n", ntok, (double)ntrain / ntok, nvt);
+    /* unigram baseline: cross-entropy of the train unigram distribution (add-one) on val */
+    double *uni = calloc((size_t)c->V, sizeof(double)), ubase = 0;
+    for (size_t i = 0; i < ntok; i++) uni[tr[i]] += 1;
+    for (int i = 0; i < c->V; i++) uni[i] = (uni[i] + 1) / ((double)ntok + c->V);
+    size_t stride = (nvt - c->T - 1) / (size_t)O.eval_windows;
+    for (int wnd = 0; wnd < O.eval_windows; wnd++) for (int t = 1; t <= c->T; t++) ubase -= log(uni[va[(size_t)wnd * stride + t]]);
+    ubase /= (double)O.eval_windows * c->T;
+
+    tparams p; tparams_view(c, w, &p);
+    size_t H = (size_t)c->H, I = (size_t)c->I;
+    real *tb = malloc(np * sizeof(real));
+    tT wt = {tb, tb + c->L * H * H, tb + 2 * c->L * H * H, tb + 3 * c->L * H * H, tb + 4 * c->L * H * H, tb + 4 * c->L * H * H + c->L * I * H,
+             tb + 4 * c->L * H * H + c->L * I * H + c->L * H * I, tb + 4 * c->L * H * H + 3 * c->L * I * H};
+    tT_refresh(c, &p, &wt);
+    int nt = O.threads < 1 ? 1 : O.threads > 16 ? 16 : O.threads;
+    job jobs[16];
+    for (int k = 0; k < nt; k++) {
+        jobs[k].gbuf = malloc(np * sizeof(real));
+        tparams_view(c, jobs[k].gbuf, &jobs[k].g);
+        jobs[k].abuf = malloc(tact_count(c) * sizeof(real));
+        tact_view(c, jobs[k].abuf, &jobs[k].a);
+    }
+    real *grad = malloc(np * sizeof(real));
+    size_t *offs = malloc((size_t)O.batch * sizeof *offs);
+    FILE *logf = O.log ? fopen(O.log, start ? "a" : "w") : NULL;
+    if (logf && !start) fprintf(logf, "step\tlr\ttrain_loss\tval_loss\tgrad_norm\ttokens_per_s\telapsed_s\n");
+    double vl = NAN, tstart = now_s();
+    for (int step = start; step < O.steps; step++) {
+        double ts = now_s();
+        for (int b = 0; b < O.batch; b++) offs[b] = (size_t)(rnd(&rng) % (ntok - c->T - 1));
+        pthread_t th[16];
+        int per = O.batch / nt, extra = O.batch % nt, first = 0;
+        for (int k = 0; k < nt; k++) {
+            jobs[k] = (job){c, &p, &wt, tr, offs, first, per + (k < extra), jobs[k].gbuf, jobs[k].g, jobs[k].a, jobs[k].abuf, 0, (real)(1.0 / ((double)O.batch * c->T))};
+            first += jobs[k].n;
+            pthread_create(&th[k], NULL, run_job, &jobs[k]);
+        }
+        double loss = 0;
+        for (int k = 0; k < nt; k++) { pthread_join(th[k], NULL); loss += jobs[k].loss; }
+        memcpy(grad, jobs[0].gbuf, np * sizeof(real));
+        for (int k = 1; k < nt; k++) for (size_t i = 0; i < np; i++) grad[i] += jobs[k].gbuf[i];
+        double gn;
+        t_adam_step(c, &O.o, step, w, grad, m, v, np, &gn);
+        tT_refresh(c, &p, &wt);
+        loss /= (double)O.batch * c->T;
+        int last = step + 1 == O.steps;
+        if ((step + 1) % O.eval_every == 0 || step + 1 == O.steps) vl = eval_loss(c, &p, &wt, va, nvt, O.eval_windows, &jobs[0].a);
+        double tps = O.batch * c->T / (now_s() - ts);
+        const int evaled = (step + 1) % O.eval_every == 0 || last;
+        if (logf) {
+            char vs[32] = "-";
+            if (evaled) snprintf(vs, sizeof vs, "%.6f", vl);
+            fprintf(logf, "%d\t%.6g\t%.6f\t%s\t%.4f\t%.0f\t%.1f\n", step + 1, t_lr(&O.o, step), loss, vs, gn, tps, now_s() - tstart);
+            fflush(logf);
+        }
+        if (evaled) {
+            fprintf(stderr, "step %5d  loss %.4f  val %.4f  lr %.2e  |g| %.3f  %.0f tok/s  %.0f s\n", step + 1, loss, vl, t_lr(&O.o, step), gn, tps, now_s() - tstart);
+        }
+        if (O.ckpt && ((step + 1) % O.ckpt_every == 0 || last)) save_ckpt(O.ckpt, c, step + 1, rng, w, m, v, np, tokblob, toklen);
+    }
+    if (logf) fclose(logf);
+    if (isnan(vl)) vl = eval_loss(c, &p, &wt, va, nvt, O.eval_windows, &jobs[0].a);
+    printf("{\"val_loss\": %.6f, \"unigram_baseline\": %.6f, \"steps\": %d, \"tokens_per_step\": %d, \"train_tokens\": %zu, \"params\": %zu, \"seconds\": %.1f}\n",
+           vl, ubase, O.steps, O.batch * c->T, ntok, np, now_s() - t0);
+    int rc = write_weightset(&O, O.out, &p, MS_Q8_0, tokblob, toklen);
+    if (!rc && out_f32) rc = write_weightset(&O, out_f32, &p, MS_F32, tokblob, toklen);
+    ms_tokenizer_free(tok);
+    return rc ? 1 : 0;
+}

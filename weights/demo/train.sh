@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Reproduces the committed demo model (weights/demo/): generates the corpus, builds the trainer,
+# trains on both cores (about 35 minutes on a 2-core machine) and writes the q8 weight set, the
+# training log and the summary here. The same seed gives the same loss curve (the trainer's
+# arithmetic is bit-reproducible on a given CPU class).
+#   weights/demo/train.sh [--steps N]     (default 2200)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+steps=2200
+[ "${1:-}" = "--steps" ] && steps=$2
+work=build/demo-train
+mkdir -p "$work"
+node tools/corpus.mjs --seed 1 --docs 150000 --out "$work/train.txt"
+node tools/corpus.mjs --seed 2 --docs 8000 --out "$work/val.txt"
+./build.sh native
+rm -f "$work/ckpt.bin"
+build/native/mlpscope-train --train "$work/train.txt" --val "$work/val.txt" \
+  --out weights/demo --out-f32 "$work/f32" --log weights/demo/training-log.tsv --ckpt "$work/ckpt.bin" \
+  --steps "$steps" --batch 16 --ctx 128 --vocab 1024 --hidden 128 --layers 6 --heads 4 --inter 448 \
+  --lr 3e-3 --warmup 100 --seed 1 --threads 2 --eval-every 100 --ckpt-every 200 \
+  | tee weights/demo/summary.json
+# resume after an interruption: the same command with --resume instead of the rm above
