@@ -3,7 +3,9 @@
 #   build/wasm/mlpscope.wasm   the engine for Node and browsers (emcc -O3 -msimd128, standalone)
 #   build/native/              gcc builds: mlpscope-native (converter/runner CLI), ms_tests
 #   build/asan/                the same with AddressSanitizer + UndefinedBehaviorSanitizer
-# Usage: ./build.sh [all|native|wasm]   (default all). Warnings are errors.
+#   build/site/                the lesson page with the engine and weight sets (static files)
+#   build/fuzz/                libFuzzer targets (clang, ASan + UBSan), with `./build.sh fuzz`
+# Usage: ./build.sh [all|native|wasm|site|fuzz]   (default all). Warnings are errors.
 set -euo pipefail
 cd "$(dirname "$0")"
 what="${1:-all}"
@@ -63,4 +65,26 @@ if [ "$what" = all ] || [ "$what" = wasm ]; then
     if (bad.length) { console.error("build.sh: unexpected wasm imports (undefined symbols):", bad.map(i => i.module + "." + i.name).join(", ")); process.exit(1); }
   '
   echo "built build/wasm/mlpscope.wasm ($(stat -c %s build/wasm/mlpscope.wasm) bytes)"
+fi
+
+if [ "$what" = all ] || [ "$what" = site ]; then
+  [ -f build/wasm/mlpscope.wasm ] || "$0" wasm
+  node tools/build-site.mjs
+fi
+
+FUZZ_TARGETS="json manifest config safetensors llama2c_checkpoint tokenizer_bin msbpe tokenizer_json bpe_encode chat"
+if [ "$what" = all ] || [ "$what" = fuzz ]; then
+  if command -v clang >/dev/null 2>&1 && echo 'int LLVMFuzzerTestOneInput(const char*d,long n){(void)d;(void)n;return 0;}' | clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
+    mkdir -p build/fuzz
+    for t in $FUZZ_TARGETS; do
+      # shellcheck disable=SC2086
+      clang $CFLAGS_COMMON -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DTARGET_$t \
+        -o "build/fuzz/$t" fuzz/fuzz_targets.c $(echo $ENGINE_SRC | tr ' ' '\n' | grep -v '^src/api/') -lm &
+    done
+    wait
+    echo "built build/fuzz ($FUZZ_TARGETS)"
+  else
+    echo "build.sh: clang with libFuzzer not found; fuzz targets skipped (apt-get install clang libclang-rt-14-dev)" >&2
+    [ "$what" = fuzz ] && exit 1
+  fi
 fi

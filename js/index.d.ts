@@ -24,6 +24,11 @@ export interface LoadOptions {
   batchSize?: number;
   /** shards fetched at once (default 3) */
   parallel?: number;
+  /** run q8 weights as int8 x int8 dot products on a 4-row interleaved layout: faster decode, activations
+   * rounded to int8 per block of 32 (default false: f32 activations, exact to float rounding) */
+  int8Activations?: boolean;
+  retries?: number;
+  retryDelayMs?: number;
 }
 
 export type HookKind = 'hook_resid_pre' | 'hook_attn_out' | 'hook_resid_mid' | 'hook_mlp_out' | 'hook_resid_post'

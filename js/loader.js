@@ -11,7 +11,9 @@ const WASM32_LIMIT = 4 * 1024 ** 3;
 /**
  * @typedef {{ onProgress?: (p: {loaded: number, total: number, file: string, fromCache: boolean}) => void,
  *   signal?: AbortSignal, contextLength?: number, memoryBudget?: number, simd?: boolean,
- *   batchSize?: number, parallel?: number, engine?: import('./wasm.js').Engine }} LoadOptions
+ *   batchSize?: number, parallel?: number, engine?: import('./wasm.js').Engine,
+ *   int8Activations?: boolean }} LoadOptions  int8Activations: q8 weights run as int8 x int8 dot
+ *   products (faster decode; activations rounded to int8 per block of 32, so less exact)
  */
 
 /**
@@ -87,7 +89,7 @@ export async function loadModel(source, opts = {}) {
       for (const r of results) if (r.status === 'rejected') throw r.reason;
     } finally { e.free(segBuf); signal?.removeEventListener('abort', onAbort); }
     abortCheck();
-    e.check(e.x.ms_model_finish(model, e.err) === 0);
+    e.check(e.x.ms_model_finish(model, opts.int8Activations ? 1 : 0, e.err) === 0);
     const info = JSON.parse(ownedStr(e, e.x.ms_model_info(model)));
     if (manifest.tokenizer && manifest.tokenizer.kind !== 'none') {
       let tb;
@@ -105,7 +107,7 @@ export async function loadModel(source, opts = {}) {
     e.check(state);
     const isolated = typeof crossOriginIsolated !== 'undefined' ? crossOriginIsolated : typeof SharedArrayBuffer !== 'undefined';
     const wanted = opts.threads ?? 'auto';
-    const buildWhy = `single-threaded SIMD128 build: this version ships no multi-threaded build yet (threads: ${wanted}${isolated ? '' : '; SharedArrayBuffer is not available here, so threads could not run anyway'})`;
+    const buildWhy = `${opts.int8Activations ? 'int8 activations with 4-row interleaved q8 weights; ' : ''}single-threaded SIMD128 build: this version ships no multi-threaded build yet (threads: ${wanted}${isolated ? '' : '; SharedArrayBuffer is not available here, so threads could not run anyway'})`;
     return new Model(e, model, state, info, tokenizer, { contextLength: ctx, source: src.name, buildWhy });
   } catch (err) {
     tokenizer?.dispose();

@@ -30,7 +30,7 @@ export class Model {
     const i = this._info;
     return {
       family: i.family, kernels: i.kernels, config: i.config, params: i.params, dtypes: i.dtypes,
-      build: { threads: 1, simd: i.kernels === 'wasm-simd128', why: this._buildWhy },
+      build: { threads: 1, simd: i.kernels === 'wasm-simd128', int8Activations: /int8 activations/.test(this._buildWhy), why: this._buildWhy },
       tokenizer: i.tokenizer, contextLength: this.contextLength, source: this.source,
       memory: { weights: i.weight_bytes, state: this.e.x.ms_model_state_bytes(this.m, this.contextLength, 64), heap: this.e.heapBytes },
       mixers: i.config.layer_types.map((t) => (t === 'linear_attention' ? 'linear' : 'full')),

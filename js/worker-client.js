@@ -55,6 +55,8 @@ export class WorkerModel {
   info() { return this.rpc.call('info'); }
   forward(ids, opts = {}) { return this.rpc.call('forward', [Array.from(ids), plain(opts)]); }
   reset() { return this.rpc.call('reset'); }
+  /** findFeatureNeurons() run inside the worker */
+  findFeatureNeurons(probes, opts = {}) { return this.rpc.call('features', [probes, opts]); }
   setDeltaNetMode(mode) { return this.rpc.call('setDeltaNetMode', [mode]); }
   async *generate(prompt, opts = {}) {
     const gid = await this.rpc.call('genStart', [prompt, plain(opts)]);

@@ -2,6 +2,7 @@
 // Results' typed arrays are transferred, not copied.
 import { loadModel } from './loader.js';
 import { MlpscopeError } from './errors.js';
+import { findFeatureNeurons } from './features.js';
 
 let model = null;
 const gens = new Map();
@@ -41,6 +42,7 @@ const ops = {
   tokenToId: (id, s) => tok().tokenToId(s),
   pretokenize: (id, text) => tok().pretokenize(text),
   applyChatTemplate: (id, messages, opts) => tok().applyChatTemplate(messages, opts),
+  features: (id, probes, opts) => findFeatureNeurons(need(), probes, opts),
   genStart(id, prompt, opts) {
     const g = need().generate(prompt, opts);
     const gid = nextGen++;

@@ -5,6 +5,7 @@
 #include "../io/convert.h"
 #include "../io/hf_config.h"
 #include "../kernels/dtype.h"
+#include "../kernels/quant.h"
 #include "../tokenizer/tokenizer.h"
 #include "../tokenizer/chat.h"
 #include "../tokenizer/pretokenize.h"
@@ -28,6 +29,11 @@ API(ms_err_msg) const char *ms_err_msg(const ms_err *e) { return e->msg; }
 API(ms_err_reset) void ms_err_reset(ms_err *e) { ms_err_clear(e); }
 API(ms_code_str) const char *ms_code_str(int code) { return ms_code_name(code); }
 API(ms_have_simd) int ms_have_simd(void) { return ms_kernels_have_simd(); }
+#ifdef __wasm__
+#include <malloc.h>
+/* bytes currently allocated by malloc in the wasm heap (tests check dispose() returns to baseline) */
+API(ms_heap_used) double ms_heap_used(void) { return (double)mallinfo().uordblks; }
+#endif
 
 /* ---- model ---- */
 API(ms_model_create) ms_model *ms_model_create(const char *text, size_t len, int allocate, int simd, ms_err *err) {
@@ -36,7 +42,10 @@ API(ms_model_create) ms_model *ms_model_create(const char *text, size_t len, int
     return m;
 }
 API(ms_model_destroy) void ms_model_destroy(ms_model *m) { ms_model_free(m); }
-API(ms_model_finish) int ms_model_finish(ms_model *m, ms_err *err) { return ms_model_finalize(m, err); }
+API(ms_model_finish) int ms_model_finish(ms_model *m, int int8_activations, ms_err *err) {
+    m->int8_activations = int8_activations;
+    return ms_model_finalize(m, err);
+}
 API(ms_model_weight_bytes) double ms_model_weight_bytes(const ms_model *m) { return (double)m->weight_bytes; }
 API(ms_model_state_bytes) double ms_model_state_bytes(const ms_model *m, int ctx, int batch) {
     return (double)ms_state_bytes(&m->cfg, ctx, batch);
@@ -315,7 +324,13 @@ API(ms_dbg_weight_bytes) double ms_dbg_weight_bytes(int dtype, int rows, int col
 API(ms_dbg_quantize) int ms_dbg_quantize(int dtype, const float *src, int rows, int cols, void *dst) {
     float *tmp = malloc((size_t)cols * sizeof(float));
     if (!tmp) return -1;
-    int rc = ms_convert_rows(src, MS_F32, dst, dtype, (size_t)rows, (size_t)cols, tmp);
+    int rc = ms_convert_rows(src, MS_F32, dst, dtype == MS_Q8_0X4 ? MS_Q8_0 : dtype, (size_t)rows, (size_t)cols, tmp);
+    if (!rc && dtype == MS_Q8_0X4) { /* then the load-time repack */
+        void *t2 = rows % 4 ? NULL : malloc(4 * ms_dtype_bytes(MS_Q8_0, 1, (size_t)cols));
+        if (t2) ms_repack_q8_0x4(dst, (size_t)rows, (size_t)cols, t2);
+        else rc = -1;
+        free(t2);
+    }
     free(tmp);
     return rc;
 }
@@ -324,3 +339,15 @@ API(ms_dbg_matmul) void ms_dbg_matmul(int dtype, int simd, const void *W, int ro
     ms_kernels_init(&k, simd);
     k.matmul[dtype](W, (size_t)rows, (size_t)cols, X, T, Y);
 }
+
+#ifdef __wasm_simd128__
+/* ---- bench/ helpers ---- */
+int32_t ms_bench_stream(const void *p, size_t bytes, int reps);
+void ms_bench_to_ggml_q8_0(const ms_block_q8_0 *src, void *dst, size_t nblocks);
+void ms_bench_ggml_q8_0_matvec(const void *W, size_t rows, size_t cols, const float *x, float *y, int8_t *xq, float *xd);
+API(ms_bench_stream_bytes) int32_t ms_bench_stream_bytes(const void *p, size_t bytes, int reps) { return ms_bench_stream(p, bytes, reps); }
+API(ms_bench_ggml_prep) void ms_bench_ggml_prep(const void *q8, void *dst, size_t nblocks) { ms_bench_to_ggml_q8_0(q8, dst, nblocks); }
+API(ms_bench_ggml_matvec) void ms_bench_ggml_matvec(const void *W, int rows, int cols, const float *x, float *y, int8_t *xq, float *xd) {
+    ms_bench_ggml_q8_0_matvec(W, (size_t)rows, (size_t)cols, x, y, xq, xd);
+}
+#endif

@@ -62,6 +62,7 @@ typedef struct ms_model {
     ms_tokinfo tok;
     size_t weight_bytes;
     int allocated, finalized;
+    int int8_activations; /* repack q8_0 to q8_0x4 and quantize activations to int8 (faster, less exact) */
     ms_kernels kern;
 } ms_model;
 

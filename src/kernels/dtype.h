@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { MS_F32 = 0, MS_F16, MS_BF16, MS_Q8_0, MS_Q4_0, MS_DTYPE__COUNT } ms_dtype;
+typedef enum { MS_F32 = 0, MS_F16, MS_BF16, MS_Q8_0, MS_Q4_0,
+               MS_Q8_0X4, /* runtime only: q8_0 repacked 4 rows at a time (quant.h); never in files */
+               MS_DTYPE__COUNT } ms_dtype;
 
 const char *ms_dtype_name(int dt);
 int ms_dtype_from_name(const char *s); /* -1 if unknown */

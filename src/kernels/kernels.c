@@ -16,6 +16,7 @@ void ms_kernels_init(ms_kernels *k, int want_simd) {
     k->matmul[MS_BF16] = ms_matmul_bf16_generic;
     k->matmul[MS_Q8_0] = ms_matmul_q8_0_generic;
     k->matmul[MS_Q4_0] = ms_matmul_q4_0_generic;
+    k->matmul[MS_Q8_0X4] = ms_matmul_q8_0x4_generic;
     k->dot = ms_dot_f32_generic;
 #ifdef __wasm_simd128__
     if (want_simd) {
@@ -23,6 +24,7 @@ void ms_kernels_init(ms_kernels *k, int want_simd) {
         k->matmul[MS_F32] = ms_matmul_f32_1x4_simd128;
         k->matmul[MS_Q8_0] = ms_matmul_q8_0_simd128;
         k->matmul[MS_Q4_0] = ms_matmul_q4_0_simd128;
+        k->matmul[MS_Q8_0X4] = ms_matmul_q8_0x4_simd128;
         k->dot = ms_dot_f32_simd128;
     }
 #else

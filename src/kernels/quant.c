@@ -87,3 +87,38 @@ uint16_t ms_f32_to_bf16(float f) {
     x += 0x7FFF + ((x >> 16) & 1);
     return (uint16_t)(x >> 16);
 }
+
+void ms_repack_q8_0x4(void *data, size_t rows, size_t n, void *tmp) {
+    const size_t nb = n / MS_QK;
+    ms_block_q8_0 *src = tmp;
+    for (size_t r0 = 0; r0 < rows; r0 += 4) {
+        ms_block_q8_0 *rowsp = (ms_block_q8_0 *)data + r0 * nb;
+        memcpy(src, rowsp, 4 * nb * sizeof *src);
+        ms_block_q8_0x4 *dst = (ms_block_q8_0x4 *)(void *)rowsp;
+        for (size_t b = 0; b < nb; b++)
+            for (int r = 0; r < 4; r++) {
+                dst[b].d[r] = src[r * nb + b].d;
+                for (int h = 0; h < 2; h++) memcpy(dst[b].q + 64 * h + 16 * r, src[r * nb + b].q + 16 * h, 16);
+            }
+    }
+}
+
+void ms_dequantize_row_q8_0x4(const ms_block_q8_0x4 *x, size_t row, float *y, size_t n) {
+    const size_t nb = n / MS_QK, g = row / 4, r = row % 4;
+    for (size_t b = 0; b < nb; b++) {
+        const ms_block_q8_0x4 *blk = &x[g * nb + b];
+        for (int h = 0; h < 2; h++)
+            for (int j = 0; j < 16; j++) y[b * MS_QK + 16 * h + j] = blk->d[r] * (float)blk->q[64 * h + 16 * r + j];
+    }
+}
+
+void ms_quantize_act_q8(const float *x, int8_t *q, float *d, size_t n) {
+    for (size_t b = 0; b < n / MS_QK; b++) {
+        const float *xb = x + b * MS_QK;
+        float amax = 0;
+        for (int j = 0; j < MS_QK; j++) { float a = fabsf(xb[j]); if (a > amax) amax = a; }
+        float s = amax / 127.0f, is = s > 0 ? 1.0f / s : 0.0f;
+        d[b] = s;
+        for (int j = 0; j < MS_QK; j++) q[b * MS_QK + j] = (int8_t)lrintf(xb[j] * is);
+    }
+}

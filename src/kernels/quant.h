@@ -19,6 +19,21 @@ typedef struct {
                              stored as unsigned 0..15 meaning code-8 in [-8, 7] */
 } ms_block_q4_0;          /* 20 bytes */
 
+/* q8_0x4: four q8_0 rows interleaved for SIMD, built at load time (the file keeps plain q8_0).
+ * Per block of 32 columns: the 4 scales, then the codes in 16-byte chunks in the order
+ * r0[0..16) r1[0..16) r2[0..16) r3[0..16) r0[16..32) r1[16..32) r2[16..32) r3[16..32),
+ * so a 4-row matvec reads one sequential stream. Same size as 4 q8_0 rows. */
+typedef struct {
+    float d[4];
+    int8_t q[4 * MS_QK];
+} ms_block_q8_0x4; /* 144 bytes */
+
+/* rows % 4 == 0; converts in place (tmp: 4 * (n / MS_QK) * 36 bytes) */
+void ms_repack_q8_0x4(void *data, size_t rows, size_t n, void *tmp);
+void ms_dequantize_row_q8_0x4(const ms_block_q8_0x4 *x, size_t row, float *y, size_t n);
+/* activations quantized per block of 32 for the int8 dot: codes and one scale per block */
+void ms_quantize_act_q8(const float *x, int8_t *q, float *d, size_t n);
+
 /* Quantize / dequantize one row of n values (n % MS_QK == 0). */
 void ms_quantize_row_q8_0(const float *x, ms_block_q8_0 *y, size_t n);
 void ms_quantize_row_q4_0(const float *x, ms_block_q4_0 *y, size_t n);

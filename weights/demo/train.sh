@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Reproduces the committed demo model (weights/demo/): generates the corpus, builds the trainer,
-# trains on both cores (about 35 minutes on a 2-core machine) and writes the q8 weight set, the
+# trains on both cores (about 25 minutes on a 2-core machine) and writes the q8 weight set, the
 # training log and the summary here. The same seed gives the same loss curve (the trainer's
 # arithmetic is bit-reproducible on a given CPU class).
-#   weights/demo/train.sh [--steps N]     (default 2200)
+#   weights/demo/train.sh [--steps N]     (default 6000)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-steps=2200
+steps=6000
 [ "${1:-}" = "--steps" ] && steps=$2
 work=build/demo-train
 mkdir -p "$work"
-node tools/corpus.mjs --seed 1 --docs 150000 --out "$work/train.txt"
+node tools/corpus.mjs --seed 1 --docs 300000 --out "$work/train.txt"
 node tools/corpus.mjs --seed 2 --docs 8000 --out "$work/val.txt"
 ./build.sh native
 rm -f "$work/ckpt.bin"

@@ -79,3 +79,42 @@ void ms_matmul_q4_0_generic(const void *W, size_t rows, size_t cols, const float
             Y[(size_t)t * rows + o] = s;
         }
 }
+
+/* int8 weights (4-row interleaved) x int8-quantized activations: for each block of 32, the
+ * integer dot product times the weight scale times the activation scale. */
+void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    const ms_block_q8_0x4 *w = W;
+    const size_t nb = cols / MS_QK;
+    int8_t q[16384];
+    float d[16384 / MS_QK];
+    for (int t = 0; t < T; t++) {
+        const float *x = X + (size_t)t * cols;
+        if (cols > sizeof q) { /* very wide rows: dequantized fallback */
+            for (size_t o = 0; o < rows; o++) {
+                float s = 0, row[MS_QK];
+                for (size_t b = 0; b < nb; b++) {
+                    const ms_block_q8_0x4 *blk = &w[(o / 4) * nb + b];
+                    for (int h = 0; h < 2; h++) for (int j = 0; j < 16; j++) row[16 * h + j] = blk->d[o % 4] * blk->q[64 * h + 16 * (o % 4) + j];
+                    for (int j = 0; j < MS_QK; j++) s += row[j] * x[b * MS_QK + j];
+                }
+                Y[(size_t)t * rows + o] = s;
+            }
+            continue;
+        }
+        ms_quantize_act_q8(x, q, d, cols);
+        for (size_t g = 0; g < rows / 4; g++) {
+            float acc[4] = {0, 0, 0, 0};
+            for (size_t b = 0; b < nb; b++) {
+                const ms_block_q8_0x4 *blk = &w[g * nb + b];
+                const int8_t *xb = q + b * MS_QK;
+                for (int r = 0; r < 4; r++) {
+                    int32_t s = 0;
+                    for (int h = 0; h < 2; h++)
+                        for (int j = 0; j < 16; j++) s += (int32_t)blk->q[64 * h + 16 * r + j] * xb[16 * h + j];
+                    acc[r] += (float)s * (blk->d[r] * d[b]);
+                }
+            }
+            for (int r = 0; r < 4; r++) Y[(size_t)t * rows + g * 4 + r] = acc[r];
+        }
+    }
+}

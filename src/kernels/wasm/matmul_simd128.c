@@ -111,6 +111,48 @@ void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float
         }
     }
 }
+/* int8 x int8 on the 4-row interleaved layout (quant.h): activations are quantized per block of
+ * 32 once per token; each 144-byte block group is read once, in order, for 4 output rows; the
+ * integer products go through i32x4.dot_i16x8_s and are scaled per block in f32. Tokens are the
+ * inner loop so a group's 4 rows stay in cache across a prefill batch. */
+void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    const ms_block_q8_0x4 *w = W;
+    const size_t nb = cols / MS_QK;
+    enum { MAXC = 16384, TB = 8 };
+    if (cols > MAXC) { ms_matmul_q8_0x4_generic(W, rows, cols, X, T, Y); return; }
+    int8_t xq[TB][MAXC];
+    float xd[TB][MAXC / MS_QK];
+    for (int t0 = 0; t0 < T; t0 += TB) {
+        const int nt = T - t0 < TB ? T - t0 : TB;
+        for (int u = 0; u < nt; u++) ms_quantize_act_q8(X + (size_t)(t0 + u) * cols, xq[u], xd[u], cols);
+        for (size_t g = 0; g < rows / 4; g++) {
+            const ms_block_q8_0x4 *blk0 = &w[g * nb];
+            for (int u = 0; u < nt; u++) {
+                v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0;
+                const int8_t *xb = xq[u];
+                for (size_t b = 0; b < nb; b++) {
+                    const ms_block_q8_0x4 *blk = blk0 + b;
+                    const int8_t *x = xb + b * MS_QK;
+                    const v128_t x0 = wasm_i16x8_load8x8(x), x1 = wasm_i16x8_load8x8(x + 8);
+                    const v128_t x2 = wasm_i16x8_load8x8(x + 16), x3 = wasm_i16x8_load8x8(x + 24);
+                    const int8_t *q = blk->q;
+#define ROW(r) wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(q + 16 * (r)), x0), \
+                                             wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(q + 16 * (r) + 8), x1)), \
+                              wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(q + 64 + 16 * (r)), x2), \
+                                             wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(q + 64 + 16 * (r) + 8), x3)))
+                    const v128_t s = wasm_f32x4_mul(wasm_v128_load(blk->d), wasm_f32x4_splat(xd[u][b]));
+                    a0 = wasm_f32x4_add(a0, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ROW(0)), wasm_i32x4_shuffle(s, s, 0, 0, 0, 0)));
+                    a1 = wasm_f32x4_add(a1, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ROW(1)), wasm_i32x4_shuffle(s, s, 1, 1, 1, 1)));
+                    a2 = wasm_f32x4_add(a2, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ROW(2)), wasm_i32x4_shuffle(s, s, 2, 2, 2, 2)));
+                    a3 = wasm_f32x4_add(a3, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ROW(3)), wasm_i32x4_shuffle(s, s, 3, 3, 3, 3)));
+#undef ROW
+                }
+                float *y = Y + (size_t)(t0 + u) * rows + g * 4;
+                y[0] = hsum(a0); y[1] = hsum(a1); y[2] = hsum(a2); y[3] = hsum(a3);
+            }
+        }
+    }
+}
 #else
 typedef int ms_no_simd128_here; /* ISO C forbids an empty translation unit */
 #endif

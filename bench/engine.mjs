@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// The engine's benchmark (Node 20, wasm, one thread). Prints one markdown table.
+//   node bench/engine.mjs [--quick]
+// Models are generated on the spot with `mlpscope synth` into build/bench/ (kept between runs):
+// the Qwen3.5-0.8B shapes (q8 and q4 layers with a q8 head) and the Llama shape of the wasm-peer
+// comparison (hidden 1024, 24 layers, SwiGLU 3584, 8 heads of 128, vocab 32000, tied; q8).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createEngine, loadModel } from '../js/index.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const cache = path.join(root, 'build/bench');
+fs.mkdirSync(cache, { recursive: true });
+
+function synth(preset, dtype, embed) {
+  const dir = path.join(cache, `${preset}-${dtype}${embed ? '-head' + embed : ''}`);
+  if (!fs.existsSync(path.join(dir, 'manifest.json')))
+    execFileSync(process.execPath, [path.join(root, 'bin/mlpscope.js'), 'synth', '--config', preset, '--seed', '1', '--dtype', dtype, ...(embed ? ['--embed-dtype', embed] : []), '--out', dir], { stdio: 'pipe' });
+  return dir;
+}
+
+// ---- streaming bandwidth in wasm
+const e = await createEngine();
+const bytes = 256 << 20, buf = e.malloc(bytes);
+e.u8.fill(1, buf, buf + bytes);
+e.x.ms_bench_stream_bytes(buf, bytes, 1);
+let t = performance.now();
+const reps = 8;
+e.x.ms_bench_stream_bytes(buf, bytes, reps);
+const bw = (bytes * reps) / ((performance.now() - t) / 1000) / 1e9;
+e.free(buf);
+
+// ---- kernel micro-bench: one gate_proj (3584 x 1024) matvec
+function micro() {
+  const R = 3584, C = 1024, rowsBytes = e.x.ms_dbg_weight_bytes(3, R, C);
+  const W = new Float32Array(R * C).map((_, i) => Math.sin(i * 0.37)), X = new Float32Array(C).map((_, i) => Math.cos(i));
+  const wp = e.bytes(new Uint8Array(W.buffer)), xp = e.bytes(new Uint8Array(X.buffer)), yp = e.malloc(R * 4);
+  const q8 = e.malloc(rowsBytes), x4 = e.malloc(rowsBytes), gg = e.malloc(R * C / 32 * 34), f32 = wp;
+  const xq = e.malloc(C), xd = e.malloc(C / 8);
+  e.x.ms_dbg_quantize(3, wp, R, C, q8);
+  e.x.ms_dbg_quantize(5, wp, R, C, x4);
+  e.x.ms_bench_ggml_prep(q8, gg, R * C / 32);
+  const time = (f, n = 40) => { f(); const t0 = performance.now(); for (let i = 0; i < n; i++) f(); return (performance.now() - t0) / n; };
+  const rows = [
+    ['ggml-style q8_0 × q8 (f16 scales, row-major)', R * C / 32 * 34, time(() => e.x.ms_bench_ggml_matvec(gg, R, C, xp, yp, xq, xd))],
+    ['q8_0 × f32 activations, SIMD128 (default)', rowsBytes, time(() => e.x.ms_dbg_matmul(3, 1, q8, R, C, xp, 1, yp))],
+    ['q8_0x4 × int8 activations, SIMD128 (int8Activations)', rowsBytes, time(() => e.x.ms_dbg_matmul(5, 1, x4, R, C, xp, 1, yp))],
+    ['q8_0x4 × int8 activations, scalar twin', rowsBytes, time(() => e.x.ms_dbg_matmul(5, 0, x4, R, C, xp, 1, yp), 5)],
+    ['f32, SIMD128', R * C * 4, time(() => e.x.ms_dbg_matmul(0, 1, f32, R, C, xp, 1, yp), 10)],
+  ];
+  for (const p of [wp, xp, yp, q8, x4, gg, xq, xd]) e.free(p);
+  const base = rows[0][2];
+  return rows.map(([name, b, ms]) => `| ${name} | ${(b / 1048576).toFixed(2)} MiB | ${ms.toFixed(3)} ms | ${(b / ms / 1e6).toFixed(1)} GB/s | ${(base / ms).toFixed(2)}× |`);
+}
+
+// ---- end to end
+async function run(dir, label, opts, { prompt = 128, decode = 64, long = 512 } = {}) {
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.bin'));
+  let t0 = performance.now();
+  for (const f of files) fs.readFileSync(path.join(dir, f));
+  const readMs = performance.now() - t0;
+  t0 = performance.now();
+  const m = await loadModel(dir, { contextLength: Math.max(prompt + decode, long) + 1, ...opts });
+  const loadMs = performance.now() - t0;
+  const info = m.info();
+  const V = info.config.vocab_size;
+  const ids = Array.from({ length: Math.max(prompt, long) }, (_, i) => (i * 7919 + 13) % V);
+  t0 = performance.now();
+  m.forward(ids.slice(0, prompt), { stats: false });
+  const prefillMs = performance.now() - t0;
+  let next = 5;
+  t0 = performance.now();
+  for (let k = 0; k < decode; k++) { const r = m.forward([next], { stats: false, continue: true }); next = (next * 31 + 7) % V; void r; }
+  const decodeMs = performance.now() - t0;
+  let longTps = NaN;
+  if (long) { t0 = performance.now(); m.forward(ids.slice(0, long), { stats: false }); longTps = long / ((performance.now() - t0) / 1000); }
+  const perToken = info.memory.weights; // every weight is read once per decoded token (the tied head included)
+  const dec = decode / (decodeMs / 1000), limit = bw * 1e9 / perToken;
+  const row = { label, dtypes: Object.keys(info.dtypes).join('+'), kernels: opts.simd === false ? 'scalar' : opts.int8Activations ? 'SIMD128, int8 act.' : 'SIMD128',
+    prefill: prompt / (prefillMs / 1000), long: longTps, ttft: prefillMs, decode: dec, limit, ratio: dec / limit, load: loadMs, read: readMs, heap: info.memory.heap, weights: perToken };
+  m.dispose();
+  return row;
+}
+
+const rows = [];
+const Q8 = synth('qwen3.5-0.8b', 'q8'), Q4 = synth('qwen3.5-0.8b', 'q4', 'q8'), L8 = synth('llama-398m', 'q8');
+const plan = [
+  [Q8, 'Qwen3.5-0.8B shapes', { int8Activations: false }],
+  [Q8, 'Qwen3.5-0.8B shapes', { int8Activations: true }],
+  [Q4, 'Qwen3.5-0.8B shapes', {}],
+  [L8, 'Llama 398M (wllama shape)', { int8Activations: false }],
+  [L8, 'Llama 398M (wllama shape)', { int8Activations: true }],
+  [Q8, 'Qwen3.5-0.8B shapes', { simd: false }, { prompt: 16, decode: 4, long: 0 }],
+];
+for (const [dir, label, opts, sizes] of quick ? plan.slice(0, 2) : plan) rows.push(await run(dir, label, opts, sizes));
+
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+console.log(`Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}, wasm SIMD128, 1 thread. Measured streaming bandwidth in wasm: ${bw.toFixed(1)} GB/s.\n`);
+console.log('| model | weights | kernels | threads | prefill 128 tok/s | prefill 512 tok/s | time to first token | decode tok/s | bandwidth limit tok/s | decode / limit | load (file read) | wasm heap |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rows)
+  console.log(`| ${r.label} | ${r.dtypes}, ${(r.weights / 1048576).toFixed(0)} MiB | ${r.kernels} | 1 | ${r.prefill.toFixed(1)} | ${Number.isFinite(r.long) ? r.long.toFixed(1) : '–'} | ${(r.ttft / 1000).toFixed(2)} s | ${r.decode.toFixed(2)} | ${r.limit.toFixed(1)} | ${(100 * r.ratio).toFixed(1)}% | ${(r.load / 1000).toFixed(2)} s (${(r.read / 1000).toFixed(2)} s) | ${(r.heap / 1048576).toFixed(0)} MiB |`);
+console.log('\nKernel micro-benchmark: one 3584 × 1024 matvec (a gate_proj), weights streamed once per call.\n');
+console.log('| kernel | weight bytes | time | weight GB/s | speed vs ggml-style q8_0 |\n|---|---|---|---|---|');
+for (const l of micro()) console.log(l);

@@ -1,0 +1,195 @@
+/* libFuzzer targets for every parser and text path, one binary per target (selected with
+ * -DTARGET_xxx by build.sh fuzz). Each input must end in a typed error or a valid result: never
+ * a crash, an out-of-bounds access, a leak or undefined behaviour (ASan + UBSan are on). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../src/engine/model.h"
+#include "../src/io/convert.h"
+#include "../src/io/hf_config.h"
+#include "../src/io/safetensors.h"
+#include "../src/tokenizer/tokenizer.h"
+#include "../src/tokenizer/chat.h"
+#include "../src/tokenizer/unicode.h"
+#include "../src/util/json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
+
+#if defined(TARGET_json)
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    ms_json j;
+    char e[160];
+    if (!ms_json_parse(&j, (const char *)d, n, e, sizeof e)) ms_json_free(&j);
+    return 0;
+}
+#elif defined(TARGET_manifest)
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    ms_err e;
+    ms_model *m = ms_model_from_manifest((const char *)d, n, 0, &e);
+    if (m) { ms_param_counts pc; ms_model_count(m, &pc); }
+    ms_model_free(m);
+    return 0;
+}
+#elif defined(TARGET_config)
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    ms_config c;
+    ms_err e;
+    if (!ms_config_from_text((const char *)d, n, &c, &e)) (void)ms_state_bytes(&c, 16, 4);
+    return 0;
+}
+#elif defined(TARGET_safetensors)
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    ms_err e;
+    uint64_t hl;
+    if (n < 8 || ms_st_parse_len(d, n, &hl, "fuzz", &e)) return 0;
+    ms_st_file f;
+    if (!ms_st_parse((const char *)d + 8, hl, n, &f, "fuzz", &e)) ms_st_free(&f);
+    return 0;
+}
+#elif defined(TARGET_llama2c_checkpoint)
+/* the input is the checkpoint file, read through an in-memory ms_io */
+typedef struct { const uint8_t *d; size_t n; } mem;
+static int m_open(void *c, const char *name, int mode) { (void)c; (void)name; return mode == 'r' ? 0 : -1; }
+static int m_close(void *c, int h) { (void)c; (void)h; return 0; }
+static int64_t m_size(void *c, int h) { (void)h; return (int64_t)((mem *)c)->n; }
+static int m_read(void *c, int h, uint64_t off, void *buf, size_t n) {
+    mem *m = c;
+    (void)h;
+    if (off > m->n || n > m->n - off) return -1;
+    memcpy(buf, m->d + off, n);
+    return 0;
+}
+static int m_write(void *c, int h, const void *b, size_t n) { (void)c; (void)h; (void)b; (void)n; return -1; }
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    mem m = {d, n};
+    ms_io io = {&m, m_open, m_close, m_size, m_read, m_write, NULL};
+    ms_conv_plan p;
+    ms_err e;
+    if (!ms_plan_llama2c(&p, &io, "ckpt", NULL, &e)) {
+        int ns;
+        ms_conv_opts o = {.dtype = 0, .embed_dtype = -1, .shard_bytes = 1 << 20};
+        (void)ms_plan_layout(&p, &o, &ns, &e);
+        ms_plan_free(&p);
+    }
+    return 0;
+}
+#elif defined(TARGET_tokenizer_bin) || defined(TARGET_msbpe)
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    if (n < 2) return 0;
+#ifdef TARGET_tokenizer_bin
+    const char *kind = "llama2c";
+    int vocab = 3 + d[0]; /* the manifest gives the count; let the input choose it */
+#else
+    const char *kind = "bpe-bytelevel";
+    int vocab = 0;
+#endif
+    ms_err e;
+    ms_tokenizer *t = ms_tokenizer_load(kind, d + 1, n - 1, vocab, &e);
+    if (t) {
+        int32_t ids[64];
+        int k = 0;
+        if (!ms_tokenizer_encode(t, "a b\xc3\xa9 12 <|x|>", 13, 1, ids, 64, &k, &e)) {
+            char buf[4];
+            const char *p;
+            for (int i = 0; i < k; i++) (void)ms_tokenizer_piece(t, i ? ids[i - 1] : -1, ids[i], &p, buf);
+        }
+        char *s = ms_tokenizer_token_string(t, 0);
+        free(s);
+        ms_tokenizer_free(t);
+    }
+    return 0;
+}
+#elif defined(TARGET_tokenizer_json)
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    uint8_t *blob = NULL;
+    size_t bl = 0;
+    ms_err e;
+    if (!ms_bpe_import((const char *)d, n, NULL, 0, &blob, &bl, NULL, &e)) {
+        ms_tokenizer *t = ms_tokenizer_load("bpe-bytelevel", blob, bl, 0, &e);
+        if (t) {
+            int32_t ids[40];
+            int k = 0;
+            (void)ms_tokenizer_encode(t, "hello world 123", 15, 0, ids, 40, &k, &e);
+            ms_tokenizer_free(t);
+        }
+    }
+    free(blob);
+    return 0;
+}
+#elif defined(TARGET_bpe_encode)
+/* a fixed small byte-level tokenizer, arbitrary input bytes as text */
+static ms_tokenizer *tok;
+static const char TJ[] =
+    "{\"model\": {\"type\": \"BPE\", \"vocab\": {VOCAB}, \"merges\": [[\"h\",\"e\"],[\"l\",\"l\"],[\"he\",\"ll\"],[\"\\u0120\",\"w\"]]},"
+    " \"normalizer\": {\"type\": \"NFC\"}, \"decoder\": {\"type\": \"ByteLevel\"},"
+    " \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?[\\\\p{L}\\\\p{M}]+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{M}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}},"
+    " {\"type\": \"ByteLevel\", \"use_regex\": false}]}, \"added_tokens\": [{\"id\": 260, \"content\": \"<|end|>\", \"special\": true}]}";
+static void init(void) {
+    ms_buf v = {0};
+    ms_buf_puts(&v, "{");
+    for (int b = 0; b < 256; b++) {
+        unsigned char u[4];
+        size_t l = ms_utf8_encode(ms_byte_to_unicode((uint8_t)b), u);
+        char s[8] = {0};
+        memcpy(s, u, l);
+        ms_buf_printf(&v, "%s", b ? ", " : "");
+        ms_buf_json_str(&v, s);
+        ms_buf_printf(&v, ": %d", b);
+    }
+    ms_buf_puts(&v, ", \"he\": 256, \"ll\": 257, \"hell\": 258, \"\\u0120w\": 259}");
+    ms_buf t = {0};
+    const char *at = strstr(TJ, "{VOCAB}");
+    char *pre = strndup(TJ, (size_t)(at - TJ));
+    ms_buf_puts(&t, pre);
+    ms_buf_puts(&t, v.p);
+    ms_buf_puts(&t, at + 7);
+    free(pre);
+    uint8_t *blob;
+    size_t bl;
+    ms_err e;
+    if (ms_bpe_import(t.p, t.n, NULL, 0, &blob, &bl, NULL, &e)) abort();
+    tok = ms_tokenizer_load("bpe-bytelevel", blob, bl, 0, &e);
+    if (!tok) abort();
+    free(blob);
+    ms_buf_free(&v);
+    ms_buf_free(&t);
+}
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    if (!tok) init();
+    size_t cap = ms_tokenizer_max_ids(n);
+    int32_t *ids = malloc(cap * sizeof *ids);
+    int k = 0;
+    ms_err e;
+    if (!ms_tokenizer_encode(tok, (const char *)d, n, 0, ids, (int)cap, &k, &e)) {
+        /* decoding the ids gives back the NFC form of the text */
+        size_t nl;
+        char *nfc = ms_nfc((const char *)d, n, &nl);
+        size_t o = 0;
+        char *back = malloc(nl + 16);
+        for (int i = 0; i < k; i++) {
+            const char *p;
+            char buf[4];
+            size_t l = ms_tokenizer_piece(tok, -1, ids[i], &p, buf);
+            if (o + l > nl) abort();
+            memcpy(back + o, p, l);
+            o += l;
+        }
+        if (o != nl || memcmp(back, nfc, nl)) abort();
+        free(back);
+        free(nfc);
+    }
+    free(ids);
+    return 0;
+}
+#elif defined(TARGET_chat)
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    if (n < 1) return 0;
+    char *out = NULL;
+    size_t len;
+    ms_err e;
+    if (!ms_chat_render(d[0] % 4, (const char *)d + 1, n - 1, d[0] & 4, (d[0] >> 3) % 3 - 1, &out, &len, &e)) free(out);
+    return 0;
+}
+#else
+#error "define TARGET_<name>"
+#endif

@@ -1,0 +1,59 @@
+/* Measurement helpers for bench/: a streaming-bandwidth probe, and a reference kernel in the
+ * style of ggml's q8_0 x q8_0 dot product (f16 scale per block of 32, plain row-major rows,
+ * activations quantized per block), so the benchmark can print our kernels' speed relative to it
+ * from one run. Not used by the engine. */
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#include <stdint.h>
+#include <stddef.h>
+#include "../quant.h"
+
+/* sums `bytes` of memory as i32x4 lanes, `reps` times; returns the sum (so nothing is skipped) */
+int32_t ms_bench_stream(const void *p, size_t bytes, int reps) {
+    v128_t acc0 = wasm_i32x4_splat(0), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    for (int r = 0; r < reps; r++)
+        for (size_t i = 0; i + 64 <= bytes; i += 64) {
+            const uint8_t *q = (const uint8_t *)p + i;
+            acc0 = wasm_i32x4_add(acc0, wasm_v128_load(q));
+            acc1 = wasm_i32x4_add(acc1, wasm_v128_load(q + 16));
+            acc2 = wasm_i32x4_add(acc2, wasm_v128_load(q + 32));
+            acc3 = wasm_i32x4_add(acc3, wasm_v128_load(q + 48));
+        }
+    v128_t a = wasm_i32x4_add(wasm_i32x4_add(acc0, acc1), wasm_i32x4_add(acc2, acc3));
+    return wasm_i32x4_extract_lane(a, 0) + wasm_i32x4_extract_lane(a, 1) + wasm_i32x4_extract_lane(a, 2) + wasm_i32x4_extract_lane(a, 3);
+}
+
+typedef struct { uint16_t d; int8_t qs[32]; } ggml_style_block_q8_0; /* 34 bytes */
+
+/* converts a q8_0 (f32 scale) row set into the ggml-style layout (f16 scales) */
+void ms_bench_to_ggml_q8_0(const ms_block_q8_0 *src, void *dst, size_t nblocks) {
+    ggml_style_block_q8_0 *o = dst;
+    for (size_t i = 0; i < nblocks; i++) {
+        o[i].d = ms_f32_to_f16(src[i].d);
+        for (int j = 0; j < 32; j++) o[i].qs[j] = src[i].q[j];
+    }
+}
+
+/* y[r] = sum_b d_w * d_x * dot(qw, qx), one row at a time, activations quantized per block */
+void ms_bench_ggml_q8_0_matvec(const void *W, size_t rows, size_t cols, const float *x, float *y, int8_t *xq, float *xd) {
+    const ggml_style_block_q8_0 *w = W;
+    const size_t nb = cols / 32;
+    ms_quantize_act_q8(x, xq, xd, cols);
+    for (size_t r = 0; r < rows; r++) {
+        v128_t acc = wasm_f32x4_splat(0);
+        for (size_t b = 0; b < nb; b++) {
+            const ggml_style_block_q8_0 *blk = &w[r * nb + b];
+            const int8_t *qx = xq + b * 32;
+            v128_t s = wasm_i32x4_add(
+                wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(blk->qs), wasm_i16x8_load8x8(qx)),
+                               wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(blk->qs + 8), wasm_i16x8_load8x8(qx + 8))),
+                wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(blk->qs + 16), wasm_i16x8_load8x8(qx + 16)),
+                               wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(blk->qs + 24), wasm_i16x8_load8x8(qx + 24))));
+            acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(s), wasm_f32x4_splat(ms_f16_to_f32(blk->d) * xd[b])));
+        }
+        y[r] = wasm_f32x4_extract_lane(acc, 0) + wasm_f32x4_extract_lane(acc, 1) + wasm_f32x4_extract_lane(acc, 2) + wasm_f32x4_extract_lane(acc, 3);
+    }
+}
+#else
+typedef int ms_no_bench_here;
+#endif

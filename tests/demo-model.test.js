@@ -1,0 +1,84 @@
+// The committed demo model (weights/demo): it learned its corpus, its samples are sentences of the
+// corpus's kinds, it has real feature neurons, and its training reproduces bit for bit.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadModel, findFeatureNeurons } from '../js/index.js';
+import { corpus, probes, CITIES, NAMES } from '../tools/corpus.mjs';
+import { ROOT, tmpDir } from './helpers.js';
+
+const DEMO = path.join(ROOT, 'weights/demo');
+const model = await loadModel(DEMO);
+
+test('held-out loss is far below the unigram baseline', () => {
+  const V = model.config.vocab_size, eos = V - 1;
+  const counts = new Float64Array(V).fill(1);
+  let n = 0;
+  for (const d of corpus(1, 3000)) for (const id of [...model.tokenizer.encode(d), eos]) { counts[id]++; n++; }
+  const held = corpus(2, 300); // the validation seed: never trained on
+  let ce = 0, uni = 0, tokens = 0;
+  for (const d of held) {
+    const ids = [...model.tokenizer.encode(d), eos];
+    const r = model.forward(ids, { stats: false, logits: 'all' });
+    for (let t = 0; t + 1 < ids.length; t++) {
+      const row = r.logits.subarray(t * V, (t + 1) * V);
+      let mx = -Infinity; for (const v of row) mx = Math.max(mx, v);
+      let z = 0; for (const v of row) z += Math.exp(v - mx);
+      ce += Math.log(z) + mx - row[ids[t + 1]];
+      uni -= Math.log(counts[ids[t + 1]] / (n + V));
+      tokens++;
+    }
+  }
+  ce /= tokens; uni /= tokens;
+  console.log(`# held-out loss ${ce.toFixed(3)} nats/token vs unigram baseline ${uni.toFixed(3)} (${tokens} tokens)`);
+  assert.ok(ce < uni / 3, `loss ${ce} vs baseline ${uni}`);
+});
+
+test('greedy samples are sentences of the corpus kinds', async () => {
+  const city = `(${CITIES.join('|')})`, name = `(${NAMES.join('|')})`;
+  const cases = [
+    ['I flew from', new RegExp(`^I flew from ${city} to ${city} [a-z ]+[a-z]\\.`)],
+    ['Lily met', new RegExp(`^Lily met ${name} at the [a-z]+ in ${city}\\.`)],
+    ['The food was', /^The food was (not )?[a-z]+( at all)?\./],
+    ['Try this loop:', /^Try this loop: (for|while|if|def|const|return|[a-z]+ =)/],
+    ['On March', /^On March \d+, \d{4}, [A-Z][a-z]+ bought a [a-z]+ for \d+ dollars\./],
+  ];
+  for (const [prompt, re] of cases) {
+    let s = prompt;
+    for await (const t of model.generate(prompt, { maxTokens: 24 })) s += t.text;
+    console.log(`# ${JSON.stringify(s.split('\n')[0])}`);
+    assert.match(s, re);
+  }
+});
+
+test('feature neurons: city, negation and code with held-out AUC >= 0.9', () => {
+  const res = findFeatureNeurons(model, probes(9, 160), { top: 2 });
+  for (const f of ['city', 'negation', 'code']) {
+    const b = res.best.find((x) => x.feature === f);
+    console.log(`# ${f}: layer ${b.layer} neuron ${b.neuron} held-out AUC ${b.heldOutAuc.toFixed(3)} (${b.nPos} / ${b.nNeg} tokens)`);
+    assert.ok(b.heldOutAuc >= 0.9, `${f}: ${b.heldOutAuc}`);
+  }
+});
+
+test('training reproduces: the first 20 steps of the documented run match the committed log exactly', () => {
+  const work = tmpDir('retrain');
+  execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '1', '--docs', '300000', '--out', path.join(work, 'train.txt')]);
+  execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '2', '--docs', '8000', '--out', path.join(work, 'val.txt')]);
+  const args = fs.readFileSync(path.join(ROOT, 'weights/demo/train.sh'), 'utf8').match(/--steps "\$steps" (.*?) \\\n\s*\| tee/s)[1].replace(/\\\n/g, ' ').trim().split(/\s+/);
+  execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), ['--train', path.join(work, 'train.txt'), '--val', path.join(work, 'val.txt'), '--out', path.join(work, 'q8'),
+    '--out-f32', path.join(work, 'f32'), '--log', path.join(work, 'log.tsv'), '--ckpt', path.join(work, 'ck.bin'), '--steps', '20', ...args.filter((a, i, all) => !['--eval-every', '--ckpt-every'].includes(a) && !['--eval-every', '--ckpt-every'].includes(all[i - 1])), '--eval-every', '1000'], { stdio: 'pipe' });
+  const col = (f) => fs.readFileSync(f, 'utf8').trim().split('\n').slice(1, 21).map((l) => l.split('\t')[2]);
+  assert.deepEqual(col(path.join(work, 'log.tsv')), col(path.join(ROOT, 'weights/demo/training-log.tsv')));
+  // and the trainer's own forward equals the engine's on the weights it wrote
+  const ids = [5, 300, 77, 1000, 12, 900, 45];
+  const tl = JSON.parse(execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), ['--logits', path.join(work, 'ck.bin'), '--ids', ids.join(',')], { encoding: 'utf8' })).logits;
+  return loadModel(path.join(work, 'f32')).then((m) => {
+    const r = m.forward(ids).logits;
+    let w = 0, s = 0;
+    for (let i = 0; i < tl.length; i++) { w = Math.max(w, Math.abs(r[i] - tl[i])); s = Math.max(s, Math.abs(tl[i])); }
+    assert.ok(w / s < 1e-5, `engine vs trainer forward: ${w / s}`);
+    m.dispose();
+  });
+});

@@ -1,0 +1,177 @@
+// The lesson page in headless Chromium: auto-run, bars, SiLU slider, budget toggle, quiz, exercise,
+// language switch, the reader's own sentence, neuron knock-out, the live features, the offline
+// reload; numbers on the page are checked against model.forward in Node for the same text.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { serve } from '../tools/serve.mjs';
+import { loadModel } from '../js/index.js';
+import { CHROMIUM_ARGS } from './browser-harness.js';
+import { ROOT } from './helpers.js';
+
+const SITE = path.join(ROOT, 'build/site');
+const SHOTS = path.join(ROOT, 'tests/out/screenshots');
+const DEFAULT_TEXT = 'I flew from Paris to Tokyo last week. The food was not bad at all.';
+let server, browser, context, page;
+const errors = [];
+
+before(async () => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  server = await serve({ root: SITE });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(server.url);
+  await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 120000 });
+});
+after(async () => { await browser?.close(); await server?.close(); });
+
+/** what the page should show: the same model, in-process, on the same text */
+async function expected(text) {
+  const m = await loadModel(path.join(SITE, 'weights/demo'));
+  const r = m.forward(m.tokenizer.encode(text));
+  const ratios = r.stats.mlp_ratio.map((row) => row.reduce((a, b) => a + b, 0) / row.length);
+  const out = { ratios, info: m.info(), mlpOut: r.stats.mlp_out_l2, post: r.stats.resid_post_l2 };
+  m.dispose();
+  return out;
+}
+const pageRatios = () => page.$$eval('#bars .bar', (bs) => bs.map((b) => Number(b.dataset.ratio)));
+
+test('auto-run: the demo model loads and every number matches model.forward', async () => {
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), '1', await page.textContent('#load-error'));
+  assert.equal(await page.evaluate(() => document.body.dataset.model), 'demo');
+  const want = await expected(DEFAULT_TEXT);
+  const got = await pageRatios();
+  assert.equal(got.length, want.info.config.num_hidden_layers);
+  got.forEach((r, l) => assert.ok(Math.abs(r - want.ratios[l]) < 1e-6, `layer ${l}: page ${r} vs forward ${want.ratios[l]}`));
+  const c = want.info.config;
+  assert.equal(Number(await page.getAttribute('#size-mlp-params', 'data-value')), 3 * c.hidden_size * c.intermediate_size * c.num_hidden_layers);
+  assert.equal(await page.textContent('#strip-layers'), `× ${c.num_hidden_layers}`);
+  const perToken = await page.$$eval('#layer-chart rect[data-t]', (rs) => rs.map((r) => [Number(r.dataset.mlp), Number(r.dataset.post)]));
+  perToken.forEach(([mlp, post], t) => { assert.ok(Math.abs(mlp - want.mlpOut[0][t]) < 1e-5); assert.ok(Math.abs(post - want.post[0][t]) < 1e-5); });
+  await page.screenshot({ path: path.join(SHOTS, 'desktop.png'), fullPage: true });
+});
+
+test('clicking the largest and the smallest bar shows their ratios and mixer kinds', async () => {
+  const ratios = await pageRatios();
+  const big = ratios.indexOf(Math.max(...ratios)), small = ratios.indexOf(Math.min(...ratios));
+  await page.click(`#bars .bar[data-layer="${big}"]`);
+  assert.match(await page.textContent('#bar-readout'), new RegExp(`${(100 * ratios[big]).toFixed(1)}%`));
+  assert.match(await page.textContent('#bar-readout'), /全量注意力|full attention/);
+  await page.focus(`#bars .bar[data-layer="${small}"]`); // keyboard path
+  await page.keyboard.press('Enter');
+  assert.match(await page.textContent('#bar-readout'), new RegExp(`第 ${small} 层.*${(100 * ratios[small]).toFixed(1)}%`));
+  // the exercise: the right answer is accepted, a wrong one is not
+  await page.fill('#ex-large', (100 * ratios[big]).toFixed(1));
+  await page.fill('#ex-small', (100 * ratios[small]).toFixed(1));
+  await page.click('#ex-check');
+  assert.equal(await page.getAttribute('#ex-feedback', 'class'), 'right');
+  await page.fill('#ex-large', '99');
+  await page.click('#ex-check');
+  assert.equal(await page.getAttribute('#ex-feedback', 'class'), 'wrong');
+});
+
+test('SiLU slider at z = -1 reads -0.269 / 0.000 / -0.269', async () => {
+  await page.focus('#silu-z');
+  await page.keyboard.press('Home'); // z = -6
+  for (let i = 0; i < 50; i++) await page.keyboard.press('ArrowRight');
+  assert.equal(await page.textContent('#silu-z-out'), '-1.0');
+  assert.equal(await page.textContent('#silu-val'), '-0.269');
+  assert.equal(await page.textContent('#relu-val'), '0.000');
+  assert.equal(await page.textContent('#diff-val'), '-0.269');
+  assert.ok(await page.$('#silu-svg circle'), 'the minimum is marked');
+  assert.match(await page.textContent('#silu-svg'), /−0\.278.*−1\.278/);
+});
+
+test('budget bars: 8 h², 12 h², 8 h² (break-even), 10.5 h² (~30% more) with honest lengths', async () => {
+  const totals = [];
+  for (let i = 0; i < 4; i++) {
+    const w = await page.$$eval('#budget-bars .bseg', (ss) => ss.reduce((a, s) => a + parseFloat(s.style.width), 0));
+    totals.push([Number(await page.getAttribute('#budget-bars .btrack', 'data-total')), w]);
+    await page.click('#budget-toggle');
+  }
+  assert.deepEqual(totals.map(([t]) => Math.round(t * 100) / 100), [8, 12, 8, 10.5]);
+  for (const [t, w] of totals) assert.ok(Math.abs(w - (t * 100) / 12) < 1e-6, 'bar length proportional to the parameter count');
+  await page.click('#budget-qwen');
+  assert.match(await page.textContent('#budget-total'), /31%/);
+});
+
+test('quiz: right and wrong answers get their feedback', async () => {
+  for (const [q, wrong, right] of [['q1', 'a', 'b'], ['q2', 'c', 'a'], ['q3', 'a', 'b']]) {
+    await page.check(`input[name=${q}][value=${wrong}]`);
+    assert.match(await page.getAttribute(`fieldset[data-q="${q[1]}"] .feedback`, 'class'), /wrong/);
+    await page.check(`input[name=${q}][value=${right}]`);
+    assert.match(await page.getAttribute(`fieldset[data-q="${q[1]}"] .feedback`, 'class'), /right/);
+  }
+});
+
+test('language switch: Chinese first, English on demand, and back', async () => {
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh');
+  assert.ok(await page.isVisible('h1 [lang=zh]'));
+  await page.click('#lang-toggle');
+  assert.equal(await page.getAttribute('html', 'lang'), 'en');
+  assert.ok(await page.isVisible('h1 [lang=en]'));
+  assert.ok(!(await page.isVisible('h1 [lang=zh]')));
+  assert.match(await page.textContent('#bar-readout'), /Layer \d+/);
+  await page.screenshot({ path: path.join(SHOTS, 'desktop-en.png'), fullPage: true });
+  await page.click('#lang-toggle');
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh');
+});
+
+test('the live features: city, negation and code neurons with held-out AUC >= 0.9 in the demo model', async () => {
+  for (const f of ['city', 'negation', 'code']) {
+    const auc = Number(await page.getAttribute(`#feature-${f}`, 'data-auc'));
+    assert.ok(auc >= 0.9, `${f}: held-out AUC ${auc}`);
+    const shaded = await page.$$eval(`#feature-${f} .tok`, (ts) => ts.length);
+    assert.ok(shaded > 3);
+  }
+});
+
+test('a sentence of your own re-runs everything; switching a neuron off changes the prediction', async () => {
+  const before = await pageRatios();
+  const runs = Number(await page.evaluate(() => document.body.dataset.runs));
+  const text = 'Nobody saw the cat near the museum in Berlin.';
+  await page.fill('#try-text', text);
+  await page.click('#try-run');
+  await page.waitForFunction((n) => Number(document.body.dataset.runs) > n, runs);
+  const after = await pageRatios();
+  assert.notDeepEqual(after, before);
+  const want = await expected(text);
+  after.forEach((r, l) => assert.ok(Math.abs(r - want.ratios[l]) < 1e-6));
+  await page.click('#ko-btn');
+  await page.waitForFunction(() => document.querySelectorAll('#ko-after li').length === 5);
+  const kl = Number(await page.getAttribute('#ko-kl', 'data-kl'));
+  assert.ok(kl > 0, 'the prediction moved');
+});
+
+test('phone-sized viewport', async () => {
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+  const p = await phone.newPage();
+  await p.goto(server.url);
+  await p.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
+  const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 1, `no horizontal scrolling (${overflow}px)`);
+  await p.screenshot({ path: path.join(SHOTS, 'phone.png'), fullPage: true });
+  await phone.close();
+});
+
+test('offline: a reload with the network blocked still works (service worker + Cache API)', async () => {
+  const want = await pageRatios();
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await context.setOffline(true);
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 120000 });
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), '1', await page.textContent('#load-error'));
+  assert.match(await page.textContent('#progress-text'), /缓存|cache/);
+  const got = await pageRatios();
+  assert.equal(got.length, want.length);
+  await context.setOffline(false);
+});
+
+test('no console errors', () => {
+  assert.deepEqual(errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|net::ERR/.test(e)), []);
+});

@@ -1,0 +1,75 @@
+// Reliability: the heap returns to its baseline after dispose (20 load/dispose cycles on one
+// engine), and 200 seeded runs of randomized HTTP fault schedules each end in a correct model or
+// a typed error, without leaking memory.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadModel, createEngine, MlpscopeError } from '../js/index.js';
+import { startServer } from './fault-server.js';
+import { CLI, ROOT, tmpDir } from './helpers.js';
+
+const dir = tmpDir('rel');
+execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-a.json'), '--seed', '4', '--shard-size', '32768', '--out', dir], { stdio: 'pipe' });
+const man = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+const ids = [1, 2, 3, 50, 60, 70];
+const ref = await loadModel(dir);
+const want = ref.forward(ids).logits;
+ref.dispose();
+
+test('dispose returns the heap to its baseline: 20 load / forward / generate / dispose cycles', async () => {
+  const e = await createEngine();
+  const baseline = e.x.ms_heap_used();
+  let after1 = 0;
+  for (let i = 0; i < 20; i++) {
+    const m = await loadModel(dir, { engine: e });
+    m.forward(ids, { hooks: ['blocks.1.mlp.hook_post'], logitLens: { positions: [-1] } });
+    for await (const t of m.generate(ids, { maxTokens: 3 })) void t;
+    m.dispose();
+    if (i === 0) after1 = e.x.ms_heap_used();
+  }
+  const end = e.x.ms_heap_used();
+  console.log(`# heap in use: baseline ${baseline} B, after 1 cycle ${after1} B, after 20 cycles ${end} B (wasm memory ${e.heapBytes} B)`);
+  assert.equal(after1, baseline);
+  assert.equal(end, baseline);
+});
+
+const KINDS = [404, 500, 503, 'cut', 'flip', 'long', 'short', 'slow', 'norange', 'hang'];
+function rng(seed) { let s = seed * 2654435761 >>> 0 || 1; return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; }; }
+const srv = await startServer(dir);
+after(() => srv.close());
+
+test('200 seeded random fault schedules: a correct model or a typed error naming the file, never a leak', async () => {
+  const e = await createEngine();
+  const baseline = e.x.ms_heap_used();
+  const outcomes = {};
+  for (let seed = 1; seed <= 200; seed++) {
+    const r = rng(seed);
+    srv.faults.length = 0;
+    const n = Math.floor(r() * 4);
+    const files = ['manifest.json', ...man.shards.map((s) => s.file)];
+    for (let k = 0; k < n; k++) srv.faults.push({ file: files[Math.floor(r() * files.length)], kind: KINDS[Math.floor(r() * KINDS.length)], times: 1 + Math.floor(r() * 3), at: 0.1 + 0.8 * r() });
+    const abortAt = r() < 0.15 ? Math.floor(r() * 5) : -1;
+    const ac = new AbortController();
+    let progressCount = 0;
+    let outcome;
+    try {
+      const m = await loadModel(srv.url, { engine: e, retries: 2, retryDelayMs: 1, signal: ac.signal,
+        onProgress: () => { if (++progressCount === abortAt) ac.abort(); } });
+      assert.deepEqual(m.forward(ids).logits, want, `seed ${seed}: a loaded model computes the right numbers`);
+      m.dispose();
+      outcome = 'loaded';
+    } catch (err) {
+      assert.ok(err instanceof MlpscopeError, `seed ${seed}: ${err}`);
+      assert.ok(['E_MANIFEST', 'E_SHARD_MISSING', 'E_SHARD_SIZE', 'E_SHARD_HASH', 'E_NETWORK', 'E_ABORTED'].includes(err.code), `seed ${seed}: ${err.code}`);
+      if (err.code !== 'E_ABORTED') assert.ok(files.some((f) => err.message.includes(f)) || /manifest/.test(err.message), `seed ${seed}: the message names the file: ${err.message}`);
+      outcome = err.code;
+    }
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    assert.equal(e.x.ms_heap_used(), baseline, `seed ${seed}: memory returned after ${outcome}`);
+  }
+  srv.faults.length = 0;
+  console.log(`# 200 runs: ${JSON.stringify(outcomes)}`);
+  assert.ok(outcomes.loaded >= 50, 'most schedules are survivable with retries');
+});

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Assembles the static site (the lesson page) into build/site: the page (web/), the package's JS
+// and wasm at the same relative places, the model list, the probe sentences, and the weight sets:
+// the committed demo model, stories260K when ../shared has it, and a small synthetic Qwen3.5-shaped
+// model (random weights, the demo tokenizer) made on the spot. Any static host can serve the folder.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { probes } from './corpus.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const out = path.join(root, 'build/site');
+fs.rmSync(out, { recursive: true, force: true });
+fs.mkdirSync(path.join(out, 'build/wasm'), { recursive: true });
+fs.cpSync(path.join(root, 'web'), out, { recursive: true });
+fs.cpSync(path.join(root, 'js'), path.join(out, 'js'), { recursive: true });
+fs.copyFileSync(path.join(root, 'build/wasm/mlpscope.wasm'), path.join(out, 'build/wasm/mlpscope.wasm'));
+const models = [];
+const W = path.join(out, 'weights');
+fs.mkdirSync(W, { recursive: true });
+if (fs.existsSync(path.join(root, 'weights/demo/manifest.json'))) {
+  fs.mkdirSync(path.join(W, 'demo'));
+  for (const f of fs.readdirSync(path.join(root, 'weights/demo'))) if (/\.(json|bin|msbpe)$/.test(f) && f !== 'summary.json') fs.copyFileSync(path.join(root, 'weights/demo', f), path.join(W, 'demo', f));
+  models.push({ id: 'demo', url: 'weights/demo/', kind: 'trained', label: ['mlpscope 演示模型（本项目训练，1.56M 参数）', 'mlpscope demo model (trained by this project, 1.56M parameters)'] });
+}
+const cli = path.join(root, 'bin/mlpscope.js');
+const stories = path.join(root, '../shared/models/stories260K');
+if (fs.existsSync(path.join(stories, 'stories260K.bin'))) {
+  execFileSync(process.execPath, [cli, 'convert', path.join(stories, 'stories260K.bin'), path.join(stories, 'tok512.bin'), '--out', path.join(W, 'stories260K')], { stdio: 'pipe' });
+  models.push({ id: 'stories260K', url: 'weights/stories260K/', kind: 'trained', label: ['stories260K（TinyStories，Llama 架构）', 'stories260K (TinyStories, Llama architecture)'] });
+}
+if (models.some((m) => m.id === 'demo')) {
+  // Qwen3.5 hybrid layout (Gated DeltaNet + gated attention), random weights, the demo tokenizer
+  const cfg = { family: 'qwen3_5', config: { hidden_size: 128, intermediate_size: 448, num_hidden_layers: 8, vocab_size: 1024, num_attention_heads: 4, num_key_value_heads: 2,
+    head_dim: 64, linear_num_key_heads: 4, linear_num_value_heads: 4, linear_key_head_dim: 32, linear_value_head_dim: 32, full_attention_interval: 4, max_position_embeddings: 512 } };
+  const cfgFile = path.join(out, 'synth-config.json');
+  fs.writeFileSync(cfgFile, JSON.stringify(cfg));
+  const dir = path.join(W, 'qwen35-synth');
+  execFileSync(process.execPath, [cli, 'synth', '--config', cfgFile, '--seed', '7', '--dtype', 'q8', '--out', dir], { stdio: 'pipe' });
+  fs.rmSync(cfgFile);
+  const man = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json')));
+  const demo = JSON.parse(fs.readFileSync(path.join(W, 'demo/manifest.json')));
+  fs.copyFileSync(path.join(W, 'demo', demo.tokenizer.file), path.join(dir, demo.tokenizer.file));
+  man.tokenizer = demo.tokenizer;
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(man, null, 1));
+  models.push({ id: 'qwen35-synth', url: 'weights/qwen35-synth/', kind: 'random', label: ['Qwen3.5 结构的小模型（随机权重）', 'a small Qwen3.5-shaped model (random weights)'] });
+}
+fs.writeFileSync(path.join(out, 'models.json'), JSON.stringify({ models }, null, 1));
+// held-out probe sentences (the generator's labelled spans), seed 9: never seen in training (seed 1)
+fs.writeFileSync(path.join(out, 'probes.json'), JSON.stringify({ seed: 9, probes: probes(9, 160) }));
+console.log(`site assembled in ${path.relative(process.cwd(), out) || '.'}: ${models.map((m) => m.id).join(', ')}`);

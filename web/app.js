@@ -1,0 +1,389 @@
+// The lesson page: a live model (in a Web Worker) behind every chart. Plain ES modules, no framework.
+import { loadModelInWorker } from './js/index.js';
+
+const $ = (id) => document.getElementById(id);
+const fmt = (x, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : '–');
+const int = (n) => Number(n).toLocaleString('en-US');
+const silu = (z) => z / (1 + Math.exp(-z));
+const DEFAULT_TEXT = 'I flew from Paris to Tokyo last week. The food was not bad at all.';
+const PROBE_SENTENCES = { city: 'I flew from Paris to Tokyo last week', negation: 'The food was not bad at all', code: 'Try this loop: for i in range(10):' };
+const FEATURE_TITLES = { city: ['在城市名上激活', 'fires on city names'], negation: ['在否定词上激活', 'fires on negation'], code: ['在代码内部激活', 'fires inside code'] };
+
+const state = { model: null, entry: null, ids: [], text: DEFAULT_TEXT, run: null, features: null, busy: Promise.resolve(), lang: 'zh' };
+window.__mlpscope = state; // for tests and the curious
+
+// ---------------------------------------------------------------- language
+function setLang(lang) {
+  state.lang = lang;
+  document.documentElement.lang = lang === 'zh' ? 'zh' : 'en';
+  document.documentElement.dataset.lang = lang;
+  $('lang-toggle').textContent = lang === 'zh' ? 'English' : '中文';
+  try { localStorage.setItem('mlpscope-lang', lang); } catch { /* private mode */ }
+  renderDynamicText();
+}
+const L = (zh, en) => (state.lang === 'zh' ? zh : en);
+$('lang-toggle').addEventListener('click', () => setLang(state.lang === 'zh' ? 'en' : 'zh'));
+
+// ---------------------------------------------------------------- static widgets
+function drawSilu() {
+  const svg = $('silu-svg'), W = 640, H = 300, x0 = 40, y0 = 20, w = W - 60, h = H - 50;
+  const X = (z) => x0 + ((z + 6) / 12) * w, Y = (v) => y0 + h - ((v + 1) / 7) * h;
+  const path = (f) => Array.from({ length: 241 }, (_, i) => { const z = -6 + i * 0.05; return `${i ? 'L' : 'M'}${X(z).toFixed(1)},${Y(f(z)).toFixed(1)}`; }).join('');
+  const z = Number($('silu-z').value);
+  const zmin = -1.2784645, vmin = silu(zmin);
+  svg.innerHTML = `<line x1="${x0}" y1="${Y(0)}" x2="${x0 + w}" y2="${Y(0)}" stroke="#999"/><line x1="${X(0)}" y1="${y0}" x2="${X(0)}" y2="${y0 + h}" stroke="#999"/>
+    ${[-6, -4, -2, 0, 2, 4, 6].map((t) => `<text x="${X(t) - 6}" y="${y0 + h + 16}">${t}</text>`).join('')}
+    <path d="${path((v) => Math.max(0, v))}" fill="none" stroke="#7a8597" stroke-width="2.5" stroke-dasharray="6 4"/>
+    <path d="${path(silu)}" fill="none" stroke="var(--mlp)" stroke-width="3"/>
+    <circle cx="${X(zmin)}" cy="${Y(vmin)}" r="4" fill="var(--fg)"/><text x="${X(zmin) - 60}" y="${Y(vmin) + 20}">min ≈ −0.278 @ z ≈ −1.278</text>
+    <line x1="${X(z)}" y1="${y0}" x2="${X(z)}" y2="${y0 + h}" stroke="var(--accent)"/>
+    <circle cx="${X(z)}" cy="${Y(silu(z))}" r="5" fill="var(--mlp)"/><circle cx="${X(z)}" cy="${Y(Math.max(0, z))}" r="5" fill="#7a8597"/>
+    <text x="${x0 + 8}" y="${y0 + 14}" fill="var(--mlp)">SiLU</text><text x="${x0 + 8}" y="${y0 + 30}">ReLU (dashed)</text>`;
+}
+function onSilu() {
+  const z = Number($('silu-z').value), s = silu(z), r = Math.max(0, z);
+  $('silu-z-out').textContent = z.toFixed(1);
+  $('silu-val').textContent = s.toFixed(3);
+  $('relu-val').textContent = r.toFixed(3);
+  $('diff-val').textContent = (s - r).toFixed(3);
+  $('silu-sentence').textContent = z < 0
+    ? L(`在 z = ${z.toFixed(1)}（负值）处，ReLU 硬归零为 ${r.toFixed(3)}，SiLU 仍漏过 ${s.toFixed(3)}——软门还放行一点信号。`, `At z = ${z.toFixed(1)} (negative), ReLU cuts to ${r.toFixed(3)} while SiLU still lets ${s.toFixed(3)} through: the soft gate passes a little signal.`)
+    : L(`在 z = ${z.toFixed(1)} 处两者接近：SiLU = ${s.toFixed(3)}，ReLU = ${r.toFixed(3)}。`, `At z = ${z.toFixed(1)} the two are close: SiLU = ${s.toFixed(3)}, ReLU = ${r.toFixed(3)}.`);
+  drawSilu();
+}
+$('silu-z').addEventListener('input', onSilu);
+
+const BUDGETS = {
+  ffn4: { label: ['经典 FFN，4×', 'classic FFN, 4×'], mats: [['up', 4], ['down', 4]] },
+  swiglu4: { label: ['SwiGLU，4×', 'SwiGLU, 4×'], mats: [['gate', 4], ['up', 4], ['down', 4]] },
+  swiglu83: { label: ['SwiGLU，8⁄3×', 'SwiGLU, 8⁄3×'], mats: [['gate', 8 / 3], ['up', 8 / 3], ['down', 8 / 3]] },
+  qwen: { label: ['Qwen3.5，3.5×', 'Qwen3.5, 3.5×'], mats: [['gate', 3.5], ['up', 3.5], ['down', 3.5]] },
+};
+const COLORS = { gate: 'var(--gate)', up: 'var(--up)', down: 'var(--down)' };
+function drawBudget() {
+  const key = document.querySelector('input[name=budget]:checked').value, b = BUDGETS[key];
+  const total = b.mats.reduce((a, [, r]) => a + r, 0); // in h² units
+  const scale = 100 / 12; // 12 h² fills the track: lengths stay honest across choices
+  let left = 0;
+  const segs = b.mats.map(([m, r]) => { const s = `<div class="bseg" data-mat="${m}" style="left:${left}%;width:${r * scale}%;background:${COLORS[m]}">${m}_proj ${fmtH(r)}</div>`; left += r * scale; return s; }).join('');
+  $('budget-bars').innerHTML = `<div class="brow"><span class="blabel">${L(...b.label)}</span><div class="btrack" data-total="${total}">${segs}<div class="baseline" style="left:${8 * scale}%" title="8 h²"></div></div></div>`;
+  const pct = Math.round((total / 8 - 1) * 100);
+  $('budget-total').textContent = L(`合计 ${fmtH(total)}（虚线 = 朴素 FFN 的 8 h²）：${pct === 0 ? '与朴素模块相同' : `比朴素模块多 ${pct}%`}。`, `Total ${fmtH(total)} (dashed line = the plain FFN's 8 h²): ${pct === 0 ? 'the same as the plain block' : `${pct}% more than the plain block`}.`);
+}
+function fmtH(r) { const t = { 4: '4 h²', 8: '8 h²', 12: '12 h²', 10.5: '10.5 h²', 3.5: '3.5 h²' }[r]; return t ?? (Math.abs(r - 8 / 3) < 1e-9 ? '8⁄3 h²' : `${r} h²`); }
+document.querySelectorAll('input[name=budget]').forEach((el) => el.addEventListener('change', drawBudget));
+$('budget-toggle').addEventListener('click', () => {
+  const keys = Object.keys(BUDGETS), cur = document.querySelector('input[name=budget]:checked').value;
+  $(`budget-${keys[(keys.indexOf(cur) + 1) % keys.length]}`).checked = true;
+  drawBudget();
+});
+
+function drawNeurons(cfg) {
+  const H = cfg ? cfg.hidden_size : 1024, I = cfg ? cfg.intermediate_size : 3584;
+  const col = (x, n, color, r = 7) => { const ys = Array.from({ length: n }, (_, i) => 150 + (i - (n - 1) / 2) * (240 / Math.max(n, 1))); return { x, ys, svg: ys.map((y) => `<circle cx="${x}" cy="${y}" r="${r}" fill="${color}"/>`).join('') }; };
+  const inp = col(60, 4, 'var(--resid)'), gate = col(240, 9, 'var(--gate)', 6), up = col(330, 9, 'var(--up)', 6), prod = col(440, 9, 'var(--mlp)', 6), out = col(590, 4, 'var(--resid)');
+  const lines = (a, b, c) => a.ys.flatMap((y1) => b.ys.map((y2) => `<line x1="${a.x}" y1="${y1}" x2="${b.x}" y2="${y2}" stroke="${c}" stroke-opacity=".25"/>`)).join('');
+  const pair = gate.ys.map((y, i) => `<line x1="${gate.x}" y1="${y}" x2="${prod.x}" y2="${prod.ys[i]}" stroke="var(--gate)" stroke-opacity=".6"/><line x1="${up.x}" y1="${up.ys[i]}" x2="${prod.x}" y2="${prod.ys[i]}" stroke="var(--up)" stroke-opacity=".6"/>`).join('');
+  $('neuron-svg').innerHTML = `${lines(inp, gate, 'var(--gate)')}${lines(inp, up, 'var(--up)')}${pair}${lines(prod, out, 'var(--down)')}${inp.svg}${gate.svg}${up.svg}${prod.svg}${out.svg}
+    <text x="20" y="22">x (${int(H)})</text><text x="200" y="22" fill="var(--gate)">gate_proj → SiLU (${int(I)})</text>
+    <text x="300" y="290" fill="var(--up)">up_proj (${int(I)})</text><text x="425" y="22">⊙ (${int(I)})</text><text x="520" y="22">down_proj → ${int(H)}</text>`;
+}
+
+// ---------------------------------------------------------------- models
+async function listModels() {
+  let models = [];
+  try { models = (await (await fetch('models.json')).json()).models; } catch { /* offline and not cached */ }
+  const sel = $('model-select');
+  sel.innerHTML = models.map((m) => `<option value="${m.id}">${L(m.label[0], m.label[1])}</option>`).join('') + `<option value="url">${L('其它权重集（URL）…', 'another weight set (URL)…')}</option>`;
+  state.models = models;
+  sel.onchange = () => {
+    $('url-box').hidden = sel.value !== 'url';
+    if (sel.value !== 'url') load(models.find((m) => m.id === sel.value));
+  };
+  $('model-load').onclick = () => { const u = $('model-url').value.trim(); if (u) load({ id: 'url', url: u, label: [u, u], kind: 'unknown' }); };
+  return models;
+}
+
+async function load(entry) {
+  const t0 = performance.now();
+  $('load-error').textContent = '';
+  $('progress').value = 0;
+  const old = state.model;
+  state.model = null;
+  try {
+    await old?.dispose();
+    const model = await loadModelInWorker(new URL(entry.url, location.href), {
+      contextLength: Math.min(512, entry.context ?? 512),
+      onProgress: ({ loaded, total, fromCache }) => {
+        $('progress').value = total ? loaded / total : 0;
+        const s = (performance.now() - t0) / 1000;
+        $('progress-text').textContent = `${(loaded / 1048576).toFixed(1)} / ${(total / 1048576).toFixed(1)} MB · ${(loaded / 1048576 / Math.max(s, 0.001)).toFixed(1)} MB/s${fromCache ? L(' · 来自缓存', ' · from cache') : ''}`;
+      },
+    });
+    state.model = model;
+    state.entry = entry;
+    state.info = await model.info();
+    state.features = null;
+    $('progress-text').textContent += L(` · 用时 ${((performance.now() - t0) / 1000).toFixed(1)} 秒`, ` · ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    document.body.dataset.model = entry.id;
+    await runText(state.text);
+    await findFeatures();
+    document.body.dataset.ready = '1';
+  } catch (err) {
+    $('load-error').textContent = L(`加载失败（${err.code ?? 'error'}）：`, `Loading failed (${err.code ?? 'error'}): `) + err.message;
+    document.body.dataset.ready = 'error';
+  }
+}
+
+// ---------------------------------------------------------------- the live run
+async function runText(text) {
+  const m = state.model;
+  if (!m || !m.tokenizer) return;
+  state.text = text;
+  $('try-status').textContent = L('计算中…', 'computing…');
+  const ids = (await m.tokenizer.encode(text)).slice(0, m.contextLength);
+  if (!ids.length) { $('try-status').textContent = L('请输入一些文字。', 'Please type some text.'); return; }
+  const pieces = [];
+  for (let i = 0; i < ids.length; i++) pieces.push(await m.tokenizer.decode([ids[i]]));
+  const run = await m.forward(ids, { topK: 8, logits: 'last' });
+  state.ids = ids; state.pieces = pieces; state.run = run;
+  renderModelFacts();
+  renderBars();
+  renderLayerChart();
+  await renderWalk();
+  await renderKnockoutBefore();
+  $('try-status').textContent = L(`${ids.length} 个 token，前向用时 ${run.timings.total_ms.toFixed(1)} 毫秒。`, `${ids.length} tokens, forward pass ${run.timings.total_ms.toFixed(1)} ms.`);
+  document.body.dataset.runs = String(Number(document.body.dataset.runs ?? 0) + 1);
+}
+
+function renderModelFacts() {
+  const i = state.info, c = i.config, e = state.entry;
+  const name = e ? L(e.label[0], e.label[1]) : '';
+  $('model-name').textContent = `${name} — ${int(i.params.total)} ${L('个参数', 'parameters')}${e?.kind === 'random' ? L('（随机权重）', ' (random weights)') : ''}`;
+  $('strip-layers').textContent = `× ${c.num_hidden_layers}`;
+  $('size-hidden').textContent = int(c.hidden_size);
+  $('size-inter').textContent = int(c.intermediate_size);
+  $('size-ratio').textContent = `${(c.intermediate_size / c.hidden_size).toFixed(2)}×`;
+  $('size-layers').textContent = c.num_hidden_layers;
+  const mlp = 3 * c.hidden_size * c.intermediate_size * c.num_hidden_layers;
+  $('size-mlp-params').textContent = `${int(mlp)}`;
+  $('size-mlp-params').dataset.value = mlp;
+  $('size-fraction').textContent = `≈ ${(100 * mlp / i.params.total).toFixed(1)}% (${int(i.params.total)})`;
+  drawNeurons(c);
+  const layerOpts = Array.from({ length: c.num_hidden_layers }, (_, l) => `<option value="${l}">${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : L('注意力', 'attention')}</option>`).join('');
+  for (const id of ['walk-layer', 'corr-layer', 'fires-layer', 'ko-layer']) { const s = $(id), v = s.value; s.innerHTML = layerOpts; if (v && v < c.num_hidden_layers) s.value = v; }
+  for (const id of ['walk-feature', 'fires-neuron', 'ko-neuron']) $(id).max = c.intermediate_size - 1;
+  $('walk-token').innerHTML = state.pieces.map((p, t) => `<option value="${t}">${t}: ${escapeHtml(JSON.stringify(p))}</option>`).join('');
+  $('walk-token').value = String(state.pieces.length - 1);
+  $('build-info').textContent = `· ${i.build.why}`;
+}
+
+function layerRatios() {
+  const st = state.run.stats;
+  return st.mlp_ratio.map((r) => r.reduce((a, b) => a + b, 0) / r.length);
+}
+
+function renderBars() {
+  const ratios = layerRatios(), mx = Math.max(...ratios), mixers = state.info.mixers;
+  $('bars').innerHTML = ratios.map((r, l) => `<div class="bar ${mixers[l]}" role="button" tabindex="0" data-layer="${l}" data-ratio="${r}" data-mixer="${mixers[l]}"
+    style="height:${(100 * r / mx).toFixed(1)}%" aria-label="layer ${l}: ${(100 * r).toFixed(1)}%"><span>${l}</span></div>`).join('');
+  $('bars').querySelectorAll('.bar').forEach((b) => {
+    const pick = () => {
+      $('bars').querySelectorAll('.bar').forEach((x) => x.classList.toggle('sel', x === b));
+      const l = Number(b.dataset.layer), r = Number(b.dataset.ratio);
+      const kind = b.dataset.mixer === 'linear' ? L('线性注意力（Gated DeltaNet）', 'linear attention (Gated DeltaNet)') : L('全量注意力', 'full attention');
+      $('bar-readout').textContent = L(`第 ${l} 层 · MLP / layer-output ratio = ${(100 * r).toFixed(1)}% · 混合器：${kind}`, `Layer ${l} · MLP / layer-output ratio = ${(100 * r).toFixed(1)}% · mixer: ${kind}`);
+      $('bar-readout').dataset.layer = l;
+      $('bar-readout').dataset.ratio = r;
+      $('corr-layer').value = String(l);
+      renderLayerChart();
+    };
+    b.addEventListener('click', pick);
+    b.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); pick(); } });
+  });
+}
+
+function renderLayerChart() {
+  if (!state.run) return;
+  const l = Number($('corr-layer').value || 0), st = state.run.stats, T = st.T;
+  const mlp = st.mlp_out_l2[l], post = st.resid_post_l2[l], mx = Math.max(...post, ...mlp);
+  const W = 640, H = 260, x0 = 40, y0 = 14, w = W - 56, h = H - 70, bw = w / T;
+  const bars = Array.from({ length: T }, (_, t) => {
+    const x = x0 + t * bw, hp = (post[t] / mx) * h, hm = (mlp[t] / mx) * h;
+    return `<rect x="${x + 1}" y="${y0 + h - hp}" width="${Math.max(1, bw - 2)}" height="${hp}" fill="var(--resid)" fill-opacity=".35" data-t="${t}" data-post="${post[t]}" data-mlp="${mlp[t]}"/>
+      <rect x="${x + bw * 0.25}" y="${y0 + h - hm}" width="${Math.max(1, bw * 0.5)}" height="${hm}" fill="var(--mlp)"/>
+      <text x="${x + bw / 2}" y="${y0 + h + 12}" text-anchor="end" transform="rotate(-55 ${x + bw / 2} ${y0 + h + 12})" font-size="10">${escapeHtml(state.pieces[t].slice(0, 10))}</text>`;
+  }).join('');
+  $('layer-chart').innerHTML = `${bars}<text x="${x0}" y="${y0 + 4}" font-size="11"><tspan fill="var(--resid)">■ |resid_post|</tspan> <tspan fill="var(--mlp)">■ |mlp_out|</tspan> · ${L('第', 'layer ')}${l}${L(' 层', '')}</text>`;
+}
+
+async function renderWalk() {
+  const m = state.model, l = Number($('walk-layer').value || 0), t = Number($('walk-token').value || 0), st = state.run.stats;
+  if (document.activeElement !== $('walk-feature') && !state.walkFeatureChosen) $('walk-feature').value = st.top_idx[l][t * st.topK];
+  const j = Math.min(Number($('walk-feature').value) || 0, state.info.config.intermediate_size - 1);
+  const I = state.info.config.intermediate_size;
+  const r = await m.forward(state.ids.slice(0, t + 1), { stats: false, logits: 'none', hooks: [`blocks.${l}.mlp.hook_pre`, `blocks.${l}.mlp.hook_pre_linear`, `blocks.${l}.mlp.hook_post`] });
+  const g = r.hooks[`blocks.${l}.mlp.hook_pre`][t * I + j], u = r.hooks[`blocks.${l}.mlp.hook_pre_linear`][t * I + j], p = r.hooks[`blocks.${l}.mlp.hook_post`][t * I + j];
+  $('walk-gate').textContent = fmt(g); $('walk-silu').textContent = fmt(silu(g)); $('walk-up').textContent = fmt(u); $('walk-out').textContent = fmt(p);
+  $('walk-out').dataset.value = p;
+}
+for (const id of ['walk-layer', 'walk-token']) $(id).addEventListener('change', () => { state.walkFeatureChosen = false; renderWalk(); });
+$('walk-feature').addEventListener('change', () => { state.walkFeatureChosen = true; renderWalk(); });
+$('corr-layer').addEventListener('change', renderLayerChart);
+
+async function renderKnockoutBefore() {
+  const top = topOf(state.run.logits, 5);
+  $('ko-before').innerHTML = await tokenList(top);
+  if (!state.koChosen) { // default: the most active neuron of the last layer at the last token
+    const st = state.run.stats, l = st.layers - 1;
+    $('ko-layer').value = String(l);
+    $('ko-neuron').value = st.top_idx[l][(st.T - 1) * st.topK];
+  }
+  $('ko-after').innerHTML = '';
+  $('ko-kl').textContent = '';
+}
+function topOf(logits, k) {
+  const n = state.info.tokenizer.vocab_size || logits.length;
+  let mx = -Infinity;
+  for (let i = 0; i < n; i++) mx = Math.max(mx, logits[i]);
+  let z = 0;
+  for (let i = 0; i < n; i++) z += Math.exp(logits[i] - mx);
+  const idx = Array.from({ length: n }, (_, i) => i).sort((a, b) => logits[b] - logits[a]).slice(0, k);
+  return idx.map((id) => ({ id, p: Math.exp(logits[id] - mx) / z }));
+}
+async function tokenList(top) {
+  const out = [];
+  for (const t of top) out.push(`<li data-id="${t.id}" data-p="${t.p}">${escapeHtml(JSON.stringify(await state.model.tokenizer.decode([t.id])))} · ${(100 * t.p).toFixed(1)}%</li>`);
+  return out.join('');
+}
+$('ko-layer').addEventListener('change', () => { state.koChosen = true; });
+$('ko-neuron').addEventListener('change', () => { state.koChosen = true; });
+$('ko-btn').addEventListener('click', async () => {
+  const l = Number($('ko-layer').value), j = Number($('ko-neuron').value);
+  const r = await state.model.forward(state.ids, { stats: false, logits: 'last', interventions: [{ layer: l, hook: 'mlp.hook_post', neurons: [j], scale: 0 }] });
+  $('ko-after').innerHTML = await tokenList(topOf(r.logits, 5));
+  const p = softmax(state.run.logits), q = softmax(r.logits);
+  let kl = 0;
+  for (let i = 0; i < p.length; i++) if (p[i] > 0) kl += p[i] * Math.log(p[i] / Math.max(q[i], 1e-30));
+  $('ko-kl').textContent = L(`关掉第 ${l} 层的神经元 ${j} 后，下一个 token 分布的 KL 变化 = ${kl.toExponential(2)} nats。`, `With neuron ${j} of layer ${l} switched off, the next-token distribution moved by KL = ${kl.toExponential(2)} nats.`);
+  $('ko-kl').dataset.kl = kl;
+});
+function softmax(l) { let mx = -Infinity; for (const v of l) mx = Math.max(mx, v); const e = Array.from(l, (v) => Math.exp(v - mx)); const z = e.reduce((a, b) => a + b, 0); return e.map((v) => v / z); }
+
+// ---------------------------------------------------------------- neurons that fire
+async function shade(el, text, layer, neuron, sign = 1) {
+  const m = state.model, I = state.info.config.intermediate_size;
+  const ids = await m.tokenizer.encode(text);
+  const r = await m.forward(ids, { stats: false, logits: 'none', hooks: [`blocks.${layer}.mlp.hook_post`] });
+  const acts = Array.from(ids, (_, t) => sign * r.hooks[`blocks.${layer}.mlp.hook_post`][t * I + neuron]);
+  const mx = Math.max(1e-6, ...acts.map(Math.abs));
+  const parts = [];
+  for (let t = 0; t < ids.length; t++) {
+    const a = acts[t], piece = await m.tokenizer.decode([ids[t]]);
+    const alpha = Math.max(0, a) / mx;
+    parts.push(`<span class="tok" data-act="${a}" title="${a.toFixed(3)}" style="background:rgba(var(--shade),${alpha.toFixed(2)});color:${alpha > 0.55 ? '#fff' : 'inherit'}">${escapeHtml(piece)}</span>`);
+  }
+  el.innerHTML = parts.join('');
+}
+
+async function findFeatures() {
+  const m = state.model;
+  if (!m.tokenizer || !state.probes) { $('features').innerHTML = ''; $('features-note').textContent = L('这个模型没有分词器，无法运行探针。', 'This model has no tokenizer, so the probes cannot run.'); return; }
+  $('features-note').textContent = L('正在用探针句子寻找神经元…', 'Searching neurons with the probe sentences…');
+  const res = await m.findFeatureNeurons(state.probes, { top: 2 });
+  state.features = res;
+  const cards = [];
+  for (const name of ['city', 'negation', 'code']) {
+    const b = res.best.find((x) => x.feature === name);
+    cards.push(`<div class="card" id="feature-${name}" data-layer="${b?.layer ?? ''}" data-neuron="${b?.neuron ?? ''}" data-auc="${b?.heldOutAuc ?? ''}">
+      <h3>“${L(...FEATURE_TITLES[name])}”</h3>
+      <p class="note feature-meta"></p><div class="tokens"></div></div>`);
+  }
+  $('features').innerHTML = cards.join('');
+  for (const name of ['city', 'negation', 'code']) {
+    const b = res.best.find((x) => x.feature === name), card = $(`feature-${name}`);
+    if (b) await shade(card.querySelector('.tokens'), PROBE_SENTENCES[name], b.layer, b.neuron, b.sign);
+  }
+  renderFeatureText();
+  const b0 = res.best[0];
+  if (b0) { $('fires-layer').value = String(b0.layer); $('fires-neuron').value = b0.neuron; await shade($('fires-out'), $('fires-text').value, b0.layer, b0.neuron, b0.sign); }
+}
+function renderFeatureText() {
+  if (!state.features) return;
+  for (const name of ['city', 'negation', 'code']) {
+    const b = state.features.best.find((x) => x.feature === name), card = $(`feature-${name}`);
+    if (!card) continue;
+    const meta = card.querySelector('.feature-meta');
+    meta.textContent = b ? L(`第 ${b.layer} 层 · 神经元 ${b.neuron}${b.sign < 0 ? '（负向）' : ''} · 留出探针上的 AUC = ${b.heldOutAuc.toFixed(3)}（${b.nPos} 个正例 / ${b.nNeg} 个反例）`, `layer ${b.layer} · neuron ${b.neuron}${b.sign < 0 ? ' (negative direction)' : ''} · AUC on held-out probes = ${b.heldOutAuc.toFixed(3)} (${b.nPos} positive / ${b.nNeg} negative tokens)`) : L('没有找到。', 'none found.');
+  }
+  const weak = state.features.best.filter((b) => b.heldOutAuc < 0.75);
+  const random = state.entry?.kind === 'random';
+  $('features-note').textContent = random
+    ? L('注意：这是随机权重的模型，没有学到任何东西——上面的“最佳”神经元只是噪声里挑出来的，不代表真实特征。', 'Note: this model has random weights and has learned nothing; the “best” neurons above are picked from noise and are not real features.')
+    : weak.length ? L(`这个模型里 ${weak.map((b) => b.feature).join('、')} 没有干净的单个神经元（AUC < 0.75）——太小的模型常常如此。`, `This model has no clean single neuron for ${weak.map((b) => b.feature).join(', ')} (AUC < 0.75), as is common in small models.`)
+      : L(`在 ${state.features.tokens} 个探针 token 上找到；选择用一半探针，AUC 在另一半上计算。`, `Found over ${state.features.tokens} probe tokens; chosen on half of the probes, AUC measured on the other half.`);
+}
+$('fires-run').addEventListener('click', () => shade($('fires-out'), $('fires-text').value, Number($('fires-layer').value), Number($('fires-neuron').value)));
+
+// ---------------------------------------------------------------- try it, exercise, quiz
+$('try-run').addEventListener('click', async () => { state.koChosen = false; await runText($('try-text').value); });
+$('ex-check').addEventListener('click', () => {
+  if (!state.run) return;
+  const ratios = layerRatios().map((r) => 100 * r).filter((r) => r > 0);
+  const big = Math.max(...ratios), small = Math.min(...ratios);
+  const a = Number($('ex-large').value), b = Number($('ex-small').value), ok = Math.abs(a - big) <= 0.15 && Math.abs(b - small) <= 0.15;
+  const fb = $('ex-feedback');
+  fb.className = ok ? 'right' : 'wrong';
+  fb.textContent = ok
+    ? L(`对！最大 ${big.toFixed(1)}%，最小 ${small.toFixed(1)}%：最大层的 MLP 占比是最小层的 ${(big / small).toFixed(1)} 倍，但即便最大的也远小于 100%——MLP 写的是修正。`, `Right! Largest ${big.toFixed(1)}%, smallest ${small.toFixed(1)}%: the biggest share is ${(big / small).toFixed(1)}× the smallest, and even the biggest is far below 100%: the MLP writes a correction.`)
+    : L(`还不对。提示：数值在点击长条后显示；最大的是 ${big.toFixed(1)} 附近吗？`, `Not yet. Hint: the numbers appear when you click the bars; is the largest near ${big.toFixed(1)}?`);
+});
+const QUIZ_FEEDBACK = {
+  q1: { a: ['不是：矩阵乘法会混合不同特征。⊙ 只把同一位置的两个数相乘。', 'No: a matrix product mixes features. ⊙ only multiplies the two numbers in the same position.'],
+    b: ['对：逐元素相乘，门控的每个特征只管自己那一路取值。', 'Right: element-wise, each gate feature scales only its own value.'],
+    c: ['不是：点积会把整个向量压成一个数，MLP 需要保留 intermediate_dim 个特征。', 'No: a dot product would collapse the vector to one number; the MLP keeps intermediate_dim features.'] },
+  q2: { a: ['对：图里的比例一般只有百分之几到几十，MLP 是加上去的修正。', 'Right: the chart shows ratios of a few to a few tens of percent; the MLP adds a correction.'],
+    b: ['不是：残差连接只做加法，不会覆盖。', 'No: the residual connection only adds, it never overwrites.'],
+    c: ['不是：看看上面的长条，MLP 占比远小于 100%。', 'No: look at the bars above, the MLP share stays far below 100%.'] },
+  q3: { a: ['不是：精度和参数个数无关。', 'No: precision has nothing to do with the number of parameters.'],
+    b: ['对：三个 hidden × intermediate 的矩阵、每层一份，加起来约占三分之一。', 'Right: three hidden × intermediate matrices per layer add up to about a third.'],
+    c: ['不是：每层只有一个 MLP 模块。', 'No: there is exactly one MLP block per layer.'] },
+};
+document.querySelectorAll('#quiz fieldset').forEach((fs) => {
+  fs.addEventListener('change', (ev) => {
+    const q = ev.target.name, v = ev.target.value, fb = fs.querySelector('.feedback');
+    const right = ev.target.hasAttribute('data-correct');
+    fb.className = `feedback ${right ? 'right' : 'wrong'}`;
+    fb.textContent = `${right ? '✓ ' : '✗ '}${L(...QUIZ_FEEDBACK[q][v])}`;
+  });
+});
+
+function renderDynamicText() {
+  onSilu();
+  drawBudget();
+  if (state.models) { const v = $('model-select').value; listModelsLabels(); $('model-select').value = v; }
+  if (state.run) { renderModelFacts(); renderBars(); renderLayerChart(); }
+  renderFeatureText();
+  document.querySelectorAll('#quiz input:checked').forEach((el) => el.dispatchEvent(new Event('change', { bubbles: true })));
+}
+function listModelsLabels() {
+  const sel = $('model-select');
+  for (const o of sel.options) { const m = state.models.find((x) => x.id === o.value); o.textContent = m ? L(m.label[0], m.label[1]) : L('其它权重集（URL）…', 'another weight set (URL)…'); }
+}
+function escapeHtml(s) { return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c])); }
+
+// ---------------------------------------------------------------- start
+async function start() {
+  let lang = 'zh';
+  try { lang = localStorage.getItem('mlpscope-lang') || 'zh'; } catch { /* ignore */ }
+  if (new URLSearchParams(location.search).get('lang') === 'en') lang = 'en';
+  setLang(lang);
+  drawNeurons(null);
+  if ('serviceWorker' in navigator) navigator.serviceWorker.register('sw.js').catch(() => {});
+  try { state.probes = (await (await fetch('probes.json')).json()).probes; } catch { state.probes = null; }
+  const models = await listModels();
+  const want = new URLSearchParams(location.search).get('model');
+  const first = models.find((m) => m.id === want) ?? models[0];
+  if (first) { $('model-select').value = first.id; await load(first); }
+}
+start();
