@@ -46,6 +46,34 @@ test(`Qwen3.5 pre-tokenizer: identical ids to the reference with the \\p{M} patt
   for (const s of all) assert.deepEqual(ours35.encode(s, { addSpecial: false }), ref35.encode(s, { add_special_tokens: false }), JSON.stringify(s));
 });
 
+// The same vocabulary and merges under the GPT-2 and Llama-3 pre-tokenizers
+async function variant(tag, edit) {
+  const j = structuredClone(tokJson);
+  edit(j);
+  const d = tmpDir(tag);
+  fs.writeFileSync(path.join(d, 'tokenizer.json'), JSON.stringify(j));
+  fs.writeFileSync(path.join(d, 'tokenizer_config.json'), JSON.stringify(tokCfg));
+  return [await loadTokenizer(d, { engine }), TokenizerLoader.fromPreTrained({ tokenizerJSON: j, tokenizerConfig: tokCfg })];
+}
+const LLAMA3 = String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
+for (const [tag, edit] of [
+  ['Llama-3', (j) => { j.pre_tokenizer.pretokenizers[0].pattern.Regex = LLAMA3; }],
+  ['GPT-2', (j) => { j.pre_tokenizer = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true }; }],
+]) {
+  test(`${tag} pre-tokenizer: identical ids to the reference on ${all.length} strings`, async () => {
+    const [o, r] = await variant(tag, edit);
+    let n = 0;
+    for (const s of all) {
+      // GPT-2's pattern uses JS's \s in the reference; skip the two code points where JS and Unicode disagree
+      if (tag === 'GPT-2' && /[\u0085\ufeff]/.test(s)) continue;
+      assert.deepEqual(o.encode(s, { addSpecial: false }), r.encode(s, { add_special_tokens: false }), `${tag}: ${JSON.stringify(s)}`);
+      n++;
+    }
+    console.log(`# ${tag}: ${n} strings identical`);
+    o.dispose();
+  });
+}
+
 test('Qwen3.5 pre-tokenizer: combining marks stay with their letters (spec §5)', () => {
   const cases = [
     // [text, Qwen3 pieces, Qwen3.5 pieces]
