@@ -14,8 +14,10 @@ export interface Progress { loaded: number; total: number; file: string; fromCac
 export interface LoadOptions {
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
-  /** tokens of context to allocate (default min(max_position_embeddings, 4096)) */
+  /** tokens of context to allocate (default min(max_position_embeddings, maxContext)) */
   contextLength?: number;
+  /** cap for the default context length (default 4096) */
+  maxContext?: number;
   /** refuse (E_MEMORY) before allocating if weights + state exceed this many bytes */
   memoryBudget?: number;
   /** use the SIMD128 kernels (default true); false runs the scalar reference kernels */
@@ -29,6 +31,10 @@ export interface LoadOptions {
   int8Activations?: boolean;
   retries?: number;
   retryDelayMs?: number;
+  /** a request that receives no data for this long is aborted and retried (default 30000 ms) */
+  stallTimeoutMs?: number;
+  /** pin the manifest: its sha256 (hex); a mismatch is E_MANIFEST after the retries */
+  manifestSha256?: string;
 }
 
 export type HookKind = 'hook_resid_pre' | 'hook_attn_out' | 'hook_resid_mid' | 'hook_mlp_out' | 'hook_resid_post'

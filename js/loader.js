@@ -10,9 +10,9 @@ const WASM32_LIMIT = 4 * 1024 ** 3;
 
 /**
  * @typedef {{ onProgress?: (p: {loaded: number, total: number, file: string, fromCache: boolean}) => void,
- *   signal?: AbortSignal, contextLength?: number, memoryBudget?: number, simd?: boolean,
+ *   signal?: AbortSignal, contextLength?: number, maxContext?: number, memoryBudget?: number, simd?: boolean,
  *   batchSize?: number, parallel?: number, engine?: import('./wasm.js').Engine,
- *   int8Activations?: boolean }} LoadOptions  int8Activations: q8 weights run as int8 x int8 dot
+ *   int8Activations?: boolean, manifestSha256?: string, stallTimeoutMs?: number }} LoadOptions  int8Activations: q8 weights run as int8 x int8 dot
  *   products (faster decode; activations rounded to int8 per block of 32, so less exact)
  */
 
@@ -23,10 +23,24 @@ const WASM32_LIMIT = 4 * 1024 ** 3;
  */
 export async function loadModel(source, opts = {}) {
   const { onProgress, signal, memoryBudget, simd = true, batchSize = 64, parallel = 3, retries = 4, retryDelayMs = 250 } = opts;
-  const src = await openSource(source, { cache: opts.cache });
+  const src = await openSource(source, { cache: opts.cache, stallTimeoutMs: opts.stallTimeoutMs });
   const abortCheck = () => { if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${src.name} was aborted`); };
   abortCheck();
-  const manifestText = await withRetry(() => src.text('manifest.json', signal), retries, retryDelayMs, signal);
+  // the manifest is the root of trust for every shard hash: with a pinned manifestSha256 its bytes
+  // are verified too (a corrupted download is fetched again, then refused)
+  const manifestText = await withRetry(async () => {
+    const text = await src.text('manifest.json', signal);
+    if (opts.manifestSha256) {
+      const e0 = opts.engine ?? (loadModel._shaEngine ??= await createEngine());
+      const got = sha256Hex(e0, new TextEncoder().encode(text));
+      if (got !== opts.manifestSha256) {
+        const err = new MlpscopeError('E_MANIFEST', `manifest.json: sha256 ${got} does not match the pinned ${opts.manifestSha256}`);
+        err.retryable = true;
+        throw err;
+      }
+    }
+    return text;
+  }, retries, retryDelayMs, signal);
   let manifest;
   try { manifest = JSON.parse(manifestText); } catch (e) { throw new MlpscopeError('E_MANIFEST', `manifest.json: ${e.message}`); }
   const e = opts.engine ?? await createEngine();
@@ -37,7 +51,7 @@ export async function loadModel(source, opts = {}) {
     const pre = e.x.ms_model_create(mp, mlen, 0, simd ? 1 : 0, e.err) >>> 0;
     e.check(pre);
     const cfgMax = JSON.parse(ownedStr(e, e.x.ms_model_info(pre))).config.max_position_embeddings;
-    const ctx = opts.contextLength ?? Math.min(cfgMax, 4096);
+    const ctx = opts.contextLength ?? Math.min(cfgMax, opts.maxContext ?? 4096);
     if (!(Number.isInteger(ctx) && ctx >= 1 && ctx <= cfgMax)) {
       e.x.ms_model_destroy(pre);
       throw new MlpscopeError('E_CONTEXT', `contextLength ${ctx} outside [1, ${cfgMax}] (max_position_embeddings)`);

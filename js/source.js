@@ -16,7 +16,7 @@ export const CACHE_NAME = 'mlpscope-weights-v1';
  */
 
 /** @param {string|URL} src @param {{cache?: boolean}} [opts] @returns {Promise<Source>} */
-export async function openSource(src, opts = {}) {
+export async function openSource(src, opts = {}) { // opts: {cache, stallTimeoutMs}
   const s = String(src);
   if (/^(https?|blob|data):/i.test(s) || (!isNode && !s.startsWith('file:'))) return urlSource(s, opts);
   if (!isNode) throw new MlpscopeError('E_ARG', `cannot open ${s} in a browser: pass a URL`);
@@ -27,24 +27,66 @@ export async function openSource(src, opts = {}) {
 export function retryable(err) { return err?.retryable === true; }
 function transient(code, msg) { const e = new MlpscopeError(code, msg); e.retryable = true; return e; }
 
-function urlSource(base, { cache = typeof caches !== 'undefined' } = {}) {
+/** A promise that rejects when the signal aborts (at once if it already has); never resolves. */
+function aborted(signal) {
+  if (!signal) return new Promise(() => {});
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+}
+
+/** A request's own abort controller: follows the caller's signal, and aborts when no data has
+ * arrived for `ms` (a stalled server must not hang the loader). */
+function stallGuard(signal, ms) {
+  const ac = new AbortController();
+  const onAbort = () => ac.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let timer, stalled = false;
+  const touch = () => { clearTimeout(timer); timer = setTimeout(() => { stalled = true; ac.abort(); }, ms); };
+  touch();
+  return { signal: ac.signal, touch, stalled: () => stalled, done: () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); } };
+}
+
+function urlSource(base, { cache = typeof caches !== 'undefined', stallTimeoutMs = 30000 } = {}) {
   const baseUrl = new URL(base.endsWith('/') ? base : base + '/', typeof location !== 'undefined' ? location.href : undefined);
+  const failure = (file, e, signal, guard) => {
+    if (signal?.aborted) return new MlpscopeError('E_ABORTED', `loading ${file} was aborted`);
+    if (guard?.stalled()) return transient('E_NETWORK', `${file}: no data for ${stallTimeoutMs} ms`);
+    return e instanceof MlpscopeError ? e : transient('E_NETWORK', `${file}: ${e.message}`);
+  };
   const get = async (file, signal, headers) => {
+    const guard = stallGuard(signal, stallTimeoutMs);
     let r;
     try {
-      r = await fetch(new URL(file, baseUrl), { signal, headers, cache: 'no-store' });
+      r = await fetch(new URL(file, baseUrl), { signal: guard.signal, headers, cache: 'no-store' });
     } catch (e) {
-      if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${file} was aborted`);
-      throw transient('E_NETWORK', `${file}: ${e.message}`);
+      guard.done();
+      throw failure(file, e, signal, guard);
     }
-    if (r.status === 404) throw new MlpscopeError(file === 'manifest.json' ? 'E_MANIFEST' : 'E_SHARD_MISSING', `${file}: HTTP 404 (not found)`);
-    if (r.status >= 500 || r.status === 429 || r.status === 408) throw transient('E_NETWORK', `${file}: HTTP ${r.status}`);
-    if (!r.ok) throw new MlpscopeError('E_NETWORK', `${file}: HTTP ${r.status}`);
+    guard.touch();
+    const fail = (err) => { guard.done(); throw err; };
+    if (r.status === 404) fail(new MlpscopeError(file === 'manifest.json' ? 'E_MANIFEST' : 'E_SHARD_MISSING', `${file}: HTTP 404 (not found)`));
+    if (r.status >= 500 || r.status === 429 || r.status === 408) fail(transient('E_NETWORK', `${file}: HTTP ${r.status}`));
+    if (!r.ok) fail(new MlpscopeError('E_NETWORK', `${file}: HTTP ${r.status}`));
+    r.guard = guard;
+    r.file = file;
+    r.userSignal = signal;
     return r;
   };
   const body = (r) => {
     const reader = r.body.getReader();
-    return { async *[Symbol.asyncIterator]() { try { for (;;) { const { done, value } = await reader.read(); if (done) return; yield value; } } finally { reader.releaseLock?.(); } } };
+    const g = r.guard;
+    return { async *[Symbol.asyncIterator]() {
+      try {
+        for (;;) {
+          let step;
+          // race the read against the request's abort: a read started after an abort may never settle
+          try { step = await Promise.race([reader.read(), aborted(g?.signal)]); } catch (e) { throw failure(r.file ?? 'response', e, r.userSignal, g); }
+          g?.touch();
+          if (step.done) return;
+          yield step.value;
+        }
+      } finally { g?.done(); reader.releaseLock?.(); }
+    } };
   };
   const cacheKey = (file, sha) => new URL(file, baseUrl).href + '#sha256=' + sha;
   // Small files: with a sha256 (tokenizer) cache-first by content; without (manifest.json)
@@ -54,7 +96,10 @@ function urlSource(base, { cache = typeof caches !== 'undefined' } = {}) {
     const key = sha256 ? cacheKey(file, sha256) : new URL(file, baseUrl).href + '#latest';
     if (c && sha256) { const hit = await c.match(key); if (hit) return new Uint8Array(await hit.arrayBuffer()); }
     try {
-      const b = new Uint8Array(await (await get(file, signal)).arrayBuffer());
+      const r = await get(file, signal);
+      let b;
+      try { b = new Uint8Array(await Promise.race([r.arrayBuffer(), aborted(r.guard.signal)])); } catch (e) { throw failure(file, e, signal, r.guard); } /* cut off or stalled */
+      finally { r.guard.done(); }
       if (c) await c.put(key, new Response(b)).catch(() => {});
       return b;
     } catch (err) {

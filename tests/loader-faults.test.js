@@ -101,6 +101,19 @@ test('abort mid-download: E_ABORTED, no model', async () => {
   await assert.rejects(loadModel(srv.url, opts({ signal: AbortSignal.abort() })), (e) => e.code === 'E_ABORTED');
 });
 
+test('a server that stalls mid-shard: the request is abandoned after stallTimeoutMs and the shard resumed', async () => {
+  fault({ file: shard, kind: 'hang', at: 0.5 });
+  const t0 = performance.now();
+  await loadsCorrectly('stall', { stallTimeoutMs: 200 });
+  assert.ok(performance.now() - t0 < 5000);
+  const reqs = srv.log.filter((l) => l.file === shard);
+  assert.equal(reqs.length, 2);
+  assert.match(reqs[1].range, /^bytes=[1-9]/);
+  fault({ file: 'manifest.json', kind: 'hang', at: 0.5, times: 100 });
+  await assert.rejects(loadModel(srv.url, opts({ stallTimeoutMs: 100, retries: 1 })), (e) => e.code === 'E_NETWORK' && /no data for 100 ms/.test(e.message));
+  srv.faults.length = 0;
+});
+
 test('manifest over HTTP: 404 is E_MANIFEST, 500 once is retried, 500 forever is E_NETWORK', async () => {
   fault({ file: 'manifest.json', kind: 404 });
   await assert.rejects(loadModel(srv.url, opts()), (e) => e.code === 'E_MANIFEST');

@@ -13,6 +13,8 @@ import { CLI, ROOT, tmpDir } from './helpers.js';
 const dir = tmpDir('rel');
 execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-a.json'), '--seed', '4', '--shard-size', '32768', '--out', dir], { stdio: 'pipe' });
 const man = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+const { createHash } = await import('node:crypto');
+const manifestSha256 = createHash('sha256').update(fs.readFileSync(path.join(dir, 'manifest.json'))).digest('hex');
 const ids = [1, 2, 3, 50, 60, 70];
 const ref = await loadModel(dir);
 const want = ref.forward(ids).logits;
@@ -55,7 +57,7 @@ test('200 seeded random fault schedules: a correct model or a typed error naming
     let progressCount = 0;
     let outcome;
     try {
-      const m = await loadModel(srv.url, { engine: e, retries: 2, retryDelayMs: 1, signal: ac.signal,
+      const m = await loadModel(srv.url, { engine: e, retries: 2, retryDelayMs: 1, signal: ac.signal, manifestSha256, stallTimeoutMs: 300,
         onProgress: () => { if (++progressCount === abortAt) ac.abort(); } });
       assert.deepEqual(m.forward(ids).logits, want, `seed ${seed}: a loaded model computes the right numbers`);
       m.dispose();

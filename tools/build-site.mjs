@@ -46,6 +46,9 @@ if (models.some((m) => m.id === 'demo')) {
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(man, null, 1));
   models.push({ id: 'qwen35-synth', url: 'weights/qwen35-synth/', kind: 'random', label: ['Qwen3.5 结构的小模型（随机权重）', 'a small Qwen3.5-shaped model (random weights)'] });
 }
+// pin each manifest by its sha256, so the page verifies the root of every shard hash as well
+const { createHash } = await import('node:crypto');
+for (const m of models) m.manifestSha256 = createHash('sha256').update(fs.readFileSync(path.join(out, m.url, 'manifest.json'))).digest('hex');
 fs.writeFileSync(path.join(out, 'models.json'), JSON.stringify({ models }, null, 1));
 // held-out probe sentences (the generator's labelled spans), seed 9: never seen in training (seed 1)
 fs.writeFileSync(path.join(out, 'probes.json'), JSON.stringify({ seed: 9, probes: probes(9, 160) }));

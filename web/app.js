@@ -113,7 +113,8 @@ async function load(entry) {
   try {
     await old?.dispose();
     const model = await loadModelInWorker(new URL(entry.url, location.href), {
-      contextLength: Math.min(512, entry.context ?? 512),
+      maxContext: 512,
+      manifestSha256: entry.manifestSha256,
       onProgress: ({ loaded, total, fromCache }) => {
         $('progress').value = total ? loaded / total : 0;
         const s = (performance.now() - t0) / 1000;
@@ -126,6 +127,7 @@ async function load(entry) {
     state.features = null;
     $('progress-text').textContent += L(` · 用时 ${((performance.now() - t0) / 1000).toFixed(1)} 秒`, ` · ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     document.body.dataset.model = entry.id;
+    state.corrLayerSet = false;
     await runText(state.text);
     await findFeatures();
     document.body.dataset.ready = '1';
@@ -172,6 +174,7 @@ function renderModelFacts() {
   drawNeurons(c);
   const layerOpts = Array.from({ length: c.num_hidden_layers }, (_, l) => `<option value="${l}">${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : L('注意力', 'attention')}</option>`).join('');
   for (const id of ['walk-layer', 'corr-layer', 'fires-layer', 'ko-layer']) { const s = $(id), v = s.value; s.innerHTML = layerOpts; if (v && v < c.num_hidden_layers) s.value = v; }
+  if (!state.corrLayerSet) { $('corr-layer').value = String(Math.floor(c.num_hidden_layers / 2)); $('walk-layer').value = String(Math.floor(c.num_hidden_layers / 2)); state.corrLayerSet = true; }
   for (const id of ['walk-feature', 'fires-neuron', 'ko-neuron']) $(id).max = c.intermediate_size - 1;
   $('walk-token').innerHTML = state.pieces.map((p, t) => `<option value="${t}">${t}: ${escapeHtml(JSON.stringify(p))}</option>`).join('');
   $('walk-token').value = String(state.pieces.length - 1);
@@ -185,6 +188,12 @@ function layerRatios() {
 
 function renderBars() {
   const ratios = layerRatios(), mx = Math.max(...ratios), mixers = state.info.mixers;
+  const big = ratios.map((r, l) => [r, l]).filter(([r]) => r > 0.5);
+  const rest = ratios.filter((r) => r <= 0.5);
+  $('bars-note').textContent = big.length
+    ? L(`这个模型里，第 ${big.map(([, l]) => l).join('、')} 层的 MLP 输出超过了该层输出长度的一半——这不是小修正。浅层（尤其第 0 层）的 MLP 常常像是嵌入的延伸，在残差流还很短时写入大量内容；其余各层的比例在 ${rest.length ? (100 * Math.min(...rest)).toFixed(0) + '%–' + (100 * Math.max(...rest)).toFixed(0) + '%' : '—'} 之间，才是“小修正”的样子。真实数据比规律更重要。`,
+      `In this model the MLP of layer ${big.map(([, l]) => l).join(', ')} writes more than half of the layer's output length: not a small correction. Early MLPs (layer 0 above all) often act like an extension of the embedding, writing a lot while the stream is still short; the other layers sit between ${rest.length ? (100 * Math.min(...rest)).toFixed(0) + '% and ' + (100 * Math.max(...rest)).toFixed(0) + '%' : '—'}, which is the small-correction pattern. The live numbers beat the rule of thumb.`)
+    : L(`所有层的比例都在 ${(100 * Math.min(...ratios)).toFixed(0)}%–${(100 * mx).toFixed(0)}% 之间：每个 MLP 都只写入一个小修正。`, `Every layer's ratio lies between ${(100 * Math.min(...ratios)).toFixed(0)}% and ${(100 * mx).toFixed(0)}%: each MLP writes only a small correction.`);
   $('bars').innerHTML = ratios.map((r, l) => `<div class="bar ${mixers[l]}" role="button" tabindex="0" data-layer="${l}" data-ratio="${r}" data-mixer="${mixers[l]}"
     style="height:${(100 * r / mx).toFixed(1)}%" aria-label="layer ${l}: ${(100 * r).toFixed(1)}%"><span>${l}</span></div>`).join('');
   $('bars').querySelectorAll('.bar').forEach((b) => {
@@ -201,6 +210,9 @@ function renderBars() {
     b.addEventListener('click', pick);
     b.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); pick(); } });
   });
+  // keep the reader's selection (and re-render its text, e.g. after a language switch)
+  const sel = $('bar-readout').dataset.layer;
+  if (sel !== undefined && sel < ratios.length) $('bars').querySelector(`.bar[data-layer="${sel}"]`).click();
 }
 
 function renderLayerChart() {

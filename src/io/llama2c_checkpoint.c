@@ -52,7 +52,8 @@ int ms_plan_llama2c(ms_conv_plan *p, const ms_io *io, const char *ckpt, const ch
         return ms_fail(err, MS_E_CHECKPOINT, "%s: versioned llama2.c export (magic 'ak42') is not supported; use the legacy v0 export", ckpt);
     int32_t dim = le32(hdr), hid = le32(hdr + 4), L = le32(hdr + 8), nh = le32(hdr + 12), nkv = le32(hdr + 16), V = le32(hdr + 20), seq = le32(hdr + 24);
     int shared = V > 0;
-    if (V < 0) V = -V;
+    if (V == INT32_MIN) V = 0; /* cannot be negated: rejected below as an impossible vocabulary */
+    else if (V < 0) V = -V;
     if (dim < 1 || dim > 65536 || hid < 1 || hid > (1 << 20) || L < 1 || L > 256 || nh < 1 || nh > dim || dim % nh ||
         nkv < 1 || nkv > nh || nh % nkv || V < 1 || V > (1 << 22) || seq < 1 || seq > (1 << 24) || (dim / nh) % 2)
         return ms_fail(err, MS_E_CHECKPOINT, "%s: header values impossible (dim %d, hidden %d, layers %d, heads %d/%d, vocab %d, seq %d)",
