@@ -65,11 +65,6 @@ static inline void q8_to_f32(const int8_t *q, v128_t out[8]) {
     out[7] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(h3));
 }
 
-static inline float block_dot(const v128_t wq[8], const float *x) {
-    v128_t s = wasm_f32x4_mul(wq[0], wasm_v128_load(x));
-    for (int k = 1; k < 8; k++) s = wasm_f32x4_add(s, wasm_f32x4_mul(wq[k], wasm_v128_load(x + 4 * k)));
-    return hsum(s);
-}
 
 void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
     const ms_block_q8_0 *w = W;
@@ -77,14 +72,20 @@ void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float
     for (size_t o = 0; o < rows; o++) {
         for (int t0 = 0; t0 < T; t0 += 4) {
             int nt = T - t0 < 4 ? T - t0 : 4;
-            float acc[4] = {0, 0, 0, 0};
+            v128_t acc[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
             for (size_t b = 0; b < nb; b++) {
                 const ms_block_q8_0 *blk = &w[o * nb + b];
                 v128_t wq[8];
                 q8_to_f32(blk->q, wq);
-                for (int u = 0; u < nt; u++) acc[u] += blk->d * block_dot(wq, X + (size_t)(t0 + u) * cols + b * MS_QK);
+                const v128_t d = wasm_f32x4_splat(blk->d);
+                for (int u = 0; u < nt; u++) { /* lane-wise partial sums; one reduction per row */
+                    const float *x = X + (size_t)(t0 + u) * cols + b * MS_QK;
+                    v128_t s = wasm_f32x4_mul(wq[0], wasm_v128_load(x));
+                    for (int k = 1; k < 8; k++) s = wasm_f32x4_add(s, wasm_f32x4_mul(wq[k], wasm_v128_load(x + 4 * k)));
+                    acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(s, d));
+                }
             }
-            for (int u = 0; u < nt; u++) Y[(size_t)(t0 + u) * rows + o] = acc[u];
+            for (int u = 0; u < nt; u++) Y[(size_t)(t0 + u) * rows + o] = hsum(acc[u]);
         }
     }
 }
@@ -96,7 +97,7 @@ void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float
     for (size_t o = 0; o < rows; o++) {
         for (int t0 = 0; t0 < T; t0 += 4) {
             int nt = T - t0 < 4 ? T - t0 : 4;
-            float acc[4] = {0, 0, 0, 0};
+            v128_t acc[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
             for (size_t b = 0; b < nb; b++) {
                 const ms_block_q4_0 *blk = &w[o * nb + b];
                 v128_t raw = wasm_v128_load(blk->q);
@@ -105,12 +106,19 @@ void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float
                 wasm_v128_store(q + 16, wasm_i8x16_sub(wasm_u8x16_shr(raw, 4), eight));
                 v128_t wq[8];
                 q8_to_f32(q, wq);
-                for (int u = 0; u < nt; u++) acc[u] += blk->d * block_dot(wq, X + (size_t)(t0 + u) * cols + b * MS_QK);
+                const v128_t d = wasm_f32x4_splat(blk->d);
+                for (int u = 0; u < nt; u++) {
+                    const float *x = X + (size_t)(t0 + u) * cols + b * MS_QK;
+                    v128_t s = wasm_f32x4_mul(wq[0], wasm_v128_load(x));
+                    for (int k = 1; k < 8; k++) s = wasm_f32x4_add(s, wasm_f32x4_mul(wq[k], wasm_v128_load(x + 4 * k)));
+                    acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(s, d));
+                }
             }
-            for (int u = 0; u < nt; u++) Y[(size_t)(t0 + u) * rows + o] = acc[u];
+            for (int u = 0; u < nt; u++) Y[(size_t)(t0 + u) * rows + o] = hsum(acc[u]);
         }
     }
 }
+
 /* int8 x int8 on the 4-row interleaved layout (quant.h): activations are quantized per block of
  * 32 once per token; each 144-byte block group is read once, in order, for 4 output rows; the
  * integer products go through i32x4.dot_i16x8_s and are scaled per block in f32. Tokens are the
