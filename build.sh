@@ -37,6 +37,7 @@ build_native() {
 if [ "$what" = all ] || [ "$what" = native ]; then
   # the trainer: register-blocked matmuls in AVX-512 where the CPU has it (else AVX2), no FP
   # contraction: the same summation order either way, so runs are bit-reproducible
+  mkdir -p build/native
   TRAIN_ISA="-mavx2"
   grep -q avx512f /proc/cpuinfo 2>/dev/null && TRAIN_ISA="-mavx512f -mavx2"
   # shellcheck disable=SC2086

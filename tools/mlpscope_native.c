@@ -50,11 +50,10 @@ static int cmd_convert(int argc, char **argv) {
     ms_conv_plan p;
     struct stat sst;
     int is_dir = stat(src[0], &sst) == 0 && S_ISDIR(sst.st_mode);
-    int n_shards = 0, rc = is_dir ? ms_plan_hf(&p, &io, src[0], &e) : ms_plan_llama2c(&p, &io, src[0], src[1], &e);
+    int rc = is_dir ? ms_plan_hf(&p, &io, src[0], &e) : ms_plan_llama2c(&p, &io, src[0], src[1], &e);
     ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = shard};
-    if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, &e);
-    if (!rc) rc = ms_convert_write(&p, &io, n_shards, &e);
-    ms_plan_free(&p);
+    if (!rc) rc = ms_convert_finish(&p, &io, &o, &e);
+    else ms_plan_free(&p);
     ms_native_io_close_all(&h);
     return rc ? die(&e) : 0;
 }
@@ -146,11 +145,10 @@ static int cmd_synth(int argc, char **argv) {
     ms_io io;
     ms_native_io_init(&h, &io, out);
     ms_conv_plan p;
-    int n_shards = 0, rc = ms_plan_synth(&p, text, len, seed, &e);
+    int rc = ms_plan_synth(&p, text, len, seed, &e);
     ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = shard};
-    if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, &e);
-    if (!rc) rc = ms_convert_write(&p, &io, n_shards, &e);
-    ms_plan_free(&p);
+    if (!rc) rc = ms_convert_finish(&p, &io, &o, &e);
+    else ms_plan_free(&p);
     ms_native_io_close_all(&h);
     free(file);
     return rc ? die(&e) : 0;

@@ -295,12 +295,9 @@ API(ms_convert) int ms_convert(const char *src, const char *tok, int hf_dir, int
     ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log};
     ms_conv_plan p;
     int rc = hf_dir ? ms_plan_hf(&p, &io, src, err) : ms_plan_llama2c(&p, &io, src, tok && *tok ? tok : NULL, err);
-    int n_shards = 0;
     ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
-    if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, err);
-    if (!rc) rc = ms_convert_write(&p, &io, n_shards, err);
-    ms_plan_free(&p);
-    return rc;
+    if (rc) { ms_plan_free(&p); return rc; }
+    return ms_convert_finish(&p, &io, &o, err);
 }
 
 /* Synthetic weight set from a config (JSON text or a preset name) into the host's output folder. */
@@ -309,12 +306,9 @@ API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed
     const char *preset = ms_config_preset(config_or_preset);
     ms_conv_plan p;
     int rc = ms_plan_synth(&p, preset ? preset : config_or_preset, preset ? strlen(preset) : len, (uint64_t)seed, err);
-    int n_shards = 0;
     ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
-    if (!rc) rc = ms_plan_layout(&p, &o, &n_shards, err);
-    if (!rc) rc = ms_convert_write(&p, &io, n_shards, err);
-    ms_plan_free(&p);
-    return rc;
+    if (rc) { ms_plan_free(&p); return rc; }
+    return ms_convert_finish(&p, &io, &o, err);
 }
 #endif
 API(ms_dtype_id) int ms_dtype_id(const char *name) { return ms_dtype_from_name(name); }

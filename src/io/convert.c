@@ -253,3 +253,10 @@ done:
     free(hex); free(sizes); free(tmp); free(sbuf); free(dbuf);
     return rc;
 }
+
+int ms_convert_finish(ms_conv_plan *p, const ms_io *io, const ms_conv_opts *o, ms_err *err) {
+    int n_shards = 0, rc = ms_plan_layout(p, o, &n_shards, err);
+    if (!rc) rc = ms_convert_write(p, io, n_shards, err);
+    ms_plan_free(p);
+    return rc;
+}

@@ -76,6 +76,8 @@ void ms_plan_free(ms_conv_plan *p);
 int ms_plan_layout(ms_conv_plan *p, const ms_conv_opts *o, int *n_shards, ms_err *err);
 /* Write the shards, the tokenizer and manifest.json into the output (names relative to it). */
 int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err);
+/* The common tail of every conversion: lay the plan out, write it, free it. */
+int ms_convert_finish(ms_conv_plan *p, const ms_io *io, const ms_conv_opts *o, ms_err *err);
 /* Convert rows of values between dtypes (src: f32/f16/bf16; dst: any). */
 int ms_convert_rows(const void *src, int src_dtype, void *dst, int dst_dtype, size_t rows, size_t cols, float *tmp);
 #endif

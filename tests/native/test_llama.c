@@ -20,9 +20,9 @@ static ms_model *convert_and_load(const ms_t_env *env, const char *sub, ms_token
     ms_err e = {0};
     int n = 0, rc = ms_plan_llama2c(&p, &io, ck, tk, &e);
     ms_conv_opts o = {.dtype = 0, .embed_dtype = -1, .shard_bytes = 0};
-    if (!rc) rc = ms_plan_layout(&p, &o, &n, &e);
-    if (!rc) rc = ms_convert_write(&p, &io, n, &e);
-    ms_plan_free(&p);
+    (void)n;
+    if (!rc) rc = ms_convert_finish(&p, &io, &o, &e);
+    else ms_plan_free(&p);
     ms_native_io_close_all(&h);
     CHECK(rc == 0, "convert: %s", e.msg);
     ms_model *m = ms_load_weightset(out, tok, &e);

@@ -223,13 +223,10 @@ static int write_weightset(const opts_t *O, const char *dir, const tparams *p, i
     ms_native_io_init(&h, &io, dir);
     io.log = NULL;
     ms_err e = {0};
-    int ns = 0;
     ms_conv_opts co = {.dtype = dtype, .embed_dtype = -1, .shard_bytes = 64u << 20};
-    int rc = ms_plan_layout(&pl, &co, &ns, &e);
-    if (!rc) rc = ms_convert_write(&pl, &io, ns, &e);
+    int rc = ms_convert_finish(&pl, &io, &co, &e);
     ms_native_io_close_all(&h);
     if (rc) fprintf(stderr, "writing %s: %s: %s\n", dir, ms_code_name(rc), e.msg);
-    ms_plan_free(&pl);
     return rc;
 }
 
