@@ -154,3 +154,18 @@ fail:
     ms_model_free(m);
     return NULL;
 }
+
+int ms_native_convert_llama2c(const char *ckpt, const char *tok, const char *out_dir, ms_err *err) {
+    mkdir(out_dir, 0755);
+    ms_native_io h;
+    ms_io io;
+    ms_native_io_init(&h, &io, out_dir);
+    io.log = NULL;
+    ms_conv_plan p;
+    int rc = ms_plan_llama2c(&p, &io, ckpt, tok, err);
+    ms_conv_opts o = {.dtype = 0, .embed_dtype = -1, .shard_bytes = 0};
+    if (!rc) rc = ms_convert_finish(&p, &io, &o, err);
+    else ms_plan_free(&p);
+    ms_native_io_close_all(&h);
+    return rc;
+}

@@ -14,6 +14,10 @@ typedef struct {
 void ms_native_io_init(ms_native_io *h, ms_io *io, const char *out_dir);
 void ms_native_io_close_all(ms_native_io *h);
 
+/* Converts a llama2.c checkpoint (+ optional tok*.bin) into an f32 weight set in out_dir
+ * (created if missing). 0 on success, else the error code with err set. */
+int ms_native_convert_llama2c(const char *ckpt, const char *tok, const char *out_dir, ms_err *err);
+
 /* Reads dir/manifest.json, allocates, reads and verifies every shard, finalizes. simd ignored
  * natively. Tokenizer optional (tok may be NULL). */
 ms_model *ms_load_weightset(const char *dir, ms_tokenizer **tok, ms_err *err);

@@ -13,22 +13,6 @@ static int write_file(const char *path, const void *d, size_t n) {
     return w == n ? 0 : -1;
 }
 
-static int convert(const char *ck, const char *tk, const char *out, ms_err *e) {
-    mkdir(out, 0755);
-    ms_native_io h;
-    ms_io io;
-    ms_native_io_init(&h, &io, out);
-    io.log = NULL;
-    ms_conv_plan p;
-    int n = 0, rc = ms_plan_llama2c(&p, &io, ck, tk, e);
-    ms_conv_opts o = {.dtype = 0, .embed_dtype = -1, .shard_bytes = 0};
-    (void)n;
-    if (!rc) rc = ms_convert_finish(&p, &io, &o, e);
-    else ms_plan_free(&p);
-    ms_native_io_close_all(&h);
-    return rc;
-}
-
 /* manifest text with the first occurrence of `from` replaced by `to` */
 static int manifest_variant(const char *good, const char *from, const char *to, const char *path) {
     const char *at = strstr(good, from);
@@ -58,11 +42,11 @@ void test_bad_inputs(const ms_t_env *env) {
     write_file(path, ckb, n - 100);
     snprintf(dir, sizeof dir, "%s/bad-out", env->tmp);
     ms_err_clear(&e);
-    CHECK(convert(path, tk, dir, &e) == MS_E_CHECKPOINT && strstr(e.msg, "truncated"), "truncated checkpoint: %s", e.msg);
+    CHECK(ms_native_convert_llama2c(path, tk, dir, &e) == MS_E_CHECKPOINT && strstr(e.msg, "truncated"), "truncated checkpoint: %s", e.msg);
     /* header too short */
     write_file(path, ckb, 10);
     ms_err_clear(&e);
-    CHECK(convert(path, tk, dir, &e) == MS_E_CHECKPOINT, "short header: %s", e.msg);
+    CHECK(ms_native_convert_llama2c(path, tk, dir, &e) == MS_E_CHECKPOINT, "short header: %s", e.msg);
     /* impossible header (heads do not divide dim) */
     uint8_t *hb = malloc(n);
     memcpy(hb, ckb, n);
@@ -70,14 +54,14 @@ void test_bad_inputs(const ms_t_env *env) {
     memcpy(hb + 12, &bad_heads, 4);
     write_file(path, hb, n);
     ms_err_clear(&e);
-    CHECK(convert(path, tk, dir, &e) == MS_E_CHECKPOINT && strstr(e.msg, "impossible"), "bad header: %s", e.msg);
+    CHECK(ms_native_convert_llama2c(path, tk, dir, &e) == MS_E_CHECKPOINT && strstr(e.msg, "impossible"), "bad header: %s", e.msg);
     /* NaN weight */
     memcpy(hb, ckb, n);
     uint32_t nanbits = 0x7FC00000u;
     memcpy(hb + 28 + 4 * 1000, &nanbits, 4);
     write_file(path, hb, n);
     ms_err_clear(&e);
-    CHECK(convert(path, tk, dir, &e) == MS_E_TENSOR && strstr(e.msg, "embed_tokens"), "NaN weight: %s", e.msg);
+    CHECK(ms_native_convert_llama2c(path, tk, dir, &e) == MS_E_TENSOR && strstr(e.msg, "embed_tokens"), "NaN weight: %s", e.msg);
     free(hb);
     /* truncated tokenizer */
     size_t tn;
@@ -85,13 +69,13 @@ void test_bad_inputs(const ms_t_env *env) {
     snprintf(path, sizeof path, "%s/tok-trunc.bin", env->tmp);
     write_file(path, tkb, tn - 3);
     ms_err_clear(&e);
-    CHECK(convert(ck, path, dir, &e) == MS_E_TOKEN, "truncated tokenizer: %s", e.msg);
+    CHECK(ms_native_convert_llama2c(ck, path, dir, &e) == MS_E_TOKEN, "truncated tokenizer: %s", e.msg);
     free(tkb);
 
     /* a good weight set, then broken manifests */
     snprintf(dir, sizeof dir, "%s/good", env->tmp);
     ms_err_clear(&e);
-    CHECK(convert(ck, tk, dir, &e) == 0, "good convert: %s", e.msg);
+    CHECK(ms_native_convert_llama2c(ck, tk, dir, &e) == 0, "good convert: %s", e.msg);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     size_t ml;
     char *good = (char *)ms_read_file(path, &ml, &e);

@@ -4,26 +4,14 @@
 #include "../../src/util/json.h"
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static ms_model *convert_and_load(const ms_t_env *env, const char *sub, ms_tokenizer **tok) {
     char out[600], ck[600], tk[600];
     snprintf(out, sizeof out, "%s/%s", env->tmp, sub);
     snprintf(ck, sizeof ck, "%s/stories260K/stories260K.bin", env->shared);
     snprintf(tk, sizeof tk, "%s/stories260K/tok512.bin", env->shared);
-    mkdir(out, 0755);
-    ms_native_io h;
-    ms_io io;
-    ms_native_io_init(&h, &io, out);
-    io.log = NULL;
-    ms_conv_plan p;
     ms_err e = {0};
-    int n = 0, rc = ms_plan_llama2c(&p, &io, ck, tk, &e);
-    ms_conv_opts o = {.dtype = 0, .embed_dtype = -1, .shard_bytes = 0};
-    (void)n;
-    if (!rc) rc = ms_convert_finish(&p, &io, &o, &e);
-    else ms_plan_free(&p);
-    ms_native_io_close_all(&h);
+    int rc = ms_native_convert_llama2c(ck, tk, out, &e);
     CHECK(rc == 0, "convert: %s", e.msg);
     ms_model *m = ms_load_weightset(out, tok, &e);
     CHECK(m != NULL, "load: %s", e.msg);
