@@ -66,6 +66,16 @@ static inline void q8_to_f32(const int8_t *q, v128_t out[8]) {
 }
 
 
+/* One dequantized block (8 x f32x4 weights, scale d) against the same 32 inputs of nt tokens
+ * (rows of x, `stride` floats apart): lane-wise partial sums into acc, reduced once per row later. */
+static inline void block_dot_f32x4(const v128_t wq[8], v128_t d, const float *x, size_t stride, int nt, v128_t acc[4]) {
+    for (int u = 0; u < nt; u++, x += stride) {
+        v128_t s = wasm_f32x4_mul(wq[0], wasm_v128_load(x));
+        for (int k = 1; k < 8; k++) s = wasm_f32x4_add(s, wasm_f32x4_mul(wq[k], wasm_v128_load(x + 4 * k)));
+        acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(s, d));
+    }
+}
+
 void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
     const ms_block_q8_0 *w = W;
     size_t nb = cols / MS_QK;
@@ -78,12 +88,7 @@ void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float
                 v128_t wq[8];
                 q8_to_f32(blk->q, wq);
                 const v128_t d = wasm_f32x4_splat(blk->d);
-                for (int u = 0; u < nt; u++) { /* lane-wise partial sums; one reduction per row */
-                    const float *x = X + (size_t)(t0 + u) * cols + b * MS_QK;
-                    v128_t s = wasm_f32x4_mul(wq[0], wasm_v128_load(x));
-                    for (int k = 1; k < 8; k++) s = wasm_f32x4_add(s, wasm_f32x4_mul(wq[k], wasm_v128_load(x + 4 * k)));
-                    acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(s, d));
-                }
+                block_dot_f32x4(wq, d, X + (size_t)t0 * cols + b * MS_QK, cols, nt, acc);
             }
             for (int u = 0; u < nt; u++) Y[(size_t)(t0 + u) * rows + o] = hsum(acc[u]);
         }
@@ -107,12 +112,7 @@ void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float
                 v128_t wq[8];
                 q8_to_f32(q, wq);
                 const v128_t d = wasm_f32x4_splat(blk->d);
-                for (int u = 0; u < nt; u++) {
-                    const float *x = X + (size_t)(t0 + u) * cols + b * MS_QK;
-                    v128_t s = wasm_f32x4_mul(wq[0], wasm_v128_load(x));
-                    for (int k = 1; k < 8; k++) s = wasm_f32x4_add(s, wasm_f32x4_mul(wq[k], wasm_v128_load(x + 4 * k)));
-                    acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(s, d));
-                }
+                block_dot_f32x4(wq, d, X + (size_t)t0 * cols + b * MS_QK, cols, nt, acc);
             }
             for (int u = 0; u < nt; u++) Y[(size_t)(t0 + u) * rows + o] = hsum(acc[u]);
         }
