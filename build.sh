@@ -29,9 +29,9 @@ build_native() {
   local out=$1; shift
   mkdir -p "$out"
   # shellcheck disable=SC2086
-  gcc $CFLAGS_COMMON "$@" -o "$out/mlpscope-native" $ENGINE_SRC $TOOL_SRC tools/mlpscope_native.c -lm
+  gcc $CFLAGS_COMMON "$@" -pthread -o "$out/mlpscope-native" $ENGINE_SRC $TOOL_SRC tools/mlpscope_native.c -lm
   # shellcheck disable=SC2086
-  gcc $CFLAGS_COMMON "$@" -o "$out/ms_tests" $ENGINE_SRC $TOOL_SRC tests/native/*.c -lm
+  gcc $CFLAGS_COMMON "$@" -pthread -o "$out/ms_tests" $ENGINE_SRC $TOOL_SRC tests/native/*.c -lm
 }
 
 if [ "$what" = all ] || [ "$what" = native ]; then
@@ -52,20 +52,30 @@ if [ "$what" = all ] || [ "$what" = wasm ]; then
   need_emcc
   mkdir -p build/wasm
   # Standalone wasm: our own ESM glue (js/wasm.js) instantiates it with a handful of imports.
+  # PROFILE=1 keeps function names in the module, so `node --cpu-prof` shows kernels by name.
+  wasm_flags="$CFLAGS_COMMON -O3 -msimd128 -flto ${PROFILE:+--profiling-funcs} -sSTANDALONE_WASM --no-entry \
+    -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sINITIAL_MEMORY=16MB -sTOTAL_STACK=1MB \
+    -sERROR_ON_UNDEFINED_SYMBOLS=0 -sWARN_ON_UNDEFINED_SYMBOLS=0"
   # shellcheck disable=SC2086
-  NODE_PATH=/usr/share/nodejs emcc $CFLAGS_COMMON -O3 -msimd128 -flto \
-    -sSTANDALONE_WASM --no-entry -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sINITIAL_MEMORY=16MB \
-    -sTOTAL_STACK=1MB -sERROR_ON_UNDEFINED_SYMBOLS=0 -sWARN_ON_UNDEFINED_SYMBOLS=0 \
-    -o build/wasm/mlpscope.wasm $ENGINE_SRC
+  NODE_PATH=/usr/share/nodejs emcc $wasm_flags -o build/wasm/mlpscope.wasm $ENGINE_SRC
+  # The multi-threaded twin: the same code with wasm atomics over an imported shared memory; its
+  # extra threads are workers that instantiate it again over that memory (js/threads.js).
+  # shellcheck disable=SC2086
+  NODE_PATH=/usr/share/nodejs emcc $wasm_flags -matomics -mbulk-memory -Wl,--shared-memory -Wl,--import-memory \
+    -o build/wasm/mlpscope-mt.wasm $ENGINE_SRC
   # Undefined symbols are allowed only for our declared host imports: check the import list.
   node --input-type=module -e '
     import { readFileSync } from "node:fs";
-    const mod = new WebAssembly.Module(readFileSync("build/wasm/mlpscope.wasm"));
     const ok = new Set(["ms_now_ms","ms_host_open","ms_host_close","ms_host_size","ms_host_read","ms_host_write","ms_host_log","emscripten_notify_memory_growth"]);
-    const bad = WebAssembly.Module.imports(mod).filter(i => !ok.has(i.name));
-    if (bad.length) { console.error("build.sh: unexpected wasm imports (undefined symbols):", bad.map(i => i.module + "." + i.name).join(", ")); process.exit(1); }
+    for (const f of ["build/wasm/mlpscope.wasm", "build/wasm/mlpscope-mt.wasm"]) {
+      const mod = new WebAssembly.Module(readFileSync(f));
+      const bad = WebAssembly.Module.imports(mod).filter(i => !ok.has(i.name) && !(f.includes("-mt") && i.name === "memory"));
+      if (bad.length) { console.error("build.sh: unexpected wasm imports (undefined symbols) in " + f + ":", bad.map(i => i.module + "." + i.name).join(", ")); process.exit(1); }
+      const ex = new Set(WebAssembly.Module.exports(mod).map(e => e.name));
+      if (f.includes("-mt") && !(ex.has("stackRestore") && ex.has("ms_pool_enter"))) { console.error("build.sh: " + f + " lacks the thread entry points"); process.exit(1); }
+    }
   '
-  echo "built build/wasm/mlpscope.wasm ($(stat -c %s build/wasm/mlpscope.wasm) bytes)"
+  echo "built build/wasm/mlpscope.wasm ($(stat -c %s build/wasm/mlpscope.wasm) bytes) and mlpscope-mt.wasm ($(stat -c %s build/wasm/mlpscope-mt.wasm) bytes)"
 fi
 
 if [ "$what" = all ] || [ "$what" = site ]; then

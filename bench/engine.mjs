@@ -34,27 +34,52 @@ e.x.ms_bench_stream_bytes(buf, bytes, reps);
 const bw = (bytes * reps) / ((performance.now() - t) / 1000) / 1e9;
 e.free(buf);
 
-// ---- kernel micro-bench: one gate_proj (3584 x 1024) matvec
+// ---- the machine's read bandwidth outside wasm (1 and 2 threads), when a C compiler is here
+function nativeBandwidth() {
+  try {
+    const exe = path.join(cache, 'native-bandwidth');
+    execFileSync('gcc', ['-std=c11', '-O3', '-march=native', '-pthread', path.join(root, 'bench/native-bandwidth.c'), '-o', exe], { stdio: 'pipe' });
+    return Object.fromEntries(execFileSync(exe, { encoding: 'utf8' }).trim().split('\n').map((l) => l.split(' ').map(Number)));
+  } catch { return null; }
+}
+const native = nativeBandwidth();
+
+// ---- kernel micro-bench: one gate_proj (3584 x 1024) matvec, cache-resident, and the same
+// matvec over 24 different copies of it (88 MB, far beyond the caches), which is what decode sees
 function micro() {
   const R = 3584, C = 1024, rowsBytes = e.x.ms_dbg_weight_bytes(3, R, C);
   const W = new Float32Array(R * C).map((_, i) => Math.sin(i * 0.37)), X = new Float32Array(C).map((_, i) => Math.cos(i));
   const wp = e.bytes(new Uint8Array(W.buffer)), xp = e.bytes(new Uint8Array(X.buffer)), yp = e.malloc(R * 4);
-  const q8 = e.malloc(rowsBytes), x4 = e.malloc(rowsBytes), gg = e.malloc(R * C / 32 * 34), f32 = wp;
+  const COPIES = 24;
   const xq = e.malloc(C), xd = e.malloc(C / 8);
-  e.x.ms_dbg_quantize(3, wp, R, C, q8);
-  e.x.ms_dbg_quantize(5, wp, R, C, x4);
-  e.x.ms_bench_ggml_prep(q8, gg, R * C / 32);
-  const time = (f, n = 40) => { f(); const t0 = performance.now(); for (let i = 0; i < n; i++) f(); return (performance.now() - t0) / n; };
-  const rows = [
-    ['ggml-style q8_0 × q8 (f16 scales, row-major)', R * C / 32 * 34, time(() => e.x.ms_bench_ggml_matvec(gg, R, C, xp, yp, xq, xd))],
-    ['q8_0 × f32 activations, SIMD128 (default)', rowsBytes, time(() => e.x.ms_dbg_matmul(3, 1, q8, R, C, xp, 1, yp))],
-    ['q8_0x4 × int8 activations, SIMD128 (int8Activations)', rowsBytes, time(() => e.x.ms_dbg_matmul(5, 1, x4, R, C, xp, 1, yp))],
-    ['q8_0x4 × int8 activations, scalar twin', rowsBytes, time(() => e.x.ms_dbg_matmul(5, 0, x4, R, C, xp, 1, yp), 5)],
-    ['f32, SIMD128', R * C * 4, time(() => e.x.ms_dbg_matmul(0, 1, f32, R, C, xp, 1, yp), 10)],
-  ];
-  for (const p of [wp, xp, yp, q8, x4, gg, xq, xd]) e.free(p);
-  const base = rows[0][2];
-  return rows.map(([name, b, ms]) => `| ${name} | ${(b / 1048576).toFixed(2)} MiB | ${ms.toFixed(3)} ms | ${(b / ms / 1e6).toFixed(1)} GB/s | ${(base / ms).toFixed(2)}× |`);
+  // each kernel: [name, dtype or 'ggml', bytes of one matrix, weights pointer of COPIES matrices]
+  const kern = [['ggml-style q8_0 × q8 (f16 scales, row-major)', 'ggml', R * C / 32 * 34],
+    ['q8_0 × f32 activations, SIMD128 (default)', 3, rowsBytes],
+    ['q8_0x4 × int8 activations, SIMD128 (int8Activations)', 5, rowsBytes],
+    ['q4_0x4 × int8 activations, SIMD128 (int8Activations)', 6, e.x.ms_dbg_weight_bytes(6, R, C)],
+    ['q4_0 × f32 activations, SIMD128 (default)', 4, e.x.ms_dbg_weight_bytes(4, R, C)],
+    ['q8_0x4 × int8 activations, scalar twin', 5, rowsBytes, 'scalar'],
+    ['f32, SIMD128', 0, R * C * 4]];
+  const time = (f, n) => { f(); const t0 = performance.now(); for (let i = 0; i < n; i++) f(); return (performance.now() - t0) / n; };
+  const rows = [];
+  for (const [name, dt, b, scalar] of kern) {
+    const copies = dt === 0 ? 4 : COPIES, W0 = e.malloc(b * copies);
+    if (dt === 'ggml') {
+      const q8 = e.malloc(rowsBytes);
+      e.x.ms_dbg_quantize(3, wp, R, C, q8);
+      for (let k = 0; k < copies; k++) e.x.ms_bench_ggml_prep(q8, W0 + k * b, R * C / 32);
+      e.free(q8);
+    } else if (dt === 0) for (let k = 0; k < copies; k++) e.u8.copyWithin(W0 + k * b, wp, wp + b);
+    else for (let k = 0; k < copies; k++) e.x.ms_dbg_quantize(dt, wp, R, C, W0 + k * b);
+    const run1 = (w, r) => (dt === 'ggml' ? e.x.ms_bench_ggml_matvec(w, r, C, xp, yp, xq, xd) : e.x.ms_dbg_matmul(dt, scalar ? 0 : 1, w, r, C, xp, 1, yp));
+    const cached = time(() => run1(W0, R), scalar ? 4 : 30);
+    const streamed = time(() => { for (let k = 0; k < copies; k++) run1(W0 + k * b, R); }, scalar ? 1 : 3) / copies;
+    rows.push([name, b, cached, streamed]);
+    e.free(W0);
+  }
+  for (const p of [wp, xp, yp, xq, xd]) e.free(p);
+  const base = rows[0];
+  return rows.map(([name, b, ms, sms]) => `| ${name} | ${(b / 1048576).toFixed(2)} MiB | ${ms.toFixed(3)} ms | ${(b / ms / 1e6).toFixed(1)} GB/s | ${(b / sms / 1e6).toFixed(1)} GB/s | ${(base[2] / ms).toFixed(2)}× / ${(base[3] / sms).toFixed(2)}× |`);
 }
 
 // ---- end to end
@@ -91,7 +116,8 @@ const Q8 = synth('qwen3.5-0.8b', 'q8'), Q4 = synth('qwen3.5-0.8b', 'q4', 'q8'), 
 const plan = [
   [Q8, 'Qwen3.5-0.8B shapes', { int8Activations: false }],
   [Q8, 'Qwen3.5-0.8B shapes', { int8Activations: true }],
-  [Q4, 'Qwen3.5-0.8B shapes', {}],
+  [Q4, 'Qwen3.5-0.8B shapes', { int8Activations: false }],
+  [Q4, 'Qwen3.5-0.8B shapes', { int8Activations: true }],
   [L8, 'Llama 398M (wllama shape)', { int8Activations: false }],
   [L8, 'Llama 398M (wllama shape)', { int8Activations: true }],
   [Q8, 'Qwen3.5-0.8B shapes', { simd: false }, { prompt: 16, decode: 4, long: 0 }],
@@ -99,11 +125,13 @@ const plan = [
 for (const [dir, label, opts, sizes] of quick ? plan.slice(0, 2) : plan) rows.push(await run(dir, label, opts, sizes));
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-console.log(`Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}, wasm SIMD128, 1 thread. Measured streaming bandwidth in wasm: ${bw.toFixed(1)} GB/s.\n`);
+console.log(`Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}, wasm SIMD128, 1 thread. Measured streaming read bandwidth in wasm: ${bw.toFixed(1)} GB/s` +
+  (native ? `; natively (C, bench/native-bandwidth.c): ${native[1].toFixed(1)} GB/s with 1 thread, ${native[2].toFixed(1)} GB/s with 2.` : '.') +
+  ' The bandwidth limit below is the weight bytes read per token ÷ the wasm figure.\n');
 console.log('| model | weights | kernels | threads | prefill 128 tok/s | prefill 512 tok/s | time to first token | decode tok/s | bandwidth limit tok/s | decode / limit | load (file read) | wasm heap |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows)
   console.log(`| ${r.label} | ${r.dtypes}, ${(r.weights / 1048576).toFixed(0)} MiB | ${r.kernels} | 1 | ${r.prefill.toFixed(1)} | ${Number.isFinite(r.long) ? r.long.toFixed(1) : '–'} | ${(r.ttft / 1000).toFixed(2)} s | ${r.decode.toFixed(2)} | ${r.limit.toFixed(1)} | ${(100 * r.ratio).toFixed(1)}% | ${(r.load / 1000).toFixed(2)} s (${(r.read / 1000).toFixed(2)} s) | ${(r.heap / 1048576).toFixed(0)} MiB |`);
-console.log('\nKernel micro-benchmark: one 3584 × 1024 matvec (a gate_proj), weights streamed once per call.\n');
-console.log('| kernel | weight bytes | time | weight GB/s | speed vs ggml-style q8_0 |\n|---|---|---|---|---|');
+console.log('\nKernel micro-benchmark: one 3584 × 1024 matvec (a gate_proj). "Cached": the same matrix again and again (it stays in the CPU caches); "streamed": 24 different copies one after another (88 MB for q8, beyond the caches), as in decode.\n');
+console.log('| kernel | weight bytes | time (cached) | weight GB/s cached | weight GB/s streamed | speed vs ggml-style q8_0 (cached / streamed) |\n|---|---|---|---|---|---|');
 for (const l of micro()) console.log(l);

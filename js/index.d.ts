@@ -26,8 +26,8 @@ export interface LoadOptions {
   batchSize?: number;
   /** shards fetched at once (default 3) */
   parallel?: number;
-  /** run q8 weights as int8 x int8 dot products on a 4-row interleaved layout: faster decode, activations
-   * rounded to int8 per block of 32 (default false: f32 activations, exact to float rounding) */
+  /** run q8 and q4 weights as integer dot products with int8 activations on 4-row interleaved layouts:
+   * faster, activations rounded to int8 per block of 32 (default false: f32 activations, exact to float rounding) */
   int8Activations?: boolean;
   retries?: number;
   retryDelayMs?: number;

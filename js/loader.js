@@ -1,18 +1,38 @@
 // loadModel: manifest -> preflight -> tensor buffers in the wasm heap -> shards streamed straight
 // into them (sha256 checked on the fly) -> finalize -> tokenizer -> runtime state.
 import { createEngine } from './wasm.js';
+import { threadSupport, hardwareThreads } from './threads.js';
 import { openSource } from './source.js';
 import { MlpscopeError } from './errors.js';
 import { Tokenizer } from './tokenizer.js';
 import { Model } from './model.js';
 
 const WASM32_LIMIT = 4 * 1024 ** 3;
+const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+// In Node the shard hash runs in OpenSSL (SHA extensions where the CPU has them: several times the
+// engine's portable C sha256 in wasm); browsers have no incremental SubtleCrypto digest, so they
+// hash with the engine. Both are checked against each other by the tests.
+const nodeCrypto = isNode ? await import('node:crypto').catch(() => null) : null;
+
+/** An incremental sha256 over shard bytes: `update(bytes, heapPtr)` sees each piece once, in order. */
+function newHasher(e) {
+  if (nodeCrypto) {
+    const h = nodeCrypto.createHash('sha256');
+    return { update: (bytes) => { h.update(bytes); }, hex: () => h.digest('hex'), free() {} };
+  }
+  let sha = e.x.ms_sha_new() >>> 0;
+  return {
+    update: (bytes, ptr) => { e.x.ms_sha_update(sha, ptr, bytes.length); },
+    hex: () => { const out = e.malloc(65); e.x.ms_sha_final(sha, out); const x = e.cstr(out); e.free(out); return x; },
+    free: () => { if (sha) e.free(sha); sha = 0; },
+  };
+}
 
 /**
  * @typedef {{ onProgress?: (p: {loaded: number, total: number, file: string, fromCache: boolean}) => void,
  *   signal?: AbortSignal, contextLength?: number, maxContext?: number, memoryBudget?: number, simd?: boolean,
  *   batchSize?: number, parallel?: number, engine?: import('./wasm.js').Engine,
- *   int8Activations?: boolean, manifestSha256?: string, stallTimeoutMs?: number }} LoadOptions  int8Activations: q8 weights run as int8 x int8 dot
+ *   int8Activations?: boolean, manifestSha256?: string, stallTimeoutMs?: number }} LoadOptions  int8Activations: q8 and q4 weights run as integer dot
  *   products (faster decode; activations rounded to int8 per block of 32, so less exact)
  */
 
@@ -43,7 +63,8 @@ export async function loadModel(source, opts = {}) {
   }, retries, retryDelayMs, signal);
   let manifest;
   try { manifest = JSON.parse(manifestText); } catch (e) { throw new MlpscopeError('E_MANIFEST', `manifest.json: ${e.message}`); }
-  const e = opts.engine ?? await createEngine();
+  const { engine: e, why: threadsWhy } = opts.engine ? { engine: opts.engine, why: 'the engine passed in' } : await engineFor(opts.threads ?? 'auto');
+  const ownsEngine = !opts.engine;
   const [mp, mlen] = e.str(manifestText);
   let model = 0, state = 0, tokenizer = null;
   try {
@@ -104,6 +125,7 @@ export async function loadModel(source, opts = {}) {
     } finally { e.free(segBuf); signal?.removeEventListener('abort', onAbort); }
     abortCheck();
     e.check(e.x.ms_model_finish(model, opts.int8Activations ? 1 : 0, e.err) === 0);
+    if (e.pool) e.x.ms_model_set_pool(model, e.pool);
     const info = JSON.parse(ownedStr(e, e.x.ms_model_info(model)));
     if (manifest.tokenizer && manifest.tokenizer.kind !== 'none') {
       let tb;
@@ -119,17 +141,37 @@ export async function loadModel(source, opts = {}) {
     }
     state = e.x.ms_state_new(model, ctx, batchSize, e.err) >>> 0;
     e.check(state);
-    const isolated = typeof crossOriginIsolated !== 'undefined' ? crossOriginIsolated : typeof SharedArrayBuffer !== 'undefined';
-    const wanted = opts.threads ?? 'auto';
-    const buildWhy = `${opts.int8Activations ? 'int8 activations with 4-row interleaved q8 weights; ' : ''}single-threaded SIMD128 build: this version ships no multi-threaded build yet (threads: ${wanted}${isolated ? '' : '; SharedArrayBuffer is not available here, so threads could not run anyway'})`;
-    return new Model(e, model, state, info, tokenizer, { contextLength: ctx, source: src.name, buildWhy });
+    const buildWhy = `${opts.int8Activations ? 'int8 activations with 4-row interleaved q8/q4 weights; ' : ''}` +
+      (e.threads > 1 ? `multi-threaded SIMD128 build, ${e.threads} threads (${threadsWhy})` : `single-threaded SIMD128 build (${threadsWhy})`);
+    return new Model(e, model, state, info, tokenizer, { contextLength: ctx, source: src.name, buildWhy, ownsEngine });
   } catch (err) {
     tokenizer?.dispose();
     if (state) e.x.ms_state_destroy(state);
     if (model) e.x.ms_model_destroy(model);
+    if (ownsEngine) e.shutdown();
     throw err;
   } finally {
     e.free(mp);
+  }
+}
+
+/**
+ * The engine for a load: the multi-threaded build when threads can run here and more than one is
+ * wanted ('auto': one per hardware thread, at most 4), else the single-threaded one, with the reason.
+ * @param {number|'auto'} want
+ */
+async function engineFor(want) {
+  if (want !== 'auto' && !(Number.isInteger(want) && want >= 1 && want <= 64))
+    throw new MlpscopeError('E_ARG', `threads: ${JSON.stringify(want)} is neither 'auto' nor an integer in [1, 64]`);
+  const sup = threadSupport();
+  const hw = await hardwareThreads();
+  const n = want === 'auto' ? Math.min(hw, 4) : want;
+  if (n < 2) return { engine: await createEngine(), why: want === 'auto' ? `threads: auto, ${hw} hardware thread` : 'threads: 1 asked for' };
+  if (!sup.ok) return { engine: await createEngine(), why: `threads: ${want}, but ${sup.why}` };
+  try {
+    return { engine: await createEngine({ threads: n }), why: `threads: ${want}${want === 'auto' ? `, ${hw} hardware threads` : ''}` };
+  } catch (err) {
+    return { engine: await createEngine(), why: `threads: ${want}, but the threaded build did not start: ${err.message}` };
   }
 }
 
@@ -177,9 +219,9 @@ async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
   const n = e.x.ms_model_shard_segments(model, s, segBuf);
   const segs = Array.from(e.f64.subarray(segBuf >> 3, (segBuf >> 3) + 3 * n));
   const scratch = e.malloc(1 << 16);
-  let sha = e.x.ms_sha_new() >>> 0;
+  let sha = newHasher(e);
   let pos = 0, attempt = 0, lastErr = null;
-  const restart = () => { e.free(sha); sha = e.x.ms_sha_new() >>> 0; progress(-pos, false); pos = 0; };
+  const restart = () => { sha?.free(); sha = newHasher(e); progress(-pos, false); pos = 0; };
   try {
     for (;;) {
       if (o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${shard.file} was aborted`);
@@ -203,8 +245,9 @@ async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
             const end = inSeg ? segs[3 * k] + segs[3 * k + 1] : (k < n ? segs[3 * k] : shard.bytes);
             const take = Math.min(chunk.length - i, end - pos, inSeg ? Infinity : 1 << 16);
             const dst = inSeg ? (segs[3 * k + 2] >>> 0) + (pos - segs[3 * k]) : scratch;
-            e.u8.set(chunk.subarray(i, i + take), dst);
-            e.x.ms_sha_update(sha, dst, take);
+            const piece = chunk.subarray(i, i + take);
+            e.u8.set(piece, dst);
+            sha.update(piece, dst);
             i += take; pos += take;
           }
           progress(chunk.length, opened.fromCache);
@@ -216,9 +259,8 @@ async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
           err.retryable = !src.local; err.restart = opened.fromCache;
           throw err;
         }
-        e.x.ms_sha_final(sha, scratch);
-        const hex = e.cstr(scratch);
-        e.free(sha); sha = 0;
+        const hex = sha.hex();
+        sha.free(); sha = null;
         if (hex !== shard.sha256) {
           const err = new MlpscopeError('E_SHARD_HASH', `shard ${shard.file}: sha256 ${hex} does not match the manifest (${shard.sha256})`);
           err.retryable = true; err.restart = true;
@@ -237,14 +279,14 @@ async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
         }
         lastErr = err;
         attempt++;
-        if (err.restart || !sha) { if (!sha) { sha = e.x.ms_sha_new() >>> 0; progress(-pos, false); pos = 0; } else restart(); }
+        if (err.restart || !sha) { if (!sha) { sha = newHasher(e); progress(-pos, false); pos = 0; } else restart(); }
         o.onRetry?.({ file: shard.file, attempt, error: err, resumeAt: pos });
         await sleep(o.retryDelayMs * 2 ** (attempt - 1), o.signal);
       }
     }
   } finally {
     e.free(scratch);
-    if (sha) e.free(sha);
+    sha?.free();
   }
 }
 

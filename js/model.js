@@ -22,6 +22,7 @@ export class Model {
     this._busy = false;
     this._disposed = false;
     this._buildWhy = extra.buildWhy ?? 'single-threaded build';
+    this._ownsEngine = !!extra.ownsEngine;
   }
 
   /** Family, config, parameter counts, dtypes, memory. */
@@ -30,7 +31,7 @@ export class Model {
     const i = this._info;
     return {
       family: i.family, kernels: i.kernels, config: i.config, params: i.params, dtypes: i.dtypes,
-      build: { threads: 1, simd: i.kernels === 'wasm-simd128', int8Activations: /int8 activations/.test(this._buildWhy), why: this._buildWhy },
+      build: { threads: this.e.threads, simd: i.kernels === 'wasm-simd128', int8Activations: /int8 activations/.test(this._buildWhy), why: this._buildWhy },
       tokenizer: i.tokenizer, contextLength: this.contextLength, source: this.source,
       memory: { weights: i.weight_bytes, state: this.e.x.ms_model_state_bytes(this.m, this.contextLength, 64), heap: this.e.heapBytes },
       mixers: i.config.layer_types.map((t) => (t === 'linear_attention' ? 'linear' : 'full')),
@@ -222,6 +223,7 @@ export class Model {
     this.tokenizer?.dispose();
     this.e.x.ms_state_destroy(this.s);
     this.e.x.ms_model_destroy(this.m);
+    if (this._ownsEngine) this.e.shutdown(); // ends the worker threads, if any
   }
 
   _alive() { if (this._disposed) throw new MlpscopeError('E_STATE', 'the model was disposed'); }

@@ -126,7 +126,7 @@ export class Tokenizer {
     try {
       const p = e.x.ms_tok_chat(this.ptr, mp, mn, addGenerationPrompt ? 1 : 0, enableThinking === undefined ? -1 : enableThinking ? 1 : 0, lp, e.err) >>> 0;
       e.check(p);
-      const s = new TextDecoder().decode(e.u8.subarray(p, p + e.i32[lp >> 2]));
+      const s = new TextDecoder().decode(e.u8.slice(p, p + e.i32[lp >> 2]));
       e.free(p);
       return s;
     } finally { e.free(mp); e.free(lp); }

@@ -1,11 +1,14 @@
 // Instantiates build/wasm/mlpscope.wasm (a standalone module: no Emscripten JS runtime) in Node,
 // browsers and workers, and wraps the C ABI of src/api/api.c with memory helpers.
 import { MlpscopeError } from './errors.js';
+import { startThreads, stopThreads, threadSupport } from './threads.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 
 /** Default location of the module, relative to this file (works from node_modules and static hosting). */
 export const defaultWasmUrl = new URL('../build/wasm/mlpscope.wasm', import.meta.url);
+/** The multi-threaded twin (wasm atomics, shared memory), beside it. */
+export const defaultMtWasmUrl = new URL('../build/wasm/mlpscope-mt.wasm', import.meta.url);
 
 /** @returns {Promise<ArrayBuffer|Uint8Array>} */
 async function fetchWasm(url) {
@@ -25,11 +28,22 @@ const textDecoder = new TextDecoder();
  * The instantiated engine: exports plus helpers. One per model is fine; a module is ~200 KB.
  */
 export class Engine {
-  constructor(instance, host) {
+  constructor(instance, host, memory) {
     this.x = instance.exports;
-    this.memory = /** @type {WebAssembly.Memory} */ (this.x.memory);
+    this.memory = /** @type {WebAssembly.Memory} */ (memory ?? this.x.memory);
     this.host = host;
     this.errPtr = this.x.ms_err_new();
+    /** threads running the matmuls (1: the single-threaded build) */
+    this.threads = 1;
+    this._threads = null;
+  }
+  /** the C thread pool (0 without threads), for ms_model_set_pool */
+  get pool() { return this._threads?.pool ?? 0; }
+  /** Stops the worker threads, if any (the engine stays usable, single-threaded). */
+  shutdown() {
+    stopThreads(this, this._threads);
+    this._threads = null;
+    this.threads = 1;
   }
   get u8() { return new Uint8Array(this.memory.buffer); }
   get f32() { return new Float32Array(this.memory.buffer); }
@@ -62,7 +76,7 @@ export class Engine {
     const u8 = this.u8;
     let e = p;
     while (u8[e]) e++;
-    return textDecoder.decode(u8.subarray(p, e));
+    return textDecoder.decode(u8.slice(p, e)); // a copy: TextDecoder refuses views of shared memory
   }
   /** Throws the engine's last error if rc/ptr says it failed. */
   check(ok) {
@@ -76,12 +90,23 @@ export class Engine {
 }
 
 /**
- * @param {{wasmBinary?: ArrayBuffer|Uint8Array, wasmUrl?: URL|string, host?: object}} [opts]
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array, wasmUrl?: URL|string, host?: object, threads?: number}} [opts]
+ *   threads > 1: the multi-threaded build with that many threads (the caller's included); throws
+ *   E_ARG where threads cannot run (no SharedArrayBuffer / not cross-origin isolated)
  * @returns {Promise<Engine>}
  */
 export async function createEngine(opts = {}) {
-  const bin = opts.wasmBinary ?? await fetchWasm(new URL(opts.wasmUrl ?? defaultWasmUrl));
+  const threads = opts.threads ?? 1;
+  if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new MlpscopeError('E_ARG', `threads: ${threads} is not an integer in [1, 64]`);
+  if (threads > 1) {
+    const sup = threadSupport();
+    if (!sup.ok) throw new MlpscopeError('E_ARG', `threads: ${threads} threads cannot run: ${sup.why}`);
+  }
+  const bin = threads > 1 ? (opts.mtWasmBinary ?? await fetchWasm(new URL(opts.mtWasmUrl ?? defaultMtWasmUrl)))
+    : (opts.wasmBinary ?? await fetchWasm(new URL(opts.wasmUrl ?? defaultWasmUrl)));
   const host = { ...defaultHost(), ...(opts.host || {}) };
+  // the threaded build imports its memory: shared, 16 MiB to start, room to grow to 4 GiB
+  const memory = threads > 1 ? new WebAssembly.Memory({ initial: 256, maximum: 65536, shared: true }) : undefined;
   let engine;
   const imports = {
     env: {
@@ -95,9 +120,15 @@ export async function createEngine(opts = {}) {
       ms_host_log: (p) => host.log(engine.cstr(p)),
     },
   };
-  const { instance } = await WebAssembly.instantiate(bin, imports);
+  if (memory) imports.env.memory = memory;
+  const module = await WebAssembly.compile(bin);
+  const instance = await WebAssembly.instantiate(module, imports);
   instance.exports._initialize?.();
-  engine = new Engine(instance, host);
+  engine = new Engine(instance, host, memory);
+  if (threads > 1) {
+    engine._threads = await startThreads(engine, module, threads);
+    engine.threads = threads;
+  }
   return engine;
 }
 

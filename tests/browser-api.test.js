@@ -4,11 +4,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrowser } from './browser-harness.js';
-import { convertStories, golden } from './helpers.js';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { convertStories, golden, CLI, ROOT, tmpDir } from './helpers.js';
 
 const G = golden();
 let h;
-before(async () => { h = await startBrowser({ mounts: { '/w/s260': convertStories('f32') } }); });
+const thr = tmpDir('browser-thr');
+execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-threads.json'), '--seed', '5', '--dtype', 'q8', '--out', thr], { stdio: 'pipe' });
+before(async () => { h = await startBrowser({ mounts: { '/w/s260': convertStories('f32'), '/w/thr': thr } }); });
 after(async () => { await h?.close(); });
 
 test('Worker wrapper: same logits as in-page, llama2.c greedy ids, transferred typed arrays, responsive page', async () => {
@@ -50,6 +54,34 @@ test('Worker wrapper: same logits as in-page, llama2.c greedy ids, transferred t
   assert.equal(r.info.params.total, 260032);
   assert.equal(r.lastProgress.loaded, r.lastProgress.total);
   assert.ok(r.ticks >= Math.floor(r.busyMs / 5) * 0.3, `page stayed responsive: ${r.ticks} ticks in ${r.busyMs.toFixed(0)} ms`);
+  assert.deepEqual(h.errors, []);
+});
+
+test('threads in Chromium (cross-origin isolated): 2 threads on the page and in the Worker == 1 thread', async () => {
+  const { page } = await h.newPage('/tests/browser/api.html');
+  await page.waitForFunction(() => window.mlpscope);
+  const r = await page.evaluate(async () => {
+    const { loadModel, loadModelInWorker } = window.mlpscope;
+    const ids = Array.from({ length: 40 }, (_, i) => (i * 131 + 7) % 2048);
+    const one = await loadModel('/w/thr/', { threads: 1, cache: false, int8Activations: true });
+    const want = one.forward(ids, { logits: 'all' }).logits, wantDec = one.forward([5], { continue: true }).logits;
+    one.dispose();
+    const two = await loadModel('/w/thr/', { threads: 2, cache: false, int8Activations: true }); // the page's main thread: it polls
+    const a = two.forward(ids, { logits: 'all' }).logits, aDec = two.forward([5], { continue: true }).logits;
+    const pageInfo = two.info().build;
+    two.dispose();
+    const wm = await loadModelInWorker('/w/thr/', { threads: 2, cache: false, int8Activations: true }); // inside a Worker: it sleeps
+    const b = (await wm.forward(ids, { logits: 'all' })).logits;
+    const workerInfo = (await wm.info()).build;
+    await wm.dispose();
+    const same = (x, y) => x.length === y.length && x.every((v, i) => v === y[i]);
+    return { isolated: crossOriginIsolated, pageInfo, workerInfo, samePage: same(a, want) && same(aDec, wantDec), sameWorker: same(b, want) };
+  });
+  assert.equal(r.isolated, true, 'the test server sends COOP/COEP');
+  assert.equal(r.pageInfo.threads, 2, r.pageInfo.why);
+  assert.equal(r.workerInfo.threads, 2, r.workerInfo.why);
+  assert.ok(r.samePage, 'page, 2 threads: logits identical to 1 thread');
+  assert.ok(r.sameWorker, 'worker, 2 threads: logits identical to 1 thread');
   assert.deepEqual(h.errors, []);
 });
 

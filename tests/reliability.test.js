@@ -20,6 +20,19 @@ const ref = await loadModel(dir);
 const want = ref.forward(ids).logits;
 ref.dispose();
 
+test('the two shard hashers agree: node:crypto (Node loads) and the engine\'s C sha256 (browser loads)', async () => {
+  const { sha256Hex } = await import('../js/loader.js');
+  const e = await createEngine();
+  let seed = 7;
+  for (const n of [0, 1, 55, 56, 63, 64, 65, 1000, 65536 + 3]) {
+    const b = Uint8Array.from({ length: n }, () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed >>> 24; });
+    assert.equal(sha256Hex(e, b), createHash('sha256').update(b).digest('hex'), `${n} bytes`);
+  }
+  // and a shard of the weight set hashes to the manifest's value both ways
+  const shard = fs.readFileSync(path.join(dir, man.shards[0].file));
+  assert.equal(sha256Hex(e, shard), man.shards[0].sha256);
+});
+
 test('dispose returns the heap to its baseline: 20 load / forward / generate / dispose cycles', async () => {
   const e = await createEngine();
   const baseline = e.x.ms_heap_used();

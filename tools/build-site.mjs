@@ -15,7 +15,7 @@ fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(path.join(out, 'build/wasm'), { recursive: true });
 fs.cpSync(path.join(root, 'web'), out, { recursive: true });
 fs.cpSync(path.join(root, 'js'), path.join(out, 'js'), { recursive: true });
-fs.copyFileSync(path.join(root, 'build/wasm/mlpscope.wasm'), path.join(out, 'build/wasm/mlpscope.wasm'));
+for (const f of ['mlpscope.wasm', 'mlpscope-mt.wasm']) fs.copyFileSync(path.join(root, 'build/wasm', f), path.join(out, 'build/wasm', f));
 const models = [];
 const W = path.join(out, 'weights');
 fs.mkdirSync(W, { recursive: true });

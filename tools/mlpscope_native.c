@@ -8,6 +8,7 @@
  *   mlpscope-native info DIR      parameter counts and memory
  *   mlpscope-native tokenize SOURCE --text T   SOURCE: a weight set or a folder with tokenizer.json */
 #include "native_host.h"
+#include "../src/util/threads.h"
 #include "../src/engine/sample.h"
 #include "../src/kernels/dtype.h"
 #include "../src/io/hf_config.h"
@@ -60,7 +61,7 @@ static int cmd_convert(int argc, char **argv) {
 
 static int cmd_run(int argc, char **argv) {
     const char *dir = NULL, *prompt = NULL, *ids_s = NULL;
-    int max_tokens = 32, topk = 0;
+    int max_tokens = 32, topk = 0, threads = 1;
     float temperature = 0;
     unsigned long long seed = 42;
     for (int i = 0; i < argc; i++) {
@@ -70,13 +71,17 @@ static int cmd_run(int argc, char **argv) {
         else if (!strcmp(argv[i], "--temperature") && i + 1 < argc) temperature = (float)atof(argv[++i]);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--top-k") && i + 1 < argc) topk = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
         else dir = argv[i];
     }
     ms_err e = {0};
-    if (!dir || (!prompt && !ids_s)) { fprintf(stderr, "usage: mlpscope-native run DIR (--prompt TEXT | --ids 1,2,3)\n"); return 2; }
+    if (!dir || (!prompt && !ids_s)) { fprintf(stderr, "usage: mlpscope-native run DIR (--prompt TEXT | --ids 1,2,3) [--threads N]\n"); return 2; }
+    ms_pool *pool = ms_pool_new(threads, &e);
+    if (!pool) return die(&e);
     ms_tokenizer *tok = NULL;
     ms_model *m = ms_load_weightset(dir, &tok, &e);
-    if (!m) return die(&e);
+    if (!m) { ms_pool_free(pool); return die(&e); }
+    m->pool = pool;
     int cap = (int)(prompt ? strlen(prompt) : strlen(ids_s)) + 3 + max_tokens;
     int32_t *ids = malloc((size_t)cap * sizeof *ids);
     int n = 0, rc = 0;
@@ -114,6 +119,7 @@ static int cmd_run(int argc, char **argv) {
     ms_state_free(s);
     ms_tokenizer_free(tok);
     ms_model_free(m);
+    ms_pool_free(pool);
     return rc;
 }
 

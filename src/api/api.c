@@ -10,6 +10,7 @@
 #include "../tokenizer/chat.h"
 #include "../tokenizer/pretokenize.h"
 #include "../tokenizer/unicode.h"
+#include "../util/threads.h"
 #include "../util/json.h"
 #include "../util/sha256.h"
 #include <stdlib.h>
@@ -46,6 +47,15 @@ API(ms_model_finish) int ms_model_finish(ms_model *m, int int8_activations, ms_e
     m->int8_activations = int8_activations;
     return ms_model_finalize(m, err);
 }
+/* ---- threads (util/threads.h): js/threads.js creates the pool, starts workers that call
+ * ms_pool_worker in their own instances, waits until all run, then hands the pool to a model ---- */
+API(ms_threads_supported) int ms_threads_supported(void) { return ms_pool_supported(); }
+API(ms_pool_create) ms_pool *ms_pool_create(int n_threads, ms_err *err) { return ms_pool_new(n_threads, err); }
+API(ms_pool_destroy) void ms_pool_destroy(ms_pool *p) { ms_pool_free(p); }
+API(ms_pool_enter) void ms_pool_enter(ms_pool *p, int part) { ms_pool_worker(p, part); }
+API(ms_pool_running) int ms_pool_running(const ms_pool *p) { return ms_pool_workers_running(p); }
+API(ms_pool_caller_can_block) void ms_pool_caller_can_block(ms_pool *p, int yes) { ms_pool_set_caller_can_block(p, yes); }
+API(ms_model_set_pool) void ms_model_set_pool(ms_model *m, ms_pool *p) { m->pool = p; }
 API(ms_model_weight_bytes) double ms_model_weight_bytes(const ms_model *m) { return (double)m->weight_bytes; }
 API(ms_model_state_bytes) double ms_model_state_bytes(const ms_model *m, int ctx, int batch) {
     return (double)ms_state_bytes(&m->cfg, ctx, batch);
@@ -318,10 +328,12 @@ API(ms_dbg_weight_bytes) double ms_dbg_weight_bytes(int dtype, int rows, int col
 API(ms_dbg_quantize) int ms_dbg_quantize(int dtype, const float *src, int rows, int cols, void *dst) {
     float *tmp = malloc((size_t)cols * sizeof(float));
     if (!tmp) return -1;
-    int rc = ms_convert_rows(src, MS_F32, dst, dtype == MS_Q8_0X4 ? MS_Q8_0 : dtype, (size_t)rows, (size_t)cols, tmp);
-    if (!rc && dtype == MS_Q8_0X4) { /* then the load-time repack */
-        void *t2 = rows % 4 ? NULL : malloc(4 * ms_dtype_bytes(MS_Q8_0, 1, (size_t)cols));
-        if (t2) ms_repack_q8_0x4(dst, (size_t)rows, (size_t)cols, t2);
+    const int file_dtype = dtype == MS_Q8_0X4 ? MS_Q8_0 : dtype == MS_Q4_0X4 ? MS_Q4_0 : dtype;
+    int rc = ms_convert_rows(src, MS_F32, dst, file_dtype, (size_t)rows, (size_t)cols, tmp);
+    if (!rc && file_dtype != dtype) { /* then the load-time repack */
+        void *t2 = rows % 4 ? NULL : malloc(4 * ms_dtype_bytes(file_dtype, 1, (size_t)cols));
+        if (t2 && dtype == MS_Q8_0X4) ms_repack_q8_0x4(dst, (size_t)rows, (size_t)cols, t2);
+        else if (t2) ms_repack_q4_0x4(dst, (size_t)rows, (size_t)cols, t2);
         else rc = -1;
         free(t2);
     }
@@ -345,3 +357,7 @@ API(ms_bench_ggml_matvec) void ms_bench_ggml_matvec(const void *W, int rows, int
     ms_bench_ggml_q8_0_matvec(W, (size_t)rows, (size_t)cols, x, y, xq, xd);
 }
 #endif
+
+/* ---- test hook: one job on the pool; part i writes i + 1 to out[i] ---- */
+static void dbg_pool_part(void *ctx, int part, int n) { ((int *)ctx)[part] = part + 1 + 100 * n; }
+API(ms_dbg_pool_run) void ms_dbg_pool_run(ms_pool *p, int *out) { ms_pool_run(p, dbg_pool_part, out); }

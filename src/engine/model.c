@@ -372,19 +372,22 @@ int ms_model_finalize(ms_model *m, ms_err *err) {
                 if (!isfinite(b[i].d)) return ms_fail(err, MS_E_TENSOR, "tensor %s: block %zu has a non-finite scale", t->name, i);
         }
     }
-    /* with int8 activations, q8_0 matrices with rows in fours become the 4-row interleaved layout */
+    /* with int8 activations, q8_0 and q4_0 matrices with rows in fours become the 4-row
+     * interleaved layouts of the int8-activation kernels */
     size_t tmp_bytes = 0;
-    for (int k = 0; k < m->n_tensors && m->int8_activations; k++)
-        if (m->tensors[k].dtype == MS_Q8_0 && m->tensors[k].rows % 4 == 0 && 4 * m->tensors[k].bytes / (size_t)m->tensors[k].rows > tmp_bytes)
-            tmp_bytes = 4 * m->tensors[k].bytes / (size_t)m->tensors[k].rows;
+    for (int k = 0; k < m->n_tensors && m->int8_activations; k++) {
+        const ms_tensor *t = &m->tensors[k];
+        if ((t->dtype == MS_Q8_0 || t->dtype == MS_Q4_0) && t->rows % 4 == 0 && 4 * t->bytes / (size_t)t->rows > tmp_bytes)
+            tmp_bytes = 4 * t->bytes / (size_t)t->rows;
+    }
     if (tmp_bytes) {
         void *tmp = malloc(tmp_bytes);
         if (!tmp) return ms_fail(err, MS_E_MEMORY, "cannot allocate %zu bytes to repack weights", tmp_bytes);
         for (int k = 0; k < m->n_tensors; k++) {
             ms_tensor *t = &m->tensors[k];
-            if (t->dtype != MS_Q8_0 || t->rows % 4 || !m->int8_activations) continue;
-            ms_repack_q8_0x4(t->data, (size_t)t->rows, (size_t)t->cols, tmp);
-            t->dtype = MS_Q8_0X4;
+            if (t->rows % 4) continue;
+            if (t->dtype == MS_Q8_0) { ms_repack_q8_0x4(t->data, (size_t)t->rows, (size_t)t->cols, tmp); t->dtype = MS_Q8_0X4; }
+            else if (t->dtype == MS_Q4_0) { ms_repack_q4_0x4(t->data, (size_t)t->rows, (size_t)t->cols, tmp); t->dtype = MS_Q4_0X4; }
         }
         free(tmp);
     }
@@ -415,6 +418,7 @@ void ms_tensor_row_f32(const ms_tensor *t, int64_t row, float *out) {
     case MS_Q8_0: ms_dequantize_row_q8_0((const ms_block_q8_0 *)t->data + r * (cols / MS_QK), out, cols); break;
     case MS_Q4_0: ms_dequantize_row_q4_0((const ms_block_q4_0 *)t->data + r * (cols / MS_QK), out, cols); break;
     case MS_Q8_0X4: ms_dequantize_row_q8_0x4((const ms_block_q8_0x4 *)t->data, r, out, cols); break;
+    case MS_Q4_0X4: ms_dequantize_row_q4_0x4((const ms_block_q4_0x4 *)t->data, r, out, cols); break;
     default: memset(out, 0, cols * sizeof(float));
     }
 }

@@ -64,6 +64,7 @@ typedef struct ms_model {
     int allocated, finalized;
     int int8_activations; /* repack q8_0 to q8_0x4 and quantize activations to int8 (faster, less exact) */
     ms_kernels kern;
+    struct ms_pool *pool; /* threads for the matmuls (util/threads.h); NULL: one thread. Not owned. */
 } ms_model;
 
 /* Parse + validate a manifest. With allocate=0 nothing but the table is allocated (preflight). */

@@ -2,7 +2,7 @@
 #include "quant.h"
 #include <string.h>
 
-static const char *const names[MS_DTYPE__COUNT] = {"f32", "f16", "bf16", "q8_0", "q4_0", "q8_0x4"};
+static const char *const names[MS_DTYPE__COUNT] = {"f32", "f16", "bf16", "q8_0", "q4_0", "q8_0x4", "q4_0x4"};
 
 const char *ms_dtype_name(int dt) { return (dt >= 0 && dt < MS_DTYPE__COUNT) ? names[dt] : "?"; }
 
@@ -23,6 +23,7 @@ size_t ms_dtype_bytes(int dt, size_t rows, size_t cols) {
         if (cols % MS_QK) return 0;
         per_row = cols / MS_QK * sizeof(ms_block_q8_0); break;
     case MS_Q4_0:
+    case MS_Q4_0X4:
         if (cols % MS_QK) return 0;
         per_row = cols / MS_QK * sizeof(ms_block_q4_0); break;
     default: return 0;

@@ -7,6 +7,7 @@
 
 typedef enum { MS_F32 = 0, MS_F16, MS_BF16, MS_Q8_0, MS_Q4_0,
                MS_Q8_0X4, /* runtime only: q8_0 repacked 4 rows at a time (quant.h); never in files */
+               MS_Q4_0X4, /* runtime only: q4_0 repacked the same way */
                MS_DTYPE__COUNT } ms_dtype;
 
 const char *ms_dtype_name(int dt);

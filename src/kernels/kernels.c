@@ -17,6 +17,7 @@ void ms_kernels_init(ms_kernels *k, int want_simd) {
     k->matmul[MS_Q8_0] = ms_matmul_q8_0_generic;
     k->matmul[MS_Q4_0] = ms_matmul_q4_0_generic;
     k->matmul[MS_Q8_0X4] = ms_matmul_q8_0x4_generic;
+    k->matmul[MS_Q4_0X4] = ms_matmul_q4_0x4_generic;
     k->dot = ms_dot_f32_generic;
 #ifdef __wasm_simd128__
     if (want_simd) {
@@ -25,6 +26,7 @@ void ms_kernels_init(ms_kernels *k, int want_simd) {
         k->matmul[MS_Q8_0] = ms_matmul_q8_0_simd128;
         k->matmul[MS_Q4_0] = ms_matmul_q4_0_simd128;
         k->matmul[MS_Q8_0X4] = ms_matmul_q8_0x4_simd128;
+        k->matmul[MS_Q4_0X4] = ms_matmul_q4_0x4_simd128;
         k->dot = ms_dot_f32_simd128;
     }
 #else

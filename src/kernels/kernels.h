@@ -5,13 +5,14 @@
 #ifndef MS_KERNELS_H
 #define MS_KERNELS_H
 #include <stddef.h>
+#include "dtype.h"
 
 typedef void (*ms_matmul_fn)(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 typedef float (*ms_dot_fn)(const float *a, const float *b, size_t n);
 
 typedef struct {
     const char *name;        /* "generic" or "wasm-simd128" */
-    ms_matmul_fn matmul[6];  /* indexed by ms_dtype */
+    ms_matmul_fn matmul[MS_DTYPE__COUNT]; /* indexed by ms_dtype */
     ms_dot_fn dot;
 } ms_kernels;
 
@@ -26,9 +27,11 @@ void ms_matmul_bf16_generic(const void *W, size_t rows, size_t cols, const float
 void ms_matmul_q8_0_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q4_0_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_q4_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 float ms_dot_f32_generic(const float *a, const float *b, size_t n);
 #ifdef __wasm_simd128__
 void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_q4_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 /* wasm/ */
 void ms_matmul_f32_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);

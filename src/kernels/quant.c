@@ -103,6 +103,32 @@ void ms_repack_q8_0x4(void *data, size_t rows, size_t n, void *tmp) {
     }
 }
 
+void ms_repack_q4_0x4(void *data, size_t rows, size_t n, void *tmp) {
+    const size_t nb = n / MS_QK;
+    ms_block_q4_0 *src = tmp;
+    for (size_t r0 = 0; r0 < rows; r0 += 4) {
+        ms_block_q4_0 *rowsp = (ms_block_q4_0 *)data + r0 * nb;
+        memcpy(src, rowsp, 4 * nb * sizeof *src);
+        ms_block_q4_0x4 *dst = (ms_block_q4_0x4 *)(void *)rowsp;
+        for (size_t b = 0; b < nb; b++)
+            for (int r = 0; r < 4; r++) {
+                dst[b].d[r] = src[r * nb + b].d;
+                memcpy(dst[b].q + 16 * r, src[r * nb + b].q, 16);
+            }
+    }
+}
+
+void ms_dequantize_row_q4_0x4(const ms_block_q4_0x4 *x, size_t row, float *y, size_t n) {
+    const size_t nb = n / MS_QK, g = row / 4, r = row % 4;
+    for (size_t b = 0; b < nb; b++) {
+        const ms_block_q4_0x4 *blk = &x[g * nb + b];
+        for (int j = 0; j < 16; j++) {
+            y[b * MS_QK + j] = blk->d[r] * (float)((blk->q[16 * r + j] & 15) - 8);
+            y[b * MS_QK + 16 + j] = blk->d[r] * (float)((blk->q[16 * r + j] >> 4) - 8);
+        }
+    }
+}
+
 void ms_dequantize_row_q8_0x4(const ms_block_q8_0x4 *x, size_t row, float *y, size_t n) {
     const size_t nb = n / MS_QK, g = row / 4, r = row % 4;
     for (size_t b = 0; b < nb; b++) {

@@ -28,9 +28,21 @@ typedef struct {
     int8_t q[4 * MS_QK];
 } ms_block_q8_0x4; /* 144 bytes */
 
-/* rows % 4 == 0; converts in place (tmp: 4 * (n / MS_QK) * 36 bytes) */
+/* q4_0x4: four q4_0 rows interleaved the same way, for the int8-activation kernels. Per block of
+ * 32 columns: the 4 scales, then each row's 16 code bytes (nibble order as in q4_0), row after
+ * row. Same size as 4 q4_0 rows. */
+typedef struct {
+    float d[4];
+    uint8_t q[4 * MS_QK / 2];
+} ms_block_q4_0x4; /* 80 bytes */
+_Static_assert(sizeof(ms_block_q8_0x4) == 4 * sizeof(ms_block_q8_0), "q8_0x4 is 4 q8_0 blocks");
+_Static_assert(sizeof(ms_block_q4_0x4) == 4 * sizeof(ms_block_q4_0), "q4_0x4 is 4 q4_0 blocks");
+
+/* rows % 4 == 0; convert in place (tmp: the bytes of 4 rows in the source layout) */
 void ms_repack_q8_0x4(void *data, size_t rows, size_t n, void *tmp);
+void ms_repack_q4_0x4(void *data, size_t rows, size_t n, void *tmp);
 void ms_dequantize_row_q8_0x4(const ms_block_q8_0x4 *x, size_t row, float *y, size_t n);
+void ms_dequantize_row_q4_0x4(const ms_block_q4_0x4 *x, size_t row, float *y, size_t n);
 /* activations quantized per block of 32 for the int8 dot: codes and one scale per block */
 void ms_quantize_act_q8(const float *x, int8_t *q, float *d, size_t n);
 

@@ -2,6 +2,7 @@
 #include "check.h"
 #include "../../tools/native_host.h"
 #include "../../src/util/json.h"
+#include "../../src/util/threads.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +118,31 @@ void test_llama(const ms_t_env *env) {
     double worst = 0, mx = 0;
     for (int v = 0; v < V; v++) { worst = fmax(worst, fabs(a[v] - b[v])); mx = fmax(mx, fabs(a[v])); }
     CHECK(worst / mx < 1e-5, "decode vs prefill: rel diff %g", worst / mx);
+
+    /* threads: the same prefill and decode with 2 and 3 threads give bit-identical logits (the
+     * matmuls split tokens or rows; every value is computed by the same code) */
+    for (int nt = 2; nt <= 3; nt++) {
+        ms_pool *pool = ms_pool_new(nt, &e);
+        CHECK(pool != NULL, "pool of %d: %s", nt, e.msg);
+        if (!pool) break;
+        float *c = malloc(sizeof(float) * (size_t)V);
+        ms_forward_opts oc2 = {.logits = c};
+        m->pool = pool;
+        int same = 1;
+        for (int rep = 0; rep < 20; rep++) { /* many jobs back to back: a lost wake-up would hang here */
+            ms_state_reset(s);
+            CHECK(ms_forward(s, ids, 39, &oc2, &e) == 0 && ms_forward(s, ids + 39, 1, &oc2, &e) == 0, "threaded forward: %s", e.msg);
+            same &= memcmp(b, c, sizeof(float) * (size_t)V) == 0;
+        }
+        m->pool = NULL;
+        CHECK(same, "%d threads: logits differ from one thread", nt);
+        ms_pool_free(pool);
+        free(c);
+    }
+    {
+        ms_err e2 = {0};
+        CHECK(ms_pool_new(0, &e2) == NULL && e2.code == MS_E_ARG, "a pool of 0 threads is refused");
+    }
 
     /* hook invariants: resid_mid = resid_pre + attn_out; resid_post = resid_mid + mlp_out */
     const int H = m->cfg.hidden, T = 12;

@@ -1,6 +1,7 @@
 /* Scalar reference kernels: the definition every SIMD kernel is tested against. */
 #include "../kernels.h"
 #include "../quant.h"
+#include <string.h>
 #include <stdint.h>
 
 float ms_dot_f32_generic(const float *a, const float *b, size_t n) {
@@ -80,22 +81,32 @@ void ms_matmul_q4_0_generic(const void *W, size_t rows, size_t cols, const float
         }
 }
 
-/* int8 weights (4-row interleaved) x int8-quantized activations: for each block of 32, the
- * integer dot product times the weight scale times the activation scale. */
-void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    const ms_block_q8_0x4 *w = W;
+/* Codes and scale of row r (0..3) of block `bi` of a 4-row interleaved matrix (quant.h). */
+static float x4_block_row(const void *W, int q4, size_t bi, int r, int8_t c[MS_QK]) {
+    if (q4) {
+        const ms_block_q4_0x4 *blk = (const ms_block_q4_0x4 *)W + bi;
+        for (int j = 0; j < 16; j++) { c[j] = (int8_t)((blk->q[16 * r + j] & 15) - 8); c[16 + j] = (int8_t)((blk->q[16 * r + j] >> 4) - 8); }
+        return blk->d[r];
+    }
+    const ms_block_q8_0x4 *blk = (const ms_block_q8_0x4 *)W + bi;
+    for (int h = 0; h < 2; h++) memcpy(c + 16 * h, blk->q + 64 * h + 16 * r, 16);
+    return blk->d[r];
+}
+
+/* int8 or int4 weights (4-row interleaved) x int8-quantized activations: for each block of 32,
+ * the integer dot product times the weight scale times the activation scale. */
+static void matmul_x4_generic(const void *W, int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
     const size_t nb = cols / MS_QK;
-    int8_t q[16384];
+    int8_t q[16384], c[MS_QK];
     float d[16384 / MS_QK];
     for (int t = 0; t < T; t++) {
         const float *x = X + (size_t)t * cols;
         if (cols > sizeof q) { /* very wide rows: dequantized fallback */
             for (size_t o = 0; o < rows; o++) {
-                float s = 0, row[MS_QK];
+                float s = 0;
                 for (size_t b = 0; b < nb; b++) {
-                    const ms_block_q8_0x4 *blk = &w[(o / 4) * nb + b];
-                    for (int h = 0; h < 2; h++) for (int j = 0; j < 16; j++) row[16 * h + j] = blk->d[o % 4] * blk->q[64 * h + 16 * (o % 4) + j];
-                    for (int j = 0; j < MS_QK; j++) s += row[j] * x[b * MS_QK + j];
+                    const float dw = x4_block_row(W, q4, (o / 4) * nb + b, (int)(o % 4), c);
+                    for (int j = 0; j < MS_QK; j++) s += dw * c[j] * x[b * MS_QK + j];
                 }
                 Y[(size_t)t * rows + o] = s;
             }
@@ -105,16 +116,23 @@ void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const flo
         for (size_t g = 0; g < rows / 4; g++) {
             float acc[4] = {0, 0, 0, 0};
             for (size_t b = 0; b < nb; b++) {
-                const ms_block_q8_0x4 *blk = &w[g * nb + b];
                 const int8_t *xb = q + b * MS_QK;
                 for (int r = 0; r < 4; r++) {
+                    const float dw = x4_block_row(W, q4, g * nb + b, r, c);
                     int32_t s = 0;
-                    for (int h = 0; h < 2; h++)
-                        for (int j = 0; j < 16; j++) s += (int32_t)blk->q[64 * h + 16 * r + j] * xb[16 * h + j];
-                    acc[r] += (float)s * (blk->d[r] * d[b]);
+                    for (int j = 0; j < MS_QK; j++) s += (int32_t)c[j] * xb[j];
+                    acc[r] += (float)s * (dw * d[b]);
                 }
             }
             for (int r = 0; r < 4; r++) Y[(size_t)t * rows + g * 4 + r] = acc[r];
         }
     }
+}
+
+void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    matmul_x4_generic(W, 0, rows, cols, X, T, Y);
+}
+
+void ms_matmul_q4_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    matmul_x4_generic(W, 1, rows, cols, X, T, Y);
 }

@@ -119,36 +119,48 @@ void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float
     }
 }
 
-/* int8 x int8 on the 4-row interleaved layout (quant.h): activations are quantized per block of
- * 32 once per token; each 144-byte block group is read once, in order, for 4 output rows; the
- * integer products go through i32x4.dot_i16x8_s and are scaled per block in f32. Tokens are the
- * inner loop so a group's 4 rows stay in cache across a prefill batch. */
-void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    const ms_block_q8_0x4 *w = W;
-    const size_t nb = cols / MS_QK;
+/* Integer dot products of one block of 32 activation codes (x0..x3: 4 x i16x8) with row r of a
+ * 4-row interleaved block, as i32x4 partial sums. q8: two 16-byte chunks, 64 bytes apart; q4: one
+ * 16-byte chunk whose low nibbles are columns 0..15 and high nibbles 16..31 (code - 8). */
+static inline v128_t x4_row_dot_q8(const int8_t *q, int r, v128_t x0, v128_t x1, v128_t x2, v128_t x3) {
+    const int8_t *a = q + 16 * r, *b = q + 64 + 16 * r;
+    return wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(a), x0), wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(a + 8), x1)),
+                          wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(b), x2), wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(b + 8), x3)));
+}
+
+static inline v128_t x4_row_dot_q4(const uint8_t *q, int r, v128_t x0, v128_t x1, v128_t x2, v128_t x3) {
+    const v128_t raw = wasm_v128_load(q + 16 * r), m4 = wasm_i8x16_splat(15), eight = wasm_i8x16_splat(8);
+    const v128_t lo = wasm_i8x16_sub(wasm_v128_and(raw, m4), eight), hi = wasm_i8x16_sub(wasm_u8x16_shr(raw, 4), eight);
+    return wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(lo), x0), wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(lo), x1)),
+                          wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(hi), x2), wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(hi), x3)));
+}
+
+/* int8 activations x the 4-row interleaved layouts (quant.h): activations are quantized per block
+ * of 32 once per token; each block group is read once, in order, for 4 output rows; the integer
+ * products go through i32x4.dot_i16x8_s and are scaled per block in f32. Tokens are the inner
+ * loop so a group's 4 rows stay in cache across a prefill batch. q4 is a constant in each caller,
+ * so the compiler emits one specialised loop per layout. */
+static inline void matmul_x4_simd128(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    const size_t nb = cols / MS_QK, bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4);
     enum { MAXC = 16384, TB = 8 };
-    if (cols > MAXC) { ms_matmul_q8_0x4_generic(W, rows, cols, X, T, Y); return; }
+    if (cols > MAXC) { (q4 ? ms_matmul_q4_0x4_generic : ms_matmul_q8_0x4_generic)(W, rows, cols, X, T, Y); return; }
     int8_t xq[TB][MAXC];
     float xd[TB][MAXC / MS_QK];
     for (int t0 = 0; t0 < T; t0 += TB) {
         const int nt = T - t0 < TB ? T - t0 : TB;
         for (int u = 0; u < nt; u++) ms_quantize_act_q8(X + (size_t)(t0 + u) * cols, xq[u], xd[u], cols);
         for (size_t g = 0; g < rows / 4; g++) {
-            const ms_block_q8_0x4 *blk0 = &w[g * nb];
+            const uint8_t *blk0 = (const uint8_t *)W + g * nb * bsz;
             for (int u = 0; u < nt; u++) {
                 v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0;
                 const int8_t *xb = xq[u];
                 for (size_t b = 0; b < nb; b++) {
-                    const ms_block_q8_0x4 *blk = blk0 + b;
+                    const uint8_t *blk = blk0 + b * bsz; /* float d[4], then the codes */
                     const int8_t *x = xb + b * MS_QK;
                     const v128_t x0 = wasm_i16x8_load8x8(x), x1 = wasm_i16x8_load8x8(x + 8);
                     const v128_t x2 = wasm_i16x8_load8x8(x + 16), x3 = wasm_i16x8_load8x8(x + 24);
-                    const int8_t *q = blk->q;
-#define ROW(r) wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(q + 16 * (r)), x0), \
-                                             wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(q + 16 * (r) + 8), x1)), \
-                              wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(q + 64 + 16 * (r)), x2), \
-                                             wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(q + 64 + 16 * (r) + 8), x3)))
-                    const v128_t s = wasm_f32x4_mul(wasm_v128_load(blk->d), wasm_f32x4_splat(xd[u][b]));
+                    const v128_t s = wasm_f32x4_mul(wasm_v128_load(blk), wasm_f32x4_splat(xd[u][b]));
+#define ROW(r) (q4 ? x4_row_dot_q4(blk + 16, r, x0, x1, x2, x3) : x4_row_dot_q8((const int8_t *)blk + 16, r, x0, x1, x2, x3))
                     a0 = wasm_f32x4_add(a0, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ROW(0)), wasm_i32x4_shuffle(s, s, 0, 0, 0, 0)));
                     a1 = wasm_f32x4_add(a1, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ROW(1)), wasm_i32x4_shuffle(s, s, 1, 1, 1, 1)));
                     a2 = wasm_f32x4_add(a2, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ROW(2)), wasm_i32x4_shuffle(s, s, 2, 2, 2, 2)));
@@ -160,6 +172,14 @@ void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const flo
             }
         }
     }
+}
+
+void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    matmul_x4_simd128(W, 0, rows, cols, X, T, Y);
+}
+
+void ms_matmul_q4_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    matmul_x4_simd128(W, 1, rows, cols, X, T, Y);
 }
 #else
 typedef int ms_no_simd128_here; /* ISO C forbids an empty translation unit */

@@ -1,0 +1,29 @@
+// One extra thread of the multi-threaded engine (build/wasm/mlpscope-mt.wasm). It instantiates the
+// same compiled module over the engine's shared memory, moves its stack pointer to the stack the
+// engine allocated for it, and enters the pool's worker loop (src/util/threads.c), where it
+// sleeps in memory.atomic.wait between jobs. The call returns when the pool is stopped.
+const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+
+/** @param {{module: WebAssembly.Module, memory: WebAssembly.Memory, pool: number, part: number, stackTop: number}} d */
+async function run(d, post) {
+  try {
+    const env = { memory: d.memory };
+    // the host imports are never called from the kernels; give every one a harmless stand-in
+    for (const imp of WebAssembly.Module.imports(d.module))
+      if (imp.kind === 'function') env[imp.name] = imp.name === 'ms_now_ms' ? () => performance.now() : () => -1;
+    const instance = await WebAssembly.instantiate(d.module, { env });
+    instance.exports.stackRestore(d.stackTop);
+    post({ ready: true });
+    instance.exports.ms_pool_enter(d.pool, d.part);
+    post({ exited: true });
+  } catch (err) {
+    post({ error: String(err?.message ?? err) });
+  }
+}
+
+if (isNode) {
+  const { parentPort, workerData } = await import('node:worker_threads');
+  run(workerData, (m) => parentPort.postMessage(m));
+} else {
+  self.onmessage = (ev) => run(ev.data, (m) => self.postMessage(m));
+}

@@ -1,0 +1,71 @@
+// Starting and stopping the worker threads of the multi-threaded engine. The pool itself (job
+// hand-out, sleeping workers) is C: src/util/threads.c. Here each extra thread becomes a Worker
+// (node:worker_threads in Node, a module Web Worker in browsers) running js/thread-worker.js.
+import { MlpscopeError } from './errors.js';
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+const STACK = 1 << 20; // per worker; the kernels keep ~150 KB of activation codes on the stack
+
+/** Whether this JS environment can share wasm memory between threads at all, and why not. */
+export function threadSupport() {
+  if (typeof SharedArrayBuffer === 'undefined') return { ok: false, why: 'SharedArrayBuffer is not available here' };
+  if (!isNode && globalThis.crossOriginIsolated !== true) return { ok: false, why: 'the page is not cross-origin isolated (COOP/COEP headers)' };
+  if (!isNode && typeof Worker === 'undefined') return { ok: false, why: 'Workers are not available here' };
+  return { ok: true, why: '' };
+}
+
+/** Hardware threads available to this process. */
+export async function hardwareThreads() {
+  if (isNode) { const os = await import('node:os'); return os.availableParallelism?.() ?? os.cpus().length; }
+  return globalThis.navigator?.hardwareConcurrency ?? 1;
+}
+
+/**
+ * Creates the pool in the engine and starts n - 1 workers on it; resolves when every worker is
+ * inside the pool's loop (so the first job cannot be missed).
+ * @param {import('./wasm.js').Engine} e @param {WebAssembly.Module} module @param {number} n
+ */
+export async function startThreads(e, module, n) {
+  const pool = e.x.ms_pool_create(n, e.err) >>> 0;
+  e.check(pool);
+  // a browser's main thread may not block in memory.atomic.wait: there the caller polls
+  const canBlock = isNode || typeof globalThis.WorkerGlobalScope !== 'undefined';
+  e.x.ms_pool_caller_can_block(pool, canBlock ? 1 : 0);
+  const workers = [], stacks = [];
+  const url = new URL('./thread-worker.js', import.meta.url);
+  const NodeWorker = isNode ? (await import('node:worker_threads')).Worker : null;
+  try {
+    await Promise.all(Array.from({ length: n - 1 }, (_, i) => new Promise((resolve, reject) => {
+      const stack = e.malloc(STACK);
+      stacks.push(stack);
+      const data = { module, memory: e.memory, pool, part: i + 1, stackTop: (stack + STACK) & ~15 };
+      const w = isNode ? new NodeWorker(url, { workerData: data }) : new Worker(url, { type: 'module' });
+      workers.push(w);
+      const onMsg = (m) => {
+        const d = isNode ? m : m.data;
+        if (d.ready) { if (isNode) w.unref(); resolve(); } // a sleeping worker must not keep Node alive
+        else if (d.error) { if (process.env.MS_DEBUG) console.error('thread error', d.error); reject(new MlpscopeError('E_STATE', `thread ${i + 1}: ${d.error}`)); }
+      };
+      if (isNode) { w.on('message', onMsg); w.on('error', reject); } else { w.onmessage = onMsg; w.onerror = (ev) => reject(new MlpscopeError('E_STATE', `thread ${i + 1}: ${ev.message}`)); w.postMessage(data); }
+    })));
+    // "ready" is posted just before the worker enters the loop: wait until all are in
+    const t0 = Date.now();
+    while (e.x.ms_pool_running(pool) < n - 1) {
+      if (Date.now() - t0 > 10000) throw new MlpscopeError('E_STATE', `only ${e.x.ms_pool_running(pool)} of ${n - 1} threads started`);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  } catch (err) {
+    stopThreads(e, { pool, workers, stacks });
+    throw err;
+  }
+  return { pool, workers, stacks, n };
+}
+
+/** Stops the pool (workers leave their loop), then ends the workers and frees their stacks. */
+export function stopThreads(e, t) {
+  if (!t?.pool) return;
+  e.x.ms_pool_destroy(t.pool);
+  t.pool = 0;
+  for (const w of t.workers) w.terminate();
+  for (const s of t.stacks) e.free(s);
+}

@@ -1,0 +1,71 @@
+// The multi-threaded build: the same model with 1, 2 and 3 threads gives bit-identical logits,
+// statistics and hooks (matmuls split rows for one token and tokens for several; every value is
+// computed by the same kernel code), in prefill and decode, for f32 / q8 / q4 weights with f32 or
+// int8 activations; the choice of build follows the rules of loadModel's `threads` option.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { loadModel, createEngine, MlpscopeError } from '../js/index.js';
+import { CLI, ROOT, tmpDir } from './helpers.js';
+
+const cfg = path.join(ROOT, 'tests/configs/qwen35-threads.json'); // 256 x 1024 MLP: big enough to be split
+const made = {};
+const synth = (dt) => made[dt] ??= (() => {
+  const d = tmpDir('thr-' + dt);
+  execFileSync(process.execPath, [CLI, 'synth', '--config', cfg, '--seed', '5', '--dtype', dt, '--out', d], { stdio: 'pipe' });
+  return d;
+})();
+const ids = Array.from({ length: 70 }, (_, i) => (i * 131 + 7) % 2048);
+
+function run(m) {
+  const pre = m.forward(ids.slice(0, 69), { logits: 'all', hooks: ['blocks.1.mlp.hook_post', 'blocks.3.hook_resid_post'] });
+  const dec = m.forward(ids.slice(69), { continue: true });
+  return { pre, dec };
+}
+
+for (const [dt, int8Activations] of [['f32', false], ['q8', false], ['q8', true], ['q4', true]]) {
+  test(`${dt}${int8Activations ? ' + int8 activations' : ''}: 1, 2 and 3 threads give identical results`, async () => {
+    const dir = synth(dt);
+    const one = await loadModel(dir, { threads: 1, int8Activations });
+    assert.equal(one.info().build.threads, 1);
+    const want = run(one);
+    one.dispose();
+    for (const threads of [2, 3]) {
+      const m = await loadModel(dir, { threads, int8Activations });
+      assert.equal(m.info().build.threads, threads, m.info().build.why);
+      assert.match(m.info().build.why, new RegExp(`multi-threaded SIMD128 build, ${threads} threads`));
+      const got = run(m);
+      assert.deepEqual(got.pre.logits, want.pre.logits, `${threads} threads: prefill logits`);
+      assert.deepEqual(got.dec.logits, want.dec.logits, `${threads} threads: decode logits`);
+      for (const k of Object.keys(want.pre.stats)) if (k !== 'layer_ms' && k !== 'timings') assert.deepEqual(got.pre.stats[k], want.pre.stats[k], `${threads} threads: stats.${k}`);
+      for (const h of Object.keys(want.pre.hooks)) assert.deepEqual(got.pre.hooks[h], want.pre.hooks[h], `${threads} threads: ${h}`);
+      // generation keeps working across many small jobs (a lost wake-up would hang here)
+      const out = [];
+      for await (const t of m.generate(ids.slice(0, 8), { maxTokens: 24, temperature: 0, stop: [] })) out.push(t.id);
+      assert.equal(out.length, 24);
+      m.dispose();
+    }
+  });
+}
+
+test('threads option: auto follows the hardware here, bad values are E_ARG, an engine keeps its threads', async () => {
+  const dir = synth('q8');
+  const auto = await loadModel(dir);
+  const b = auto.info().build;
+  const { availableParallelism, cpus } = await import('node:os');
+  const hw = availableParallelism?.() ?? cpus().length;
+  assert.equal(b.threads, Math.min(hw, 4), b.why);
+  assert.match(b.why, /threads: auto/);
+  auto.dispose();
+  for (const bad of [0, -1, 1.5, 65, 'two']) await assert.rejects(loadModel(dir, { threads: bad }), (e) => e instanceof MlpscopeError && e.code === 'E_ARG', String(bad));
+  await assert.rejects(createEngine({ threads: 0 }), (e) => e.code === 'E_ARG');
+  const e = await createEngine({ threads: 2 });
+  assert.equal(e.threads, 2);
+  const m1 = await loadModel(dir, { engine: e }), m2 = await loadModel(dir, { engine: e });
+  assert.equal(m1.info().build.threads, 2);
+  assert.deepEqual(m1.forward(ids).logits, m2.forward(ids).logits);
+  m1.dispose(); m2.dispose();
+  e.shutdown();
+  assert.equal(e.threads, 1);
+});
