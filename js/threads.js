@@ -44,7 +44,7 @@ export async function startThreads(e, module, n) {
       const onMsg = (m) => {
         const d = isNode ? m : m.data;
         if (d.ready) { if (isNode) w.unref(); resolve(); } // a sleeping worker must not keep Node alive
-        else if (d.error) { if (process.env.MS_DEBUG) console.error('thread error', d.error); reject(new MlpscopeError('E_STATE', `thread ${i + 1}: ${d.error}`)); }
+        else if (d.error) reject(new MlpscopeError('E_STATE', `thread ${i + 1}: ${d.error}`));
       };
       if (isNode) { w.on('message', onMsg); w.on('error', reject); } else { w.onmessage = onMsg; w.onerror = (ev) => reject(new MlpscopeError('E_STATE', `thread ${i + 1}: ${ev.message}`)); w.postMessage(data); }
     })));

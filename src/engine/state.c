@@ -1,4 +1,5 @@
 #include "state.h"
+#include "../util/threads.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,7 @@ size_t ms_state_chunk_floats(const ms_config *c, int C) {
 }
 
 /* Floats needed; 0 on overflow. Layout is mirrored by carve() below. */
-static size_t plan(const ms_config *c, int n_ctx, int B, int chunk, size_t *out) {
+static size_t plan(const ms_config *c, int n_ctx, int B, int chunk, int n_work, size_t *out) {
     size_t H = (size_t)c->hidden, I = (size_t)c->intermediate, n = 0;
     size_t kvd = (size_t)ms_cfg_kv_dim(c), qd = (size_t)ms_cfg_q_dim(c);
     size_t qout = c->attn_gate ? 2 * qd : qd;
@@ -24,7 +25,7 @@ static size_t plan(const ms_config *c, int n_ctx, int B, int chunk, size_t *out)
     n += n_gdn * ((size_t)(c->conv_kernel - 1) * conv + Hv * (size_t)c->lin_k_dim * (size_t)c->lin_v_dim);
     n += b * (4 * H + 2 * I + qout + 2 * kvd + qd) + ctx;
     n += b * (2 * conv + 2 * vd + 2 * Hv) + b * 2 * Hv;
-    n += n_gdn ? ms_state_chunk_floats(c, chunk) : 0;
+    n += n_gdn ? (size_t)n_work * ms_state_chunk_floats(c, chunk) : 0; /* one GDN work area per thread */
     n += (H > I ? H : I);
     *out = n;
     return n;
@@ -32,7 +33,7 @@ static size_t plan(const ms_config *c, int n_ctx, int B, int chunk, size_t *out)
 
 size_t ms_state_bytes(const ms_config *c, int n_ctx, int n_batch) {
     size_t n;
-    if (!plan(c, n_ctx, n_batch, 64, &n)) return 0;
+    if (!plan(c, n_ctx, n_batch, 64, 1, &n)) return 0;
     return n * sizeof(float) + sizeof(ms_state);
 }
 
@@ -43,9 +44,9 @@ ms_state *ms_state_create(const ms_model *m, int n_ctx, int n_batch, ms_err *err
         return NULL;
     }
     if (n_batch < 1 || n_batch > 4096) { ms_fail(err, MS_E_ARG, "batch size %d outside [1, 4096]", n_batch); return NULL; }
-    const int chunk = 64;
+    const int chunk = 64, n_work = ms_pool_threads(m->pool);
     size_t nf;
-    if (!plan(c, n_ctx, n_batch, chunk, &nf)) { ms_fail(err, MS_E_MEMORY, "state for context %d does not fit in memory", n_ctx); return NULL; }
+    if (!plan(c, n_ctx, n_batch, chunk, n_work, &nf)) { ms_fail(err, MS_E_MEMORY, "state for context %d does not fit in memory", n_ctx); return NULL; }
     ms_state *s = calloc(1, sizeof *s);
     float *a = s ? calloc(nf, sizeof(float)) : NULL;
     double *g2 = a ? calloc((size_t)n_batch * (size_t)(c->lin_v_heads > 0 ? c->lin_v_heads : 1), sizeof(double)) : NULL;
@@ -77,7 +78,8 @@ ms_state *ms_state_create(const ms_model *m, int n_ctx, int n_batch, ms_err *err
     s->qg = TAKE(B * qout); s->k = TAKE(B * kvd); s->v = TAKE(B * kvd); s->o = TAKE(B * qd); s->att = TAKE(ctx);
     s->mixed = TAKE(B * conv); s->y = TAKE(B * conv); s->z = TAKE(B * vd); s->core = TAKE(B * vd);
     s->ba = TAKE(B * 2 * Hv); s->gdn_beta = TAKE(B * Hv); s->gdn_g = TAKE(B * Hv);
-    s->chunk = n_gdn ? TAKE(ms_state_chunk_floats(c, chunk)) : NULL;
+    s->chunk = n_gdn ? TAKE((size_t)n_work * ms_state_chunk_floats(c, chunk)) : NULL;
+    s->n_work = n_work;
     s->row = TAKE(H > I ? H : I);
 #undef TAKE
     return s;

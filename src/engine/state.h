@@ -19,7 +19,8 @@ typedef struct ms_state {
     float *qg, *k, *v, *o, *att;        /* attention */
     float *mixed, *z, *ba, *y, *core;   /* GDN projections, conv output, core output */
     float *gdn_beta, *gdn_g;            /* [B][Hv] */
-    float *chunk;                       /* chunked GDN work area */
+    float *chunk;                       /* chunked GDN work areas, one per thread */
+    int n_work;                         /* how many (the model's threads when the state was made) */
     float *row;                         /* [max(H, I)] */
     double *gdn_norm2;                  /* [B][Hv] squared state norms (stats) */
     float *arena;

@@ -1,4 +1,5 @@
 #include "layers.h"
+#include "../util/threads.h"
 
 /* Gated DeltaNet (Qwen3.5 linear-attention layers), spec §3.4-3.5.
  *
@@ -168,13 +169,53 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
     }
 }
 
+typedef struct {
+    ms_state *s;
+    int l, B;
+    double *stats_norm2;
+} gdn_heads_job;
+
+/* Value heads [Hv * part / n, Hv * (part + 1) / n) of layer l for the B tokens in s->y, with
+ * work area `part`: the recurrence token by token (decode, or the reference mode), else chunks. */
+static void gdn_heads_part(void *ctx, int part, int n) {
+    const gdn_heads_job *j = ctx;
+    ms_state *s = j->s;
+    const ms_config *c = &s->m->cfg;
+    const int Hk = c->lin_k_heads, Hv = c->lin_v_heads, dk = c->lin_k_dim, dv = c->lin_v_dim, B = j->B;
+    const int kd = Hk * dk, vd = Hv * dv, conv = 2 * kd + vd, group = Hv / Hk;
+    float *work = s->chunk + (size_t)part * ms_state_chunk_floats(c, s->gdn_chunk);
+    const int chunked = !s->gdn_recurrent && B > 1;
+    for (int h = Hv * part / n; h < Hv * (part + 1) / n; h++) {
+        const int kh = h / group;
+        float *S = s->S[j->l] + (size_t)h * dk * dv;
+        if (!chunked) {
+            for (int t = 0; t < B; t++) {
+                const float *yt = s->y + (size_t)t * conv;
+                double n2 = gdn_step(S, yt + kh * dk, yt + kd + kh * dk, yt + 2 * kd + h * dv,
+                                     s->gdn_beta[(size_t)t * Hv + h], s->gdn_g[(size_t)t * Hv + h], dk, dv,
+                                     work, s->core + (size_t)t * vd + h * dv, j->stats_norm2 != NULL);
+                if (j->stats_norm2) j->stats_norm2[(size_t)t * Hv + h] = n2;
+            }
+        } else {
+            for (int t0 = 0; t0 < B; t0 += s->gdn_chunk) {
+                const int C = B - t0 < s->gdn_chunk ? B - t0 : s->gdn_chunk;
+                const float *y0 = s->y + (size_t)t0 * conv;
+                gdn_chunk(S, y0 + kh * dk, y0 + kd + kh * dk, (size_t)conv, y0 + 2 * kd + h * dv, (size_t)conv,
+                          s->gdn_beta + (size_t)t0 * Hv + h, (size_t)Hv, s->gdn_g + (size_t)t0 * Hv + h,
+                          s->core + (size_t)t0 * vd + h * dv, (size_t)vd, C, dk, dv, work,
+                          j->stats_norm2 ? j->stats_norm2 + (size_t)t0 * Hv + h : NULL, (size_t)Hv);
+            }
+        }
+    }
+}
+
 void ms_gated_deltanet(ms_state *s, int l, const float *xn, int B, float *out,
                        double *stats_norm2, float *stats_decay, float *stats_beta) {
     const ms_model *m = s->m;
     const ms_config *c = &m->cfg;
     const ms_layer *L = &m->layers[l];
     const int Hk = c->lin_k_heads, Hv = c->lin_v_heads, dk = c->lin_k_dim, dv = c->lin_v_dim;
-    const int K = c->conv_kernel, kd = Hk * dk, vd = Hv * dv, conv = 2 * kd + vd, group = Hv / Hk;
+    const int K = c->conv_kernel, kd = Hk * dk, vd = Hv * dv, conv = 2 * kd + vd;
     float *b = s->ba, *a = s->ba + (size_t)B * Hv;
 
     /* projections */
@@ -229,30 +270,11 @@ void ms_gated_deltanet(ms_state *s, int l, const float *xn, int B, float *out,
         if (stats_beta) stats_beta[t] = (float)(bsum / Hv);
     }
 
-    /* the delta rule, per value head */
-    const int chunked = !s->gdn_recurrent && B > 1;
-    for (int h = 0; h < Hv; h++) {
-        const int kh = h / group;
-        float *S = s->S[l] + (size_t)h * dk * dv;
-        if (!chunked) {
-            for (int t = 0; t < B; t++) {
-                const float *yt = s->y + (size_t)t * conv;
-                double n2 = gdn_step(S, yt + kh * dk, yt + kd + kh * dk, yt + 2 * kd + h * dv,
-                                     s->gdn_beta[(size_t)t * Hv + h], s->gdn_g[(size_t)t * Hv + h], dk, dv,
-                                     s->row, s->core + (size_t)t * vd + h * dv, stats_norm2 != NULL);
-                if (stats_norm2) stats_norm2[(size_t)t * Hv + h] = n2;
-            }
-        } else {
-            for (int t0 = 0; t0 < B; t0 += s->gdn_chunk) {
-                const int C = B - t0 < s->gdn_chunk ? B - t0 : s->gdn_chunk;
-                const float *y0 = s->y + (size_t)t0 * conv;
-                gdn_chunk(S, y0 + kh * dk, y0 + kd + kh * dk, (size_t)conv, y0 + 2 * kd + h * dv, (size_t)conv,
-                          s->gdn_beta + (size_t)t0 * Hv + h, (size_t)Hv, s->gdn_g + (size_t)t0 * Hv + h,
-                          s->core + (size_t)t0 * vd + h * dv, (size_t)vd, C, dk, dv, s->chunk,
-                          stats_norm2 ? stats_norm2 + (size_t)t0 * Hv + h : NULL, (size_t)Hv);
-            }
-        }
-    }
+    /* the delta rule, per value head: heads are independent, so they are shared out over the
+     * model's threads, each with its own work area */
+    gdn_heads_job job = {s, l, B, stats_norm2};
+    if (s->m->pool && s->n_work >= ms_pool_threads(s->m->pool) && Hv > 1) ms_pool_run(s->m->pool, gdn_heads_part, &job);
+    else gdn_heads_part(&job, 0, 1);
     /* gated RMSNorm per head (plain weight), then out_proj */
     for (int t = 0; t < B; t++)
         for (int h = 0; h < Hv; h++) {
