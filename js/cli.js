@@ -5,7 +5,7 @@
 //   mlpscope info DIR [--context N]
 //   mlpscope tokenize SOURCE --text T [--json]     SOURCE: a weight set or a tokenizer.json folder
 //   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
-//                [--top-k K] [--top-p P] [--top-logits K] [--json]
+//                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--int8-activations]
 import fs from 'node:fs';
 import { loadModel } from './loader.js';
 import { loadTokenizer } from './tokenizer.js';
@@ -18,7 +18,7 @@ const USAGE = `usage:
   mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] [--embed-dtype D] --out DIR
   mlpscope info DIR [--context N]
   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
-               [--top-k K] [--top-p P] [--top-logits K] [--json]`;
+               [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--int8-activations]`;
 
 function parseArgs(argv, spec) {
   const out = { _: [] };
@@ -115,9 +115,12 @@ async function info(argv) {
 }
 
 async function run(argv) {
-  const a = parseArgs(argv, { prompt: 'v', ids: 'v', 'max-tokens': 'v', temperature: 'v', seed: 'v', 'top-k': 'v', 'top-p': 'v', 'top-logits': 'v', json: 'flag', context: 'v' });
+  const a = parseArgs(argv, { prompt: 'v', ids: 'v', 'max-tokens': 'v', temperature: 'v', seed: 'v', 'top-k': 'v', 'top-p': 'v', 'top-logits': 'v', json: 'flag', context: 'v', threads: 'v', 'int8-activations': 'flag' });
   if (a._.length !== 1 || (a.prompt === undefined && a.ids === undefined)) throw new MlpscopeError('E_ARG', 'run needs DIR and --prompt or --ids\n' + USAGE);
-  const model = await loadModel(a._[0], a.context ? { contextLength: num(a.context, 'context', { int: true, min: 1 }) } : {});
+  const lo = a.context ? { contextLength: num(a.context, 'context', { int: true, min: 1 }) } : {};
+  if (a.threads !== undefined) lo.threads = a.threads === 'auto' ? 'auto' : num(a.threads, 'threads', { int: true, min: 1 });
+  if (a['int8-activations']) lo.int8Activations = true;
+  const model = await loadModel(a._[0], lo);
   const maxTokens = num(a['max-tokens'] ?? 32, 'max-tokens', { int: true, min: 0 });
   let promptIds;
   if (a.ids !== undefined) promptIds = String(a.ids).split(',').filter((s) => s.trim() !== '').map((s) => num(s, 'ids', { int: true }));

@@ -24,6 +24,14 @@ test('mlpscope convert + run --json reproduce llama2.c', () => {
   const txt = execFileSync(process.execPath, [CLI, 'run', out, '--prompt', 'Once upon a time', '--max-tokens', '10'], { encoding: 'utf8' });
   assert.match(txt, /there was a little girl/);
   assert.match(txt, /layer {2}mixer/);
+  // the same run on 1 and on 3 threads: identical ids and logits
+  const runT = (t) => JSON.parse(execFileSync(process.execPath, [CLI, 'run', out, '--prompt', c.prompt, '--max-tokens', '12', '--top-logits', '3', '--json', '--threads', t], { encoding: 'utf8' }));
+  const r1 = runT('1'), r3 = runT('3');
+  assert.deepEqual(r3.ids, r1.ids);
+  assert.deepEqual(r3.top_logits, r1.top_logits);
+  const badT = spawnSync(process.execPath, [CLI, 'run', out, '--ids', '1,2', '--threads', '0'], { encoding: 'utf8' });
+  assert.equal(badT.status, 1);
+  assert.match(badT.stderr, /E_ARG.*threads/);
 });
 
 test('CLI errors carry the code and exit non-zero', () => {
