@@ -88,35 +88,35 @@ uint16_t ms_f32_to_bf16(float f) {
     return (uint16_t)(x >> 16);
 }
 
-void ms_repack_q8_0x4(void *data, size_t rows, size_t n, void *tmp) {
+/* Block b of row r of a plain block layout moved into the interleaved block dst (quant.h). */
+static void put_q8_0x4(void *dst, int r, const void *src) {
+    ms_block_q8_0x4 *d = dst;
+    const ms_block_q8_0 *q = src;
+    d->d[r] = q->d;
+    for (int h = 0; h < 2; h++) memcpy(d->q + 64 * h + 16 * r, q->q + 16 * h, 16);
+}
+
+static void put_q4_0x4(void *dst, int r, const void *src) {
+    ms_block_q4_0x4 *d = dst;
+    const ms_block_q4_0 *q = src;
+    d->d[r] = q->d;
+    memcpy(d->q + 16 * r, q->q, 16);
+}
+
+/* In place, four rows at a time: the 4 rows are copied to tmp, then written back interleaved.
+ * The interleaved block of 4 rows has the size of 4 plain blocks, so rows stay where they were. */
+static void repack_x4(void *data, size_t rows, size_t n, void *tmp, size_t bsz, void (*put)(void *, int, const void *)) {
     const size_t nb = n / MS_QK;
-    ms_block_q8_0 *src = tmp;
     for (size_t r0 = 0; r0 < rows; r0 += 4) {
-        ms_block_q8_0 *rowsp = (ms_block_q8_0 *)data + r0 * nb;
-        memcpy(src, rowsp, 4 * nb * sizeof *src);
-        ms_block_q8_0x4 *dst = (ms_block_q8_0x4 *)(void *)rowsp;
+        unsigned char *rowsp = (unsigned char *)data + r0 * nb * bsz;
+        memcpy(tmp, rowsp, 4 * nb * bsz);
         for (size_t b = 0; b < nb; b++)
-            for (int r = 0; r < 4; r++) {
-                dst[b].d[r] = src[r * nb + b].d;
-                for (int h = 0; h < 2; h++) memcpy(dst[b].q + 64 * h + 16 * r, src[r * nb + b].q + 16 * h, 16);
-            }
+            for (int r = 0; r < 4; r++) put(rowsp + 4 * b * bsz, r, (const unsigned char *)tmp + ((size_t)r * nb + b) * bsz);
     }
 }
 
-void ms_repack_q4_0x4(void *data, size_t rows, size_t n, void *tmp) {
-    const size_t nb = n / MS_QK;
-    ms_block_q4_0 *src = tmp;
-    for (size_t r0 = 0; r0 < rows; r0 += 4) {
-        ms_block_q4_0 *rowsp = (ms_block_q4_0 *)data + r0 * nb;
-        memcpy(src, rowsp, 4 * nb * sizeof *src);
-        ms_block_q4_0x4 *dst = (ms_block_q4_0x4 *)(void *)rowsp;
-        for (size_t b = 0; b < nb; b++)
-            for (int r = 0; r < 4; r++) {
-                dst[b].d[r] = src[r * nb + b].d;
-                memcpy(dst[b].q + 16 * r, src[r * nb + b].q, 16);
-            }
-    }
-}
+void ms_repack_q8_0x4(void *data, size_t rows, size_t n, void *tmp) { repack_x4(data, rows, n, tmp, sizeof(ms_block_q8_0), put_q8_0x4); }
+void ms_repack_q4_0x4(void *data, size_t rows, size_t n, void *tmp) { repack_x4(data, rows, n, tmp, sizeof(ms_block_q4_0), put_q4_0x4); }
 
 void ms_dequantize_row_q4_0x4(const ms_block_q4_0x4 *x, size_t row, float *y, size_t n) {
     const size_t nb = n / MS_QK, g = row / 4, r = row % 4;
