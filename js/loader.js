@@ -218,6 +218,7 @@ const sleep = (ms, signal) => new Promise((resolve, reject) => {
 async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
   const n = e.x.ms_model_shard_segments(model, s, segBuf);
   const segs = Array.from(e.f64.subarray(segBuf >> 3, (segBuf >> 3) + 3 * n));
+  if (src.openFile && nodeCrypto) return loadLocalShard(e, shard, segs, n, src, o, progress); // Node, local files
   const scratch = e.malloc(1 << 16);
   let sha = newHasher(e);
   let pos = 0, attempt = 0, lastErr = null;
@@ -287,6 +288,46 @@ async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
   } finally {
     e.free(scratch);
     sha?.free();
+  }
+}
+
+/**
+ * A shard from a local file: read straight into its tensors' heap buffers in 8 MiB pieces (the
+ * padding between tensors into a small JS buffer), hashing each piece while the next one is read.
+ * Nothing is allocated in the heap meanwhile, so the heap cannot grow under a pending read, and
+ * heap views are made afresh for each use. A local file does not change between attempts, so
+ * there are no retries here.
+ */
+async function loadLocalShard(e, shard, segs, n, src, o, progress) {
+  const f = await src.openFile(shard.file);
+  const PIECE = 8 << 20, pad = new Uint8Array(1 << 16);
+  const sha = newHasher(e);
+  const bytesOf = (p) => (p.dst < 0 ? pad.subarray(0, p.len) : e.u8.subarray(p.dst, p.dst + p.len));
+  try {
+    if (f.size !== shard.bytes)
+      throw new MlpscopeError('E_SHARD_SIZE', `shard ${shard.file}: ${f.size} bytes, the manifest says ${shard.bytes}`);
+    let pos = 0, k = 0, pending = null; // pending: the previous piece, hashed while this one is read
+    while (pos < shard.bytes) {
+      if (o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${shard.file} was aborted`);
+      while (k < n && pos >= segs[3 * k] + segs[3 * k + 1]) k++;
+      const inSeg = k < n && pos >= segs[3 * k];
+      const end = inSeg ? segs[3 * k] + segs[3 * k + 1] : (k < n ? segs[3 * k] : shard.bytes);
+      const piece = { dst: inSeg ? (segs[3 * k + 2] >>> 0) + (pos - segs[3 * k]) : -1, len: Math.min(end - pos, inSeg ? PIECE : pad.length) };
+      if (pending && pending.dst < 0) { sha.update(bytesOf(pending), pending.dst); pending = null; } // pad is reused
+      const reading = f.read(bytesOf(piece), pos);
+      if (pending) sha.update(bytesOf(pending), pending.dst);
+      const got = await reading;
+      if (got !== piece.len) throw new MlpscopeError('E_SHARD_SIZE', `shard ${shard.file}: ended at byte ${pos + got} of the ${shard.bytes} the manifest says`);
+      pending = piece;
+      pos += piece.len;
+      progress(piece.len, false);
+    }
+    if (pending) sha.update(bytesOf(pending), pending.dst);
+    const hex = sha.hex();
+    if (hex !== shard.sha256) throw new MlpscopeError('E_SHARD_HASH', `shard ${shard.file}: sha256 ${hex} does not match the manifest (${shard.sha256})`);
+  } finally {
+    sha.free();
+    await f.close();
   }
 }
 

@@ -151,5 +151,17 @@ async function folderSource(dir) {
       try { await fs.promises.access(full(f)); } catch (e) { throw missing(f, e); }
       return { stream: fs.createReadStream(full(f), { highWaterMark: 1 << 20, signal, start }), start, fromCache: false };
     },
+    /** Random access for reading a shard straight into the wasm heap (no stream buffers). */
+    async openFile(f) {
+      let fh;
+      try { fh = await fs.promises.open(full(f), 'r'); } catch (e) { throw missing(f, e); }
+      const { size } = await fh.stat();
+      return {
+        size,
+        /** reads up to view.length bytes at `position` into view; resolves to the count read */
+        read: async (view, position) => (await fh.read(view, 0, view.length, position)).bytesRead,
+        close: () => fh.close(),
+      };
+    },
   };
 }
