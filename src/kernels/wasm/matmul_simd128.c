@@ -119,57 +119,112 @@ void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float
     }
 }
 
-/* Integer dot products of one block of 32 activation codes (x0..x3: 4 x i16x8) with row r of a
- * 4-row interleaved block, as i32x4 partial sums. q8: two 16-byte chunks, 64 bytes apart; q4: one
- * 16-byte chunk whose low nibbles are columns 0..15 and high nibbles 16..31 (code - 8). */
-static inline v128_t x4_row_dot_q8(const int8_t *q, int r, v128_t x0, v128_t x1, v128_t x2, v128_t x3) {
+/* Row r (0..3) of a 4-row interleaved block as four i16x8 vectors (columns 0-7, 8-15, 16-23,
+ * 24-31). q8: two 16-byte chunks, 64 bytes apart; q4: one 16-byte chunk whose low nibbles are
+ * columns 0..15 and high nibbles 16..31 (code - 8). */
+static inline void x4_row_q8(const int8_t *q, int r, v128_t w[4]) {
     const int8_t *a = q + 16 * r, *b = q + 64 + 16 * r;
-    return wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(a), x0), wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(a + 8), x1)),
-                          wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(b), x2), wasm_i32x4_dot_i16x8(wasm_i16x8_load8x8(b + 8), x3)));
+    w[0] = wasm_i16x8_load8x8(a); w[1] = wasm_i16x8_load8x8(a + 8);
+    w[2] = wasm_i16x8_load8x8(b); w[3] = wasm_i16x8_load8x8(b + 8);
 }
 
-static inline v128_t x4_row_dot_q4(const uint8_t *q, int r, v128_t x0, v128_t x1, v128_t x2, v128_t x3) {
+static inline void x4_row_q4(const uint8_t *q, int r, v128_t w[4]) {
     const v128_t raw = wasm_v128_load(q + 16 * r), m4 = wasm_i8x16_splat(15), eight = wasm_i8x16_splat(8);
     const v128_t lo = wasm_i8x16_sub(wasm_v128_and(raw, m4), eight), hi = wasm_i8x16_sub(wasm_u8x16_shr(raw, 4), eight);
-    return wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(lo), x0), wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(lo), x1)),
-                          wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(hi), x2), wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(hi), x3)));
+    w[0] = wasm_i16x8_extend_low_i8x16(lo); w[1] = wasm_i16x8_extend_high_i8x16(lo);
+    w[2] = wasm_i16x8_extend_low_i8x16(hi); w[3] = wasm_i16x8_extend_high_i8x16(hi);
 }
 
-/* int8 activations x the 4-row interleaved layouts (quant.h): activations are quantized per block
- * of 32 once per token; each block group is read once, in order, for 4 output rows; the integer
- * products go through i32x4.dot_i16x8_s and are scaled per block in f32. Tokens are the inner
- * loop so a group's 4 rows stay in cache across a prefill batch. q4 is a constant in each caller,
- * so the compiler emits one specialised loop per layout. */
-static inline void matmul_x4_simd128(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
+/* The exact integer dot product of one row's block with 32 activation codes (i16x8 vectors). */
+static inline v128_t x4_dot(const v128_t w[4], v128_t x0, v128_t x1, v128_t x2, v128_t x3) {
+    return wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_dot_i16x8(w[0], x0), wasm_i32x4_dot_i16x8(w[1], x1)),
+                          wasm_i32x4_add(wasm_i32x4_dot_i16x8(w[2], x2), wasm_i32x4_dot_i16x8(w[3], x3)));
+}
+#define X4_DOT_AT(w, x) x4_dot(w, wasm_v128_load(x), wasm_v128_load((x) + 8), wasm_v128_load((x) + 16), wasm_v128_load((x) + 24))
+
+static inline v128_t lane_splat(v128_t s, int r) {
+    switch (r) {
+    case 0: return wasm_i32x4_shuffle(s, s, 0, 0, 0, 0);
+    case 1: return wasm_i32x4_shuffle(s, s, 1, 1, 1, 1);
+    case 2: return wasm_i32x4_shuffle(s, s, 2, 2, 2, 2);
+    default: return wasm_i32x4_shuffle(s, s, 3, 3, 3, 3);
+    }
+}
+
+/* One 4-row group against one token (xa: its int8 codes, widened as they are loaded; da: its
+ * block scales): y[0..3]. Measured faster for a lone token than pre-widened codes. */
+static inline __attribute__((always_inline)) void x4_group_1tok(const uint8_t *blk0, const int q4, size_t nb, size_t bsz, const int8_t *xa, const float *da, float *y) {
+    v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t b = 0; b < nb; b++) {
+        const uint8_t *blk = blk0 + b * bsz; /* float d[4], then the codes */
+        const int8_t *x = xa + b * MS_QK; /* one token: its codes stay in registers for the 4 rows */
+        const v128_t x0 = wasm_i16x8_load8x8(x), x1 = wasm_i16x8_load8x8(x + 8), x2 = wasm_i16x8_load8x8(x + 16), x3 = wasm_i16x8_load8x8(x + 24);
+        const v128_t s = wasm_f32x4_mul(wasm_v128_load(blk), wasm_f32x4_splat(da[b]));
+        v128_t w[4];
+#define ROW(r, acc) \
+        if (q4) x4_row_q4(blk + 16, r, w); else x4_row_q8((const int8_t *)blk + 16, r, w); \
+        acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(x4_dot(w, x0, x1, x2, x3)), lane_splat(s, r)));
+        ROW(0, a0) ROW(1, a1) ROW(2, a2) ROW(3, a3)
+#undef ROW
+    }
+    y[0] = hsum(a0); y[1] = hsum(a1); y[2] = hsum(a2); y[3] = hsum(a3);
+}
+
+/* The same for two tokens at once: each widened weight row serves both. Per token the operations
+ * and their order are those of x4_group_1tok, so a token's result does not depend on pairing. */
+static inline __attribute__((always_inline)) void x4_group_2tok(const uint8_t *blk0, const int q4, size_t nb, size_t bsz, const int16_t *xa, const int16_t *xc,
+                                 const float *da, const float *dc, float *ya, float *yc) {
+    v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0, c0 = a0, c1 = a0, c2 = a0, c3 = a0;
+    for (size_t b = 0; b < nb; b++) {
+        const uint8_t *blk = blk0 + b * bsz;
+        const int16_t *x = xa + b * MS_QK, *z = xc + b * MS_QK;
+        const v128_t d = wasm_v128_load(blk);
+        const v128_t s = wasm_f32x4_mul(d, wasm_f32x4_splat(da[b])), t = wasm_f32x4_mul(d, wasm_f32x4_splat(dc[b]));
+        v128_t w[4];
+#define ROW(r, acc, acc2) \
+        if (q4) x4_row_q4(blk + 16, r, w); else x4_row_q8((const int8_t *)blk + 16, r, w); \
+        acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(X4_DOT_AT(w, x)), lane_splat(s, r))); \
+        acc2 = wasm_f32x4_add(acc2, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(X4_DOT_AT(w, z)), lane_splat(t, r)));
+        ROW(0, a0, c0) ROW(1, a1, c1) ROW(2, a2, c2) ROW(3, a3, c3)
+#undef ROW
+    }
+    ya[0] = hsum(a0); ya[1] = hsum(a1); ya[2] = hsum(a2); ya[3] = hsum(a3);
+    yc[0] = hsum(c0); yc[1] = hsum(c1); yc[2] = hsum(c2); yc[3] = hsum(c3);
+}
+
+/* int8 activations x the 4-row interleaved layouts (quant.h). Activations are quantized per block
+ * of 32 once per token (and, for token pairs, widened to i16 once); each block
+ * group is read once, in order, for 4 output rows; the integer products go through
+ * i32x4.dot_i16x8_s and are scaled per block in f32. Tokens go in pairs: a pair shares each
+ * widened weight vector (the widening, not the multiply, is what limits this loop). A token's
+ * arithmetic is the same alone or in a pair, so results do not depend on T or on how tokens are
+ * split between threads. q4 is a constant in each caller: one specialised loop per layout. */
+static inline __attribute__((always_inline)) void matmul_x4_simd128(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
     const size_t nb = cols / MS_QK, bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4);
-    enum { MAXC = 16384, TB = 8 };
+    enum { MAXC = 8192, TB = 4 };
     if (cols > MAXC) { (q4 ? ms_matmul_q4_0x4_generic : ms_matmul_q8_0x4_generic)(W, rows, cols, X, T, Y); return; }
     int8_t xq[TB][MAXC];
+    int16_t x16[TB][MAXC];
     float xd[TB][MAXC / MS_QK];
     for (int t0 = 0; t0 < T; t0 += TB) {
         const int nt = T - t0 < TB ? T - t0 : TB;
-        for (int u = 0; u < nt; u++) ms_quantize_act_q8(X + (size_t)(t0 + u) * cols, xq[u], xd[u], cols);
+        for (int u = 0; u < nt; u++) {
+            ms_quantize_act_q8(X + (size_t)(t0 + u) * cols, xq[u], xd[u], cols);
+            if (nt == 1) break; /* a lone token reads its int8 codes directly */
+            size_t i = 0;
+            for (; i + 16 <= cols; i += 16) {
+                const v128_t v = wasm_v128_load(xq[u] + i);
+                wasm_v128_store(x16[u] + i, wasm_i16x8_extend_low_i8x16(v));
+                wasm_v128_store(x16[u] + i + 8, wasm_i16x8_extend_high_i8x16(v));
+            }
+            for (; i < cols; i++) x16[u][i] = xq[u][i];
+        }
         for (size_t g = 0; g < rows / 4; g++) {
             const uint8_t *blk0 = (const uint8_t *)W + g * nb * bsz;
-            for (int u = 0; u < nt; u++) {
-                v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0;
-                const int8_t *xb = xq[u];
-                for (size_t b = 0; b < nb; b++) {
-                    const uint8_t *blk = blk0 + b * bsz; /* float d[4], then the codes */
-                    const int8_t *x = xb + b * MS_QK;
-                    const v128_t x0 = wasm_i16x8_load8x8(x), x1 = wasm_i16x8_load8x8(x + 8);
-                    const v128_t x2 = wasm_i16x8_load8x8(x + 16), x3 = wasm_i16x8_load8x8(x + 24);
-                    const v128_t s = wasm_f32x4_mul(wasm_v128_load(blk), wasm_f32x4_splat(xd[u][b]));
-#define ROW(r) (q4 ? x4_row_dot_q4(blk + 16, r, x0, x1, x2, x3) : x4_row_dot_q8((const int8_t *)blk + 16, r, x0, x1, x2, x3))
-                    a0 = wasm_f32x4_add(a0, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ROW(0)), wasm_i32x4_shuffle(s, s, 0, 0, 0, 0)));
-                    a1 = wasm_f32x4_add(a1, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ROW(1)), wasm_i32x4_shuffle(s, s, 1, 1, 1, 1)));
-                    a2 = wasm_f32x4_add(a2, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ROW(2)), wasm_i32x4_shuffle(s, s, 2, 2, 2, 2)));
-                    a3 = wasm_f32x4_add(a3, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ROW(3)), wasm_i32x4_shuffle(s, s, 3, 3, 3, 3)));
-#undef ROW
-                }
-                float *y = Y + (size_t)(t0 + u) * rows + g * 4;
-                y[0] = hsum(a0); y[1] = hsum(a1); y[2] = hsum(a2); y[3] = hsum(a3);
-            }
+            float *y = Y + (size_t)t0 * rows + g * 4;
+            int u = 0;
+            for (; u + 2 <= nt; u += 2) x4_group_2tok(blk0, q4, nb, bsz, x16[u], x16[u + 1], xd[u], xd[u + 1], y + (size_t)u * rows, y + (size_t)(u + 1) * rows);
+            if (u < nt) x4_group_1tok(blk0, q4, nb, bsz, xq[u], xd[u], y + (size_t)u * rows);
         }
     }
 }
