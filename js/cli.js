@@ -146,7 +146,7 @@ async function run(argv) {
   if (a.json) {
     const stats = {};
     for (const n of names) stats[n === 'mlp_ratio' ? 'mlp_ratio' : n] = st[n].map((r) => Array.from(r));
-    const out = { prompt_ids: promptIds, ids, text: model.tokenizer ? model.tokenizer.decode(ids) : '', generated_text: text, stats,
+    const out = { build: model.info().build, prompt_ids: promptIds, ids, text: model.tokenizer ? model.tokenizer.decode(ids) : '', generated_text: text, stats,
       mixer: st.mixer, layer_ms: Array.from(fw.timings.layer_ms) };
     if (topLogits) {
       const V = model.config.vocab_size;

@@ -35,6 +35,13 @@ export interface LoadOptions {
   stallTimeoutMs?: number;
   /** pin the manifest: its sha256 (hex); a mismatch is E_MANIFEST after the retries */
   manifestSha256?: string;
+  /** 'auto' (default): the multi-threaded build with one thread per hardware thread (at most 4)
+   * where SharedArrayBuffer works (Node; cross-origin-isolated pages), else one thread. A number
+   * asks for that many threads (1..64; falls back to 1 where threads cannot run, saying why in
+   * info().build.why). Results are bit-identical for any thread count. */
+  threads?: number | 'auto';
+  /** an engine from createEngine() to load into (its threads are used; it is not shut down by dispose) */
+  engine?: unknown;
 }
 
 export type HookKind = 'hook_resid_pre' | 'hook_attn_out' | 'hook_resid_mid' | 'hook_mlp_out' | 'hook_resid_post'
@@ -120,6 +127,8 @@ export interface ModelInfo {
   source: string;
   memory: { weights: number; state: number; heap: number };
   mixers: ('full' | 'linear')[];
+  /** which build runs: thread count, SIMD128 or scalar kernels, int8 activations, and why */
+  build: { threads: number; simd: boolean; int8Activations: boolean; why: string };
 }
 
 export class Tokenizer {
@@ -153,4 +162,6 @@ export function topTokens(logits: Float32Array, k: number, tokenizer?: Tokenizer
 export function fmtBytes(n: number): string;
 export const HOOKS: HookKind[];
 export function parseHook(name: string, nLayers: number): { layer: number; hook: number };
-export function createEngine(opts?: { wasmBinary?: ArrayBuffer | Uint8Array; wasmUrl?: URL | string }): Promise<unknown>;
+/** A wasm engine instance; threads > 1 starts the multi-threaded build (E_ARG where it cannot run). */
+export function createEngine(opts?: { wasmBinary?: ArrayBuffer | Uint8Array; wasmUrl?: URL | string; mtWasmBinary?: ArrayBuffer | Uint8Array;
+  mtWasmUrl?: URL | string; threads?: number }): Promise<{ threads: number; shutdown(): void }>;
