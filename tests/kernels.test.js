@@ -79,3 +79,31 @@ for (const [name, plainDt, x4Dt] of [['q8_0x4', 3, 5], ['q4_0x4', 4, 6]]) {
     }
   });
 }
+
+test('f16 / bf16 decoded in the SIMD128 kernel: exact for zeros, subnormals, the smallest and largest normals', () => {
+  const f16 = (h) => { // reference decoding, written from the IEEE definition
+    const s = h & 0x8000 ? -1 : 1, ex = (h >> 10) & 31, m = h & 1023;
+    return ex === 0 ? s * m * 2 ** -24 : s * (1 + m / 1024) * 2 ** (ex - 15);
+  };
+  const bf16 = (h) => new Float32Array(new Uint32Array([h << 16]).buffer)[0];
+  const halves = [0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x7bff, 0xfbff, 0x3555, 0x0200, 0x1234, 0xc000, 0x5a5a, 0x83ff];
+  const cols = halves.length + 3; // a tail after the 8-wide part
+  const all = [...halves, 0x3c00, 0x0001, 0x7bff];
+  for (const [dt, dec] of [[1, f16], [2, bf16]]) {
+    const wp = e.bytes(new Uint8Array(new Uint16Array(all).buffer));
+    for (let j = 0; j < cols; j++) {
+      const X = new Float32Array(cols * 3); // three tokens, each one-hot at a different column
+      for (let u = 0; u < 3; u++) X[u * cols + ((j + u) % cols)] = 1;
+      const xp = e.bytes(new Uint8Array(X.buffer));
+      const simd = matmul(dt, 1, wp, 1, cols, xp, 3), scalar = matmul(dt, 0, wp, 1, cols, xp, 3);
+      for (let u = 0; u < 3; u++) {
+        const want = Math.fround(dec(all[(j + u) % cols]));
+        // === (not Object.is): a sum that starts at +0 turns a -0 weight into +0, as it should
+        assert.ok(simd[u] === want, `dtype ${dt} half 0x${all[(j + u) % cols].toString(16)}: SIMD ${simd[u]} vs ${want}`);
+        assert.ok(scalar[u] === want, `dtype ${dt} half 0x${all[(j + u) % cols].toString(16)}: scalar ${scalar[u]} vs ${want}`);
+      }
+      e.free(xp);
+    }
+    e.free(wp);
+  }
+});

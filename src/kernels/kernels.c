@@ -23,6 +23,8 @@ void ms_kernels_init(ms_kernels *k, int want_simd) {
     if (want_simd) {
         k->name = "wasm-simd128";
         k->matmul[MS_F32] = ms_matmul_f32_1x4_simd128;
+        k->matmul[MS_F16] = ms_matmul_f16_simd128;
+        k->matmul[MS_BF16] = ms_matmul_bf16_simd128;
         k->matmul[MS_Q8_0] = ms_matmul_q8_0_simd128;
         k->matmul[MS_Q4_0] = ms_matmul_q4_0_simd128;
         k->matmul[MS_Q8_0X4] = ms_matmul_q8_0x4_simd128;

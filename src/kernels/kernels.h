@@ -34,6 +34,8 @@ void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const flo
 void ms_matmul_q4_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 /* wasm/ */
 void ms_matmul_f32_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_f16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_bf16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 float ms_dot_f32_simd128(const float *a, const float *b, size_t n);

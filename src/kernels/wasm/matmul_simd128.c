@@ -50,6 +50,55 @@ void ms_matmul_f32_1x4_simd128(const void *W, size_t rows, size_t cols, const fl
     }
 }
 
+/* 8 half-precision weights -> 2 f32x4 vectors, in registers. bf16: the top half of an f32.
+ * f16: move sign, exponent and mantissa into f32 position and multiply by 2^112, which rebiases
+ * the exponent and turns f16 subnormals into the right normal f32s exactly; inf/NaN (exponent 31)
+ * get the f32 all-ones exponent. */
+static inline v128_t f16x4_to_f32(v128_t v) {
+    const v128_t em = wasm_v128_and(v, wasm_i32x4_splat(0x7fff)), sign = wasm_i32x4_shl(wasm_v128_and(v, wasm_i32x4_splat(0x8000)), 16);
+    const v128_t bits = wasm_i32x4_shl(em, 13);
+    const v128_t scaled = wasm_f32x4_mul(bits, wasm_f32x4_splat(0x1p112f));
+    const v128_t special = wasm_v128_or(bits, wasm_i32x4_splat(0x7f800000));
+    const v128_t is_special = wasm_i32x4_ge(em, wasm_i32x4_splat(0x7c00));
+    return wasm_v128_or(wasm_v128_bitselect(special, scaled, is_special), sign);
+}
+
+static inline void half8_to_f32(const uint16_t *p, const int bf, v128_t *lo, v128_t *hi) {
+    const v128_t h = wasm_v128_load(p);
+    const v128_t a = wasm_u32x4_extend_low_u16x8(h), b = wasm_u32x4_extend_high_u16x8(h);
+    if (bf) { *lo = wasm_i32x4_shl(a, 16); *hi = wasm_i32x4_shl(b, 16); }
+    else { *lo = f16x4_to_f32(a); *hi = f16x4_to_f32(b); }
+}
+
+/* f16 / bf16 weights, decoded in the kernel: 1 weight row x up to 4 tokens, like the f32 kernel. */
+static inline __attribute__((always_inline)) void matmul_half_simd128(const void *W, const int bf, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    const uint16_t *w = W;
+    for (size_t o = 0; o < rows; o++) {
+        const uint16_t *wr = w + o * cols;
+        for (int t0 = 0; t0 < T; t0 += 4) {
+            const int nt = T - t0 < 4 ? T - t0 : 4;
+            const float *x = X + (size_t)t0 * cols;
+            v128_t acc[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+            size_t i = 0;
+            for (; i + 8 <= cols; i += 8) {
+                v128_t lo, hi;
+                half8_to_f32(wr + i, bf, &lo, &hi);
+                for (int u = 0; u < nt; u++)
+                    acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_add(wasm_f32x4_mul(lo, wasm_v128_load(x + (size_t)u * cols + i)),
+                                                                   wasm_f32x4_mul(hi, wasm_v128_load(x + (size_t)u * cols + i + 4))));
+            }
+            for (int u = 0; u < nt; u++) {
+                float sum = hsum(acc[u]);
+                for (size_t k = i; k < cols; k++) sum += (bf ? ms_bf16_to_f32(wr[k]) : ms_f16_to_f32(wr[k])) * x[(size_t)u * cols + k];
+                Y[(size_t)(t0 + u) * rows + o] = sum;
+            }
+        }
+    }
+}
+
+void ms_matmul_f16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) { matmul_half_simd128(W, 0, rows, cols, X, T, Y); }
+void ms_matmul_bf16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) { matmul_half_simd128(W, 1, rows, cols, X, T, Y); }
+
 /* int8 codes -> 4 f32x4 vectors */
 static inline void q8_to_f32(const int8_t *q, v128_t out[8]) {
     v128_t b0 = wasm_v128_load(q), b1 = wasm_v128_load(q + 16);
