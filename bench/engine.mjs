@@ -80,7 +80,8 @@ function micro() {
   }
   for (const p of [wp, xp, yp, xq, xd]) e.free(p);
   const base = rows[0];
-  f32Streamed = rows.find((r) => r[0].startsWith('f32'))[1] / rows.find((r) => r[0].startsWith('f32'))[3] / 1e6;
+  const f32 = rows.find((r) => r[0].startsWith('f32'));
+  f32Streamed = f32[1] / f32[3] / 1e6;
   return rows.map(([name, b, ms, sms]) => `| ${name} | ${(b / 1048576).toFixed(2)} MiB | ${ms.toFixed(3)} ms | ${(b / ms / 1e6).toFixed(1)} GB/s | ${(b / sms / 1e6).toFixed(1)} GB/s | ${(base[2] / ms).toFixed(2)}× / ${(base[3] / sms).toFixed(2)}× |`);
 }
 

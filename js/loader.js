@@ -210,6 +210,17 @@ const sleep = (ms, signal) => new Promise((resolve, reject) => {
 });
 
 /**
+ * Where byte `pos` of a shard goes. segs: [offset, bytes, heap address] per tensor, by offset; k:
+ * the segment to start looking from. Inside a tensor: its heap address for pos (dst) and where the
+ * tensor ends; between tensors (padding): dst -1 and where the next tensor starts.
+ */
+function placeOf(segs, n, k, pos, total) {
+  while (k < n && pos >= segs[3 * k] + segs[3 * k + 1]) k++;
+  const inSeg = k < n && pos >= segs[3 * k];
+  return { k, end: inSeg ? segs[3 * k] + segs[3 * k + 1] : (k < n ? segs[3 * k] : total), dst: inSeg ? (segs[3 * k + 2] >>> 0) + (pos - segs[3 * k]) : -1 };
+}
+
+/**
  * Streams one shard into its tensors' heap buffers, hashing every byte in order. Transport
  * failures are retried with exponential backoff; a cut transfer resumes with HTTP Range from the
  * last byte received (or restarts if the server ignores Range); a hash mismatch refetches the
@@ -241,11 +252,10 @@ async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
           }
           let i = 0;
           while (i < chunk.length) {
-            while (k < n && pos >= segs[3 * k] + segs[3 * k + 1]) k++;
-            const inSeg = k < n && pos >= segs[3 * k];
-            const end = inSeg ? segs[3 * k] + segs[3 * k + 1] : (k < n ? segs[3 * k] : shard.bytes);
-            const take = Math.min(chunk.length - i, end - pos, inSeg ? Infinity : 1 << 16);
-            const dst = inSeg ? (segs[3 * k + 2] >>> 0) + (pos - segs[3 * k]) : scratch;
+            const at = placeOf(segs, n, k, pos, shard.bytes);
+            k = at.k;
+            const take = Math.min(chunk.length - i, at.end - pos, at.dst >= 0 ? Infinity : 1 << 16);
+            const dst = at.dst >= 0 ? at.dst : scratch;
             const piece = chunk.subarray(i, i + take);
             e.u8.set(piece, dst);
             sha.update(piece, dst);
@@ -309,10 +319,9 @@ async function loadLocalShard(e, shard, segs, n, src, o, progress) {
     let pos = 0, k = 0, pending = null; // pending: the previous piece, hashed while this one is read
     while (pos < shard.bytes) {
       if (o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${shard.file} was aborted`);
-      while (k < n && pos >= segs[3 * k] + segs[3 * k + 1]) k++;
-      const inSeg = k < n && pos >= segs[3 * k];
-      const end = inSeg ? segs[3 * k] + segs[3 * k + 1] : (k < n ? segs[3 * k] : shard.bytes);
-      const piece = { dst: inSeg ? (segs[3 * k + 2] >>> 0) + (pos - segs[3 * k]) : -1, len: Math.min(end - pos, inSeg ? PIECE : pad.length) };
+      const at = placeOf(segs, n, k, pos, shard.bytes);
+      k = at.k;
+      const piece = { dst: at.dst, len: Math.min(at.end - pos, at.dst >= 0 ? PIECE : pad.length) };
       if (pending && pending.dst < 0) { sha.update(bytesOf(pending), pending.dst); pending = null; } // pad is reused
       const reading = f.read(bytesOf(piece), pos);
       if (pending) sha.update(bytesOf(pending), pending.dst);

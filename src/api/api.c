@@ -49,7 +49,6 @@ API(ms_model_finish) int ms_model_finish(ms_model *m, int int8_activations, ms_e
 }
 /* ---- threads (util/threads.h): js/threads.js creates the pool, starts workers that call
  * ms_pool_worker in their own instances, waits until all run, then hands the pool to a model ---- */
-API(ms_threads_supported) int ms_threads_supported(void) { return ms_pool_supported(); }
 API(ms_pool_create) ms_pool *ms_pool_create(int n_threads, ms_err *err) { return ms_pool_new(n_threads, err); }
 API(ms_pool_destroy) void ms_pool_destroy(ms_pool *p) { ms_pool_free(p); }
 API(ms_pool_enter) void ms_pool_enter(ms_pool *p, int part) { ms_pool_worker(p, part); }
@@ -357,7 +356,3 @@ API(ms_bench_ggml_matvec) void ms_bench_ggml_matvec(const void *W, int rows, int
     ms_bench_ggml_q8_0_matvec(W, (size_t)rows, (size_t)cols, x, y, xq, xd);
 }
 #endif
-
-/* ---- test hook: one job on the pool; part i writes i + 1 to out[i] ---- */
-static void dbg_pool_part(void *ctx, int part, int n) { ((int *)ctx)[part] = part + 1 + 100 * n; }
-API(ms_dbg_pool_run) void ms_dbg_pool_run(ms_pool *p, int *out) { ms_pool_run(p, dbg_pool_part, out); }

@@ -62,7 +62,7 @@ typedef struct ms_model {
     ms_tokinfo tok;
     size_t weight_bytes;
     int allocated, finalized;
-    int int8_activations; /* repack q8_0 to q8_0x4 and quantize activations to int8 (faster, less exact) */
+    int int8_activations; /* repack q8_0/q4_0 to q8_0x4/q4_0x4, quantize activations to int8 (faster, less exact) */
     ms_kernels kern;
     struct ms_pool *pool; /* threads for the matmuls (util/threads.h); NULL: one thread. Not owned. */
 } ms_model;
