@@ -34,6 +34,22 @@ e.x.ms_bench_stream_bytes(buf, bytes, reps);
 const bw = (bytes * reps) / ((performance.now() - t) / 1000) / 1e9;
 e.free(buf);
 
+// ---- the same probe on two threads at once (the threaded build), each reading its own half
+async function wasmBandwidth2() {
+  let e2;
+  try { e2 = await createEngine({ threads: 2 }); } catch { return null; }
+  const b2 = e2.malloc(bytes);
+  e2.u8.fill(1, b2, b2 + bytes);
+  e2.x.ms_bench_stream_pool(e2.pool, b2, bytes, 1);
+  const t2 = performance.now();
+  e2.x.ms_bench_stream_pool(e2.pool, b2, bytes, reps);
+  const r = (bytes * reps) / ((performance.now() - t2) / 1000) / 1e9;
+  e2.free(b2);
+  e2.shutdown();
+  return r;
+}
+const bw2 = await wasmBandwidth2();
+
 // ---- the machine's read bandwidth outside wasm (1 and 2 threads), when a C compiler is here
 function nativeBandwidth() {
   try {
@@ -116,11 +132,11 @@ async function run(dir, label, opts, { prompt = 128, decode = 64, long = 512 } =
 }
 
 // The read bandwidth one thread gets in wasm: the better of the probe and the f32 matvec streaming
-// (a light kernel that runs at memory speed); two threads: the native two-thread figure (wasm
-// threads read the same memory; there is no separate wasm probe for them).
+// (a light kernel that runs at memory speed); two threads: the wasm probe on two threads (the
+// native two-thread figure where the threaded build cannot run).
 const microRows = micro();
 const bw1 = Math.max(bw, f32Streamed);
-const limitBw = (threads) => (threads > 1 && native ? native[2] : bw1);
+const limitBw = (threads) => (threads > 1 ? bw2 ?? native?.[2] ?? 2 * bw1 : bw1);
 
 const rows = [];
 const Q8 = synth('qwen3.5-0.8b', 'q8'), Q4 = synth('qwen3.5-0.8b', 'q4', 'q8'), L8 = synth('llama-398m', 'q8');
@@ -140,8 +156,9 @@ for (const [dir, label, opts, sizes] of quick ? plan.slice(1, 3) : plan) rows.pu
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 console.log(`Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}, wasm SIMD128. Read bandwidth in wasm, 1 thread: ${bw.toFixed(1)} GB/s (read probe), ${f32Streamed.toFixed(1)} GB/s (f32 matvec over 56 MB)` +
+  (bw2 ? `; 2 threads: ${bw2.toFixed(1)} GB/s (read probe)` : '') +
   (native ? `; natively (C, bench/native-bandwidth.c): ${native[1].toFixed(1)} GB/s with 1 thread, ${native[2].toFixed(1)} GB/s with 2.` : '.') +
-  ` The bandwidth limit below is the weight bytes read per token ÷ ${bw1.toFixed(1)} GB/s for 1 thread` + (native ? ` and ÷ ${native[2].toFixed(1)} GB/s for 2.\n` : '.\n'));
+  ` The bandwidth limit below is the weight bytes read per token ÷ ${bw1.toFixed(1)} GB/s for 1 thread and ÷ ${limitBw(2).toFixed(1)} GB/s for 2.\n`);
 console.log('| model | weights | kernels | threads | prefill 128 tok/s | prefill 512 tok/s | time to first token | decode tok/s | bandwidth limit tok/s | decode / limit | load (file read) | wasm heap |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows)

@@ -110,6 +110,8 @@ export async function loadModel(source, opts = {}) {
               loaded += n;
               onProgress?.({ loaded, total, file: manifest.shards[s].file, fromCache });
             });
+            // check and lay out this shard's tensors now, while the other shards are still read
+            e.check(e.x.ms_model_finish_shard(model, s, opts.int8Activations ? 1 : 0, e.err) === 0);
           } catch (err) {
             if (!failed) { failed = signal?.aborted ? new MlpscopeError('E_ABORTED', `loading ${src.name} was aborted`) : err; inner.abort(); }
             throw err;

@@ -123,3 +123,22 @@ test('manifest over HTTP: 404 is E_MANIFEST, 500 once is retried, 500 forever is
   await assert.rejects(loadModel(srv.url, opts({ retries: 2 })), (e) => e.code === 'E_NETWORK' && /manifest\.json/.test(e.message));
   srv.faults.length = 0;
 });
+
+test('int8 activations: each shard is laid out as soon as it is verified; the result does not depend on the order shards arrive in', async () => {
+  const qdir = tmpDir('faults-q4');
+  execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-q.json'), '--seed', '8', '--dtype', 'q4', '--embed-dtype', 'q8', '--shard-size', '65536', '--out', qdir], { stdio: 'pipe' });
+  const plain = await loadModel(qdir);
+  const exact = plain.forward(ids).logits;
+  plain.dispose();
+  const got = [];
+  for (const parallel of [1, 4]) {
+    const m = await loadModel(qdir, { int8Activations: true, parallel });
+    const dtypes = Object.keys(m.info().dtypes);
+    assert.ok(dtypes.includes('q8_0x4') && dtypes.includes('q4_0x4'), `parallel ${parallel}: int8 layouts in use (${dtypes})`);
+    assert.ok(!dtypes.includes('q8_0') && !dtypes.includes('q4_0'), `parallel ${parallel}: no matrix left in the plain layout (${dtypes})`);
+    got.push(m.forward(ids).logits);
+    m.dispose();
+  }
+  assert.deepEqual(got[1], got[0]);
+  assert.notDeepEqual(got[0], exact, 'int8 activations change the numbers a little');
+});

@@ -43,6 +43,14 @@ API(ms_model_create) ms_model *ms_model_create(const char *text, size_t len, int
     return m;
 }
 API(ms_model_destroy) void ms_model_destroy(ms_model *m) { ms_model_free(m); }
+/* Shard s is in place (hash checked): check and lay out its tensors now, while other shards are
+ * still arriving. int8_activations must be the same in every call and in ms_model_finish. */
+API(ms_model_finish_shard) int ms_model_finish_shard(ms_model *m, int s, int int8_activations, ms_err *err) {
+    if (s < 0) return ms_fail(err, MS_E_ARG, "shard %d: not a shard index", s);
+    if (m->finalized) return ms_fail(err, MS_E_STATE, "model is already finished");
+    m->int8_activations = int8_activations;
+    return ms_model_prepare(m, s, err);
+}
 API(ms_model_finish) int ms_model_finish(ms_model *m, int int8_activations, ms_err *err) {
     m->int8_activations = int8_activations;
     return ms_model_finalize(m, err);
@@ -351,6 +359,19 @@ int32_t ms_bench_stream(const void *p, size_t bytes, int reps);
 void ms_bench_to_ggml_q8_0(const ms_block_q8_0 *src, void *dst, size_t nblocks);
 void ms_bench_ggml_q8_0_matvec(const void *W, size_t rows, size_t cols, const float *x, float *y, int8_t *xq, float *xd);
 API(ms_bench_stream_bytes) int32_t ms_bench_stream_bytes(const void *p, size_t bytes, int reps) { return ms_bench_stream(p, bytes, reps); }
+/* the read probe on every thread of a pool at once, each on its own part of the buffer: the
+ * bandwidth threaded decode can draw on, measured in wasm like the one-thread figure */
+typedef struct { const uint8_t *p; size_t bytes; int reps; } bench_stream_job;
+static void bench_stream_part(void *ctx, int part, int n_parts) {
+    const bench_stream_job *j = ctx;
+    const size_t per = j->bytes / (size_t)n_parts / 64 * 64;
+    volatile int32_t sink = ms_bench_stream(j->p + (size_t)part * per, per, j->reps);
+    (void)sink;
+}
+API(ms_bench_stream_pool) void ms_bench_stream_pool(ms_pool *pool, const void *p, size_t bytes, int reps) {
+    bench_stream_job j = {p, bytes, reps};
+    ms_pool_run(pool, bench_stream_part, &j);
+}
 API(ms_bench_ggml_prep) void ms_bench_ggml_prep(const void *q8, void *dst, size_t nblocks) { ms_bench_to_ggml_q8_0(q8, dst, nblocks); }
 API(ms_bench_ggml_matvec) void ms_bench_ggml_matvec(const void *W, int rows, int cols, const float *x, float *y, int8_t *xq, float *xd) {
     ms_bench_ggml_q8_0_matvec(W, (size_t)rows, (size_t)cols, x, y, xq, xd);

@@ -347,50 +347,65 @@ void ms_model_free(ms_model *m) {
     free(m);
 }
 
-int ms_model_finalize(ms_model *m, ms_err *err) {
+/* every value must be finite: scanned in the storage type */
+static int check_finite(const ms_tensor *t, ms_err *err) {
+    size_t n = (size_t)t->rows * (size_t)t->cols;
+    if (t->dtype == MS_F32) {
+        const float *p = t->data;
+        for (size_t i = 0; i < n; i++)
+            if (!isfinite(p[i])) return ms_fail(err, MS_E_TENSOR, "tensor %s: value %zu is not finite", t->name, i);
+    } else if (t->dtype == MS_F16 || t->dtype == MS_BF16) {
+        const uint16_t *p = t->data;
+        uint16_t mask = t->dtype == MS_F16 ? 0x7C00 : 0x7F80;
+        for (size_t i = 0; i < n; i++)
+            if ((p[i] & mask) == mask) return ms_fail(err, MS_E_TENSOR, "tensor %s: value %zu is not finite", t->name, i);
+    } else if (t->dtype == MS_Q8_0) {
+        const ms_block_q8_0 *b = t->data;
+        for (size_t i = 0; i < n / MS_QK; i++)
+            if (!isfinite(b[i].d)) return ms_fail(err, MS_E_TENSOR, "tensor %s: block %zu has a non-finite scale", t->name, i);
+    } else if (t->dtype == MS_Q4_0) {
+        const ms_block_q4_0 *b = t->data;
+        for (size_t i = 0; i < n / MS_QK; i++)
+            if (!isfinite(b[i].d)) return ms_fail(err, MS_E_TENSOR, "tensor %s: block %zu has a non-finite scale", t->name, i);
+    }
+    return MS_OK;
+}
+
+/* with int8 activations, q8_0 and q4_0 matrices with rows in fours become the 4-row interleaved
+ * layouts of the int8-activation kernels */
+static int repackable(const ms_model *m, const ms_tensor *t) {
+    return m->int8_activations && (t->dtype == MS_Q8_0 || t->dtype == MS_Q4_0) && t->rows % 4 == 0;
+}
+
+int ms_model_prepare(ms_model *m, int shard, ms_err *err) {
     if (!m->allocated) return ms_fail(err, MS_E_STATE, "model has no tensor buffers");
+    if (shard >= m->n_shards) return ms_fail(err, MS_E_ARG, "shard %d: the model has %d", shard, m->n_shards);
+    size_t tmp_bytes = 0;
     for (int k = 0; k < m->n_tensors; k++) {
         const ms_tensor *t = &m->tensors[k];
-        size_t n = (size_t)t->rows * (size_t)t->cols;
-        /* every value must be finite: scan in the storage type */
-        if (t->dtype == MS_F32) {
-            const float *p = t->data;
-            for (size_t i = 0; i < n; i++)
-                if (!isfinite(p[i])) return ms_fail(err, MS_E_TENSOR, "tensor %s: value %zu is not finite", t->name, i);
-        } else if (t->dtype == MS_F16 || t->dtype == MS_BF16) {
-            const uint16_t *p = t->data;
-            uint16_t mask = t->dtype == MS_F16 ? 0x7C00 : 0x7F80;
-            for (size_t i = 0; i < n; i++)
-                if ((p[i] & mask) == mask) return ms_fail(err, MS_E_TENSOR, "tensor %s: value %zu is not finite", t->name, i);
-        } else if (t->dtype == MS_Q8_0) {
-            const ms_block_q8_0 *b = t->data;
-            for (size_t i = 0; i < n / MS_QK; i++)
-                if (!isfinite(b[i].d)) return ms_fail(err, MS_E_TENSOR, "tensor %s: block %zu has a non-finite scale", t->name, i);
-        } else if (t->dtype == MS_Q4_0) {
-            const ms_block_q4_0 *b = t->data;
-            for (size_t i = 0; i < n / MS_QK; i++)
-                if (!isfinite(b[i].d)) return ms_fail(err, MS_E_TENSOR, "tensor %s: block %zu has a non-finite scale", t->name, i);
-        }
+        if (t->prepared || (shard >= 0 && t->shard != shard)) continue;
+        int rc = check_finite(t, err);
+        if (rc) return rc;
+        if (repackable(m, t) && 4 * t->bytes / (size_t)t->rows > tmp_bytes) tmp_bytes = 4 * t->bytes / (size_t)t->rows;
     }
-    /* with int8 activations, q8_0 and q4_0 matrices with rows in fours become the 4-row
-     * interleaved layouts of the int8-activation kernels */
-    size_t tmp_bytes = 0;
-    for (int k = 0; k < m->n_tensors && m->int8_activations; k++) {
-        const ms_tensor *t = &m->tensors[k];
-        if ((t->dtype == MS_Q8_0 || t->dtype == MS_Q4_0) && t->rows % 4 == 0 && 4 * t->bytes / (size_t)t->rows > tmp_bytes)
-            tmp_bytes = 4 * t->bytes / (size_t)t->rows;
-    }
-    if (tmp_bytes) {
-        void *tmp = malloc(tmp_bytes);
-        if (!tmp) return ms_fail(err, MS_E_MEMORY, "cannot allocate %zu bytes to repack weights", tmp_bytes);
-        for (int k = 0; k < m->n_tensors; k++) {
-            ms_tensor *t = &m->tensors[k];
-            if (t->rows % 4) continue;
+    void *tmp = NULL;
+    if (tmp_bytes && !(tmp = malloc(tmp_bytes))) return ms_fail(err, MS_E_MEMORY, "cannot allocate %zu bytes to repack weights", tmp_bytes);
+    for (int k = 0; k < m->n_tensors; k++) {
+        ms_tensor *t = &m->tensors[k];
+        if (t->prepared || (shard >= 0 && t->shard != shard)) continue;
+        if (repackable(m, t)) {
             if (t->dtype == MS_Q8_0) { ms_repack_q8_0x4(t->data, (size_t)t->rows, (size_t)t->cols, tmp); t->dtype = MS_Q8_0X4; }
-            else if (t->dtype == MS_Q4_0) { ms_repack_q4_0x4(t->data, (size_t)t->rows, (size_t)t->cols, tmp); t->dtype = MS_Q4_0X4; }
+            else { ms_repack_q4_0x4(t->data, (size_t)t->rows, (size_t)t->cols, tmp); t->dtype = MS_Q4_0X4; }
         }
-        free(tmp);
+        t->prepared = 1;
     }
+    free(tmp);
+    return MS_OK;
+}
+
+int ms_model_finalize(ms_model *m, ms_err *err) {
+    int rc = ms_model_prepare(m, -1, err);
+    if (rc) return rc;
     m->finalized = 1;
     return MS_OK;
 }

@@ -22,6 +22,7 @@ typedef struct {
     uint64_t offset;
     void *data;
     int is_matrix; /* may be quantized */
+    int prepared;  /* checked (and repacked for int8 activations) by ms_model_prepare */
 } ms_tensor;
 
 typedef struct {
@@ -70,7 +71,12 @@ typedef struct ms_model {
 /* Parse + validate a manifest. With allocate=0 nothing but the table is allocated (preflight). */
 ms_model *ms_model_from_manifest(const char *text, size_t len, int allocate, ms_err *err);
 void ms_model_free(ms_model *m);
-/* After the host filled every tensor buffer: checks values (finite), binds layers. */
+/* After the host filled the tensors of shard `shard` (or of every shard: shard < 0): checks their
+ * values (finite) and, with int8 activations, repacks q8_0/q4_0 matrices to the 4-row interleaved
+ * layouts. Tensors already prepared are skipped, so a loader can prepare each shard as it arrives
+ * while others are still being read. */
+int ms_model_prepare(ms_model *m, int shard, ms_err *err);
+/* After the host filled every tensor buffer: prepares what is left; the model is ready to run. */
 int ms_model_finalize(ms_model *m, ms_err *err);
 ms_tensor *ms_model_find(ms_model *m, const char *name);
 /* The tensors (names, shapes, matrix or not) a family + config require, in canonical order.

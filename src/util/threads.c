@@ -2,6 +2,9 @@
 #include <stdlib.h>
 
 #define MS_POOL_MAX 64
+#ifndef MS_POOL_SPIN
+#define MS_POOL_SPIN (1 << 14) /* polls of the job counter before a worker sleeps */
+#endif
 
 #if defined(__wasm__) && defined(__wasm_atomics__)
 /* ---- wasm with shared memory: workers are JS workers calling ms_pool_worker ---- */
@@ -39,6 +42,9 @@ void ms_pool_worker(ms_pool *p, int part) {
     int seen = 0;
     for (;;) {
         int g;
+        /* a short poll first: during a forward pass the next job follows within microseconds,
+         * sooner than a sleeping thread can be woken; when idle, the thread sleeps */
+        for (int spin = 0; spin < MS_POOL_SPIN && atomic_load(&p->gen) == seen && !atomic_load(&p->stop); spin++) {}
         while ((g = atomic_load(&p->gen)) == seen && !atomic_load(&p->stop)) wait_while_equal(&p->gen, seen);
         if (atomic_load(&p->stop)) break;
         seen = g;
