@@ -100,7 +100,7 @@ static void put_q4_0x4(void *dst, int r, const void *src) {
     ms_block_q4_0x4 *d = dst;
     const ms_block_q4_0 *q = src;
     d->d[r] = q->d;
-    memcpy(d->q + 16 * r, q->q, 16);
+    for (int j = 0; j < 16; j++) d->q[16 * r + j] = q->q[j] ^ 0x88; /* code - 8 as a signed nibble */
 }
 
 /* In place, four rows at a time: the 4 rows are copied to tmp, then written back interleaved.
@@ -123,8 +123,8 @@ void ms_dequantize_row_q4_0x4(const ms_block_q4_0x4 *x, size_t row, float *y, si
     for (size_t b = 0; b < nb; b++) {
         const ms_block_q4_0x4 *blk = &x[g * nb + b];
         for (int j = 0; j < 16; j++) {
-            y[b * MS_QK + j] = blk->d[r] * (float)((blk->q[16 * r + j] & 15) - 8);
-            y[b * MS_QK + 16 + j] = blk->d[r] * (float)((blk->q[16 * r + j] >> 4) - 8);
+            y[b * MS_QK + j] = blk->d[r] * (float)(((blk->q[16 * r + j] & 15) ^ 8) - 8);
+            y[b * MS_QK + 16 + j] = blk->d[r] * (float)(((blk->q[16 * r + j] >> 4) ^ 8) - 8);
         }
     }
 }

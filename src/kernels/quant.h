@@ -29,8 +29,10 @@ typedef struct {
 } ms_block_q8_0x4; /* 144 bytes */
 
 /* q4_0x4: four q4_0 rows interleaved the same way, for the int8-activation kernels. Per block of
- * 32 columns: the 4 scales, then each row's 16 code bytes (nibble order as in q4_0), row after
- * row. Same size as 4 q4_0 rows. */
+ * 32 columns: the 4 scales, then each row's 16 code bytes (nibble positions as in q4_0: byte j
+ * holds column j low, column j + 16 high), row after row. Unlike q4_0 the nibbles are signed
+ * (two's complement, value = code - 8), so SIMD code can sign-extend them with 16-bit shifts.
+ * Same size as 4 q4_0 rows. */
 typedef struct {
     float d[4];
     uint8_t q[4 * MS_QK / 2];

@@ -168,9 +168,12 @@ void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float
     }
 }
 
-/* Row r (0..3) of a 4-row interleaved block as four i16x8 vectors (columns 0-7, 8-15, 16-23,
- * 24-31). q8: two 16-byte chunks, 64 bytes apart; q4: one 16-byte chunk whose low nibbles are
- * columns 0..15 and high nibbles 16..31 (code - 8). */
+/* Row r (0..3) of a 4-row interleaved block as four i16x8 vectors. q8: columns 0-7, 8-15, 16-23,
+ * 24-31, from two 16-byte chunks 64 bytes apart. q4: one 16-byte chunk of signed nibbles read as
+ * eight 16-bit lanes, each sign-extended out of its lane by a left and an arithmetic right shift:
+ * the low nibbles of even bytes (columns 0, 2, .. 14), high nibbles of even bytes (16, 18, .. 30),
+ * low nibbles of odd bytes (1, 3, .. 15), high nibbles of odd bytes (17, 19, .. 31). The
+ * activations of a q4 matrix are put in that same column order once per token (q4_perm_block). */
 static inline void x4_row_q8(const int8_t *q, int r, v128_t w[4]) {
     const int8_t *a = q + 16 * r, *b = q + 64 + 16 * r;
     w[0] = wasm_i16x8_load8x8(a); w[1] = wasm_i16x8_load8x8(a + 8);
@@ -178,10 +181,18 @@ static inline void x4_row_q8(const int8_t *q, int r, v128_t w[4]) {
 }
 
 static inline void x4_row_q4(const uint8_t *q, int r, v128_t w[4]) {
-    const v128_t raw = wasm_v128_load(q + 16 * r), m4 = wasm_i8x16_splat(15), eight = wasm_i8x16_splat(8);
-    const v128_t lo = wasm_i8x16_sub(wasm_v128_and(raw, m4), eight), hi = wasm_i8x16_sub(wasm_u8x16_shr(raw, 4), eight);
-    w[0] = wasm_i16x8_extend_low_i8x16(lo); w[1] = wasm_i16x8_extend_high_i8x16(lo);
-    w[2] = wasm_i16x8_extend_low_i8x16(hi); w[3] = wasm_i16x8_extend_high_i8x16(hi);
+    const v128_t v = wasm_v128_load(q + 16 * r);
+    w[0] = wasm_i16x8_shr(wasm_i16x8_shl(v, 12), 12);
+    w[1] = wasm_i16x8_shr(wasm_i16x8_shl(v, 8), 12);
+    w[2] = wasm_i16x8_shr(wasm_i16x8_shl(v, 4), 12);
+    w[3] = wasm_i16x8_shr(v, 12);
+}
+
+/* 32 activation codes into the column order of x4_row_q4: even columns of each half, then odd */
+static inline void q4_perm_block(int8_t *x) {
+    const v128_t lo = wasm_v128_load(x), hi = wasm_v128_load(x + 16);
+    wasm_v128_store(x, wasm_i8x16_shuffle(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30));
+    wasm_v128_store(x + 16, wasm_i8x16_shuffle(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31));
 }
 
 /* The exact integer dot product of one row's block with 32 activation codes (i16x8 vectors). */
@@ -265,6 +276,7 @@ static inline __attribute__((always_inline)) void matmul_x4_simd128(const void *
         const int nt = T - t0 < TB ? T - t0 : TB;
         for (int u = 0; u < nt; u++) {
             ms_quantize_act_q8(X + (size_t)(t0 + u) * cols, xq[u], xd[u], cols);
+            if (q4) for (size_t b = 0; b < nb; b++) q4_perm_block(xq[u] + b * MS_QK);
             if (nt == 1) break; /* a lone token reads its int8 codes directly */
             size_t i = 0;
             for (; i + 16 <= cols; i += 16) {
