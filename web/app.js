@@ -328,11 +328,11 @@ function renderFeatureText() {
     const meta = card.querySelector('.feature-meta');
     meta.textContent = b ? L(`第 ${b.layer} 层 · 神经元 ${b.neuron}${b.sign < 0 ? '（负向）' : ''} · 留出探针上的 AUC = ${b.heldOutAuc.toFixed(3)}（${b.nPos} 个正例 / ${b.nNeg} 个反例）`, `layer ${b.layer} · neuron ${b.neuron}${b.sign < 0 ? ' (negative direction)' : ''} · AUC on held-out probes = ${b.heldOutAuc.toFixed(3)} (${b.nPos} positive / ${b.nNeg} negative tokens)`) : L('没有找到。', 'none found.');
   }
-  const weak = state.features.best.filter((b) => b.heldOutAuc < 0.75);
+  const weak = state.features.best.filter((b) => b.heldOutAuc < 0.9);
   const random = state.entry?.kind === 'random';
   $('features-note').textContent = random
     ? L('注意：这是随机权重的模型，没有学到任何东西——上面的“最佳”神经元只是噪声里挑出来的，不代表真实特征。', 'Note: this model has random weights and has learned nothing; the “best” neurons above are picked from noise and are not real features.')
-    : weak.length ? L(`这个模型里 ${weak.map((b) => b.feature).join('、')} 没有干净的单个神经元（AUC < 0.75）——太小的模型常常如此。`, `This model has no clean single neuron for ${weak.map((b) => b.feature).join(', ')} (AUC < 0.75), as is common in small models.`)
+    : weak.length ? L(`这个模型里 ${weak.map((b) => b.feature).join('、')} 没有干净的单个神经元（最好的 AUC 也低于 0.9）——它们各自只覆盖一部分这类 token，太小的模型常常如此。`, `This model has no clean single neuron for ${weak.map((b) => b.feature).join(', ')} (the best held-out AUC is below 0.9): each candidate covers only some tokens of the kind, as is common in small models.`)
       : L(`在 ${state.features.tokens} 个探针 token 上找到；选择用一半探针，AUC 在另一半上计算。`, `Found over ${state.features.tokens} probe tokens; chosen on half of the probes, AUC measured on the other half.`);
 }
 $('fires-run').addEventListener('click', () => shade($('fires-out'), $('fires-text').value, Number($('fires-layer').value), Number($('fires-neuron').value)));
