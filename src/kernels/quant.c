@@ -123,8 +123,8 @@ void ms_dequantize_row_q4_0x4(const ms_block_q4_0x4 *x, size_t row, float *y, si
     for (size_t b = 0; b < nb; b++) {
         const ms_block_q4_0x4 *blk = &x[g * nb + b];
         for (int j = 0; j < 16; j++) {
-            y[b * MS_QK + j] = blk->d[r] * (float)(((blk->q[16 * r + j] & 15) ^ 8) - 8);
-            y[b * MS_QK + 16 + j] = blk->d[r] * (float)(((blk->q[16 * r + j] >> 4) ^ 8) - 8);
+            y[b * MS_QK + j] = blk->d[r] * (float)ms_q4x4_low(blk->q[16 * r + j]);
+            y[b * MS_QK + 16 + j] = blk->d[r] * (float)ms_q4x4_high(blk->q[16 * r + j]);
         }
     }
 }

@@ -37,6 +37,9 @@ typedef struct {
     float d[4];
     uint8_t q[4 * MS_QK / 2];
 } ms_block_q4_0x4; /* 80 bytes */
+/* the two weights of a q4_0x4 code byte (signed nibbles): column j (low nibble) and j + 16 (high) */
+static inline int ms_q4x4_low(uint8_t b) { return ((b & 15) ^ 8) - 8; }
+static inline int ms_q4x4_high(uint8_t b) { return ((b >> 4) ^ 8) - 8; }
 _Static_assert(sizeof(ms_block_q8_0x4) == 4 * sizeof(ms_block_q8_0), "q8_0x4 is 4 q8_0 blocks");
 _Static_assert(sizeof(ms_block_q4_0x4) == 4 * sizeof(ms_block_q4_0), "q4_0x4 is 4 q4_0 blocks");
 
