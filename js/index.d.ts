@@ -26,9 +26,6 @@ export interface LoadOptions {
   batchSize?: number;
   /** shards fetched at once (default 3) */
   parallel?: number;
-  /** Node, local folders: worker threads that hash shards (default 2, at most `parallel`); 0 hashes
-   * on the calling thread while the next piece is read */
-  hashThreads?: number;
   /** run q8 and q4 weights as integer dot products with int8 activations on 4-row interleaved layouts:
    * faster, activations rounded to int8 per block of 32 (default false: f32 activations, exact to float rounding) */
   int8Activations?: boolean;

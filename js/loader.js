@@ -13,8 +13,6 @@ const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 // engine's portable C sha256 in wasm); browsers have no incremental SubtleCrypto digest, so they
 // hash with the engine. Both are checked against each other by the tests.
 const nodeCrypto = isNode ? await import('node:crypto').catch(() => null) : null;
-// ... and on worker threads, so that hashing overlaps the copying and repacking on this thread
-const hashPoolModule = nodeCrypto ? await import('./sha256-pool.js').catch(() => null) : null;
 
 /** An incremental sha256 over shard bytes: `update(bytes, heapPtr)` sees each piece once, in order. */
 function newHasher(e) {
@@ -33,7 +31,7 @@ function newHasher(e) {
 /**
  * @typedef {{ onProgress?: (p: {loaded: number, total: number, file: string, fromCache: boolean}) => void,
  *   signal?: AbortSignal, contextLength?: number, maxContext?: number, memoryBudget?: number, simd?: boolean,
- *   batchSize?: number, parallel?: number, hashThreads?: number, engine?: import('./wasm.js').Engine,
+ *   batchSize?: number, parallel?: number, engine?: import('./wasm.js').Engine,
  *   int8Activations?: boolean, manifestSha256?: string, stallTimeoutMs?: number }} LoadOptions  int8Activations: q8 and q4 weights run as integer dot
  *   products (faster decode; activations rounded to int8 per block of 32, so less exact)
  */
@@ -101,17 +99,7 @@ export async function loadModel(source, opts = {}) {
     const onAbort = () => inner.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) inner.abort();
-    let hashPool = null;
-    const hashThreads = Math.min(opts.hashThreads ?? 2, parallel, nShards);
-    const shardOpts = {
-      signal: inner.signal, retries, retryDelayMs, onRetry: opts.onRetry,
-      hashPool: () => {
-        if (hashPool === null && hashPoolModule && hashThreads > 0) {
-          try { hashPool = hashPoolModule.createSha256Pool(hashThreads); } catch { hashPool = false; }
-        }
-        return hashPool || null;
-      },
-    };
+    const shardOpts = { signal: inner.signal, retries, retryDelayMs, onRetry: opts.onRetry };
     try {
       let next = 0, failed = null;
       const worker = async () => {
@@ -136,7 +124,7 @@ export async function loadModel(source, opts = {}) {
       const results = await Promise.allSettled(Array.from({ length: Math.min(parallel, nShards) }, worker));
       if (failed) throw failed;
       for (const r of results) if (r.status === 'rejected') throw r.reason;
-    } finally { if (hashPool) hashPool.close(); e.free(segBuf); signal?.removeEventListener('abort', onAbort); }
+    } finally { e.free(segBuf); signal?.removeEventListener('abort', onAbort); }
     abortCheck();
     e.check(e.x.ms_model_finish(model, opts.int8Activations ? 1 : 0, e.err) === 0);
     if (e.pool) e.x.ms_model_set_pool(model, e.pool);
@@ -243,15 +231,7 @@ function placeOf(segs, n, k, pos, total) {
 async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
   const n = e.x.ms_model_shard_segments(model, s, segBuf);
   const segs = Array.from(e.f64.subarray(segBuf >> 3, (segBuf >> 3) + 3 * n));
-  if (src.openFile && nodeCrypto) { // Node, local files
-    let reported = 0;
-    const counted = (k, fromCache) => { reported += k; progress(k, fromCache); };
-    try { return await loadLocalShard(e, shard, segs, n, src, o, counted, o.hashPool?.()); } catch (err) {
-      if (!err?.hashWorkerFailed) throw err;
-      progress(-reported, false); // the hash workers are gone: read and hash this shard again here
-      return loadLocalShard(e, shard, segs, n, src, o, progress, null);
-    }
-  }
+  if (src.openFile && nodeCrypto) return loadLocalShard(e, shard, segs, n, src, o, progress); // Node, local files
   const scratch = e.malloc(1 << 16);
   let sha = newHasher(e);
   let pos = 0, attempt = 0, lastErr = null;
@@ -325,19 +305,16 @@ async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
 
 /**
  * A shard from a local file: read straight into its tensors' heap buffers in 8 MiB pieces (the
- * padding between tensors into a small JS buffer). With a hash pool (Node worker threads) each
- * piece is copied from the heap to a worker once it is read; without one it is hashed here while
- * the next piece is read. Nothing is allocated in the heap meanwhile by this shard, and heap views
- * are made afresh for each use (another shard's repack may grow the memory between awaits). A
- * local file does not change between attempts, so there are no retries here.
+ * padding between tensors into a small JS buffer), hashing each piece while the next one is read.
+ * Nothing is allocated in the heap meanwhile, so the heap cannot grow under a pending read, and
+ * heap views are made afresh for each use. A local file does not change between attempts, so
+ * there are no retries here.
  */
-async function loadLocalShard(e, shard, segs, n, src, o, progress, pool) {
+async function loadLocalShard(e, shard, segs, n, src, o, progress) {
   const f = await src.openFile(shard.file);
   const PIECE = 8 << 20, pad = new Uint8Array(1 << 16);
-  const sha = pool ? null : newHasher(e);
-  const session = pool?.session();
+  const sha = newHasher(e);
   const bytesOf = (p) => (p.dst < 0 ? pad.subarray(0, p.len) : e.u8.subarray(p.dst, p.dst + p.len));
-  let done = false;
   try {
     if (f.size !== shard.bytes)
       throw new MlpscopeError('E_SHARD_SIZE', `shard ${shard.file}: ${f.size} bytes, the manifest says ${shard.bytes}`);
@@ -352,18 +329,15 @@ async function loadLocalShard(e, shard, segs, n, src, o, progress, pool) {
       if (pending) sha.update(bytesOf(pending), pending.dst);
       const got = await reading;
       if (got !== piece.len) throw new MlpscopeError('E_SHARD_SIZE', `shard ${shard.file}: ended at byte ${pos + got} of the ${shard.bytes} the manifest says`);
-      if (session) await session.update(piece.len, (off, len) => bytesOf(piece).subarray(off, off + len));
-      else pending = piece;
+      pending = piece;
       pos += piece.len;
       progress(piece.len, false);
     }
     if (pending) sha.update(bytesOf(pending), pending.dst);
-    const hex = session ? await session.hex() : sha.hex();
-    done = true;
+    const hex = sha.hex();
     if (hex !== shard.sha256) throw new MlpscopeError('E_SHARD_HASH', `shard ${shard.file}: sha256 ${hex} does not match the manifest (${shard.sha256})`);
   } finally {
-    sha?.free();
-    if (session && !done) session.drop();
+    sha.free();
     await f.close();
   }
 }
