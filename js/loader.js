@@ -87,6 +87,7 @@ export async function loadModel(source, opts = {}) {
     if (memoryBudget && weightBytes + stateBytes > memoryBudget)
       throw new MlpscopeError('E_MEMORY', `model needs ${fmtBytes(weightBytes + stateBytes)} (weights + state for context ${ctx}), over the budget of ${fmtBytes(memoryBudget)}`);
 
+    e.reserve(weightBytes + stateBytes); // one memory growth for all tensors and the state
     model = e.x.ms_model_create(mp, mlen, 1, simd ? 1 : 0, e.err) >>> 0;
     e.check(model);
     const nShards = e.x.ms_model_n_shards(model);
@@ -304,36 +305,34 @@ async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
 }
 
 /**
- * A shard from a local file: read straight into its tensors' heap buffers in 8 MiB pieces (the
- * padding between tensors into a small JS buffer), hashing each piece while the next one is read.
- * Nothing is allocated in the heap meanwhile, so the heap cannot grow under a pending read, and
- * heap views are made afresh for each use. A local file does not change between attempts, so
- * there are no retries here.
+ * A shard from a local file: read straight into its tensors' heap buffers in 256 KiB pieces (the
+ * padding between tensors into a small JS buffer), each piece hashed as soon as it has arrived,
+ * while it is still in cache: measured on the 809 MiB q8 set, OpenSSL hashes such pieces at
+ * 1.8 GB/s against 1.1 GB/s for 8 MiB pieces read back from memory, and with `parallel` shards in
+ * flight the reads of the others go on meanwhile. Nothing is allocated in the heap meanwhile, so
+ * the heap cannot grow under a pending read, and heap views are made afresh for each use. A local
+ * file does not change between attempts, so there are no retries here.
  */
 async function loadLocalShard(e, shard, segs, n, src, o, progress) {
   const f = await src.openFile(shard.file);
-  const PIECE = 8 << 20, pad = new Uint8Array(1 << 16);
+  const PIECE = 256 << 10, pad = new Uint8Array(1 << 16);
   const sha = newHasher(e);
   const bytesOf = (p) => (p.dst < 0 ? pad.subarray(0, p.len) : e.u8.subarray(p.dst, p.dst + p.len));
   try {
     if (f.size !== shard.bytes)
       throw new MlpscopeError('E_SHARD_SIZE', `shard ${shard.file}: ${f.size} bytes, the manifest says ${shard.bytes}`);
-    let pos = 0, k = 0, pending = null; // pending: the previous piece, hashed while this one is read
+    let pos = 0, k = 0;
     while (pos < shard.bytes) {
       if (o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${shard.file} was aborted`);
       const at = placeOf(segs, n, k, pos, shard.bytes);
       k = at.k;
       const piece = { dst: at.dst, len: Math.min(at.end - pos, at.dst >= 0 ? PIECE : pad.length) };
-      if (pending && pending.dst < 0) { sha.update(bytesOf(pending), pending.dst); pending = null; } // pad is reused
-      const reading = f.read(bytesOf(piece), pos);
-      if (pending) sha.update(bytesOf(pending), pending.dst);
-      const got = await reading;
+      const got = await f.read(bytesOf(piece), pos);
       if (got !== piece.len) throw new MlpscopeError('E_SHARD_SIZE', `shard ${shard.file}: ended at byte ${pos + got} of the ${shard.bytes} the manifest says`);
-      pending = piece;
+      sha.update(bytesOf(piece), piece.dst);
       pos += piece.len;
       progress(piece.len, false);
     }
-    if (pending) sha.update(bytesOf(pending), pending.dst);
     const hex = sha.hex();
     if (hex !== shard.sha256) throw new MlpscopeError('E_SHARD_HASH', `shard ${shard.file}: sha256 ${hex} does not match the manifest (${shard.sha256})`);
   } finally {

@@ -142,3 +142,21 @@ test('int8 activations: each shard is laid out as soon as it is verified; the re
   assert.deepEqual(got[1], got[0]);
   assert.notDeepEqual(got[0], exact, 'int8 activations change the numbers a little');
 });
+
+test('the loader grows the wasm memory once: after reserve(n), n bytes of allocations need no growth', async () => {
+  const { createEngine } = await import('../js/wasm.js');
+  for (const threads of [1, 2]) {
+    const e = await createEngine({ threads });
+    try {
+      const top = e.x.ms_heap_break();
+      e.reserve(64 << 20);
+      const reserved = e.heapBytes;
+      assert.ok(reserved >= top + (64 << 20), `threads ${threads}: heap in use up to ${top}, memory after reserve ${reserved}`);
+      const ps = Array.from({ length: 16 }, () => e.malloc(4 << 20));
+      assert.equal(e.heapBytes, reserved, `threads ${threads}: 64 MiB of mallocs after reserve grew the memory`);
+      for (const p of ps) e.free(p);
+      e.reserve(8 * 1024 ** 3); // past the 4 GiB limit: capped, never throws
+      assert.ok(e.heapBytes <= 4 * 1024 ** 3);
+    } finally { e.shutdown(); }
+  }
+});

@@ -34,6 +34,10 @@ API(ms_have_simd) int ms_have_simd(void) { return ms_kernels_have_simd(); }
 #include <malloc.h>
 /* bytes currently allocated by malloc in the wasm heap (tests check dispose() returns to baseline) */
 API(ms_heap_used) double ms_heap_used(void) { return (double)mallinfo().uordblks; }
+void *sbrk(intptr_t increment);
+/* the end of the heap malloc has taken so far: memory above it is free for the next allocations
+ * (the loader grows the memory once to this + what a model needs, instead of in many steps) */
+API(ms_heap_break) double ms_heap_break(void) { return (double)(uintptr_t)sbrk(0); }
 #endif
 
 /* ---- model ---- */
