@@ -1,4 +1,5 @@
 #include "model.h"
+#include "../util/threads.h"
 #include "../kernels/dtype.h"
 #include "../kernels/quant.h"
 #include <math.h>
@@ -377,6 +378,22 @@ static int repackable(const ms_model *m, const ms_tensor *t) {
     return m->int8_activations && (t->dtype == MS_Q8_0 || t->dtype == MS_Q4_0) && t->rows % 4 == 0;
 }
 
+/* one repack job: part p of n lays out its share of the 4-row groups with its own tmp rows */
+typedef struct { ms_tensor *t; unsigned char *tmp; size_t tmp_bytes; } repack_job;
+
+static void repack_part(void *ctx, int part, int n) {
+    const repack_job *j = ctx;
+    const ms_tensor *t = j->t;
+    const size_t cols = (size_t)t->cols, groups = (size_t)t->rows / 4;
+    const size_t g0 = groups * (size_t)part / (size_t)n, g1 = groups * (size_t)(part + 1) / (size_t)n;
+    if (g1 <= g0) return;
+    void *rows = (char *)t->data + ms_dtype_bytes(t->dtype, 4 * g0, cols), *tmp = j->tmp + (size_t)part * j->tmp_bytes;
+    if (t->dtype == MS_Q8_0) ms_repack_q8_0x4(rows, 4 * (g1 - g0), cols, tmp);
+    else ms_repack_q4_0x4(rows, 4 * (g1 - g0), cols, tmp);
+}
+
+/* Check the tensors of one shard (or of all, shard < 0) and lay out those the int8 kernels read
+ * in 4-row groups. With a pool, each matrix's groups are split between its threads. */
 int ms_model_prepare(ms_model *m, int shard, ms_err *err) {
     if (!m->allocated) return ms_fail(err, MS_E_STATE, "model has no tensor buffers");
     if (shard >= m->n_shards) return ms_fail(err, MS_E_ARG, "shard %d: the model has %d", shard, m->n_shards);
@@ -388,14 +405,18 @@ int ms_model_prepare(ms_model *m, int shard, ms_err *err) {
         if (rc) return rc;
         if (repackable(m, t) && 4 * t->bytes / (size_t)t->rows > tmp_bytes) tmp_bytes = 4 * t->bytes / (size_t)t->rows;
     }
-    void *tmp = NULL;
-    if (tmp_bytes && !(tmp = malloc(tmp_bytes))) return ms_fail(err, MS_E_MEMORY, "cannot allocate %zu bytes to repack weights", tmp_bytes);
+    const int parts = m->pool ? ms_pool_threads(m->pool) : 1;
+    unsigned char *tmp = NULL;
+    if (tmp_bytes && !(tmp = malloc((size_t)parts * tmp_bytes)))
+        return ms_fail(err, MS_E_MEMORY, "cannot allocate %zu bytes to repack weights", (size_t)parts * tmp_bytes);
     for (int k = 0; k < m->n_tensors; k++) {
         ms_tensor *t = &m->tensors[k];
         if (t->prepared || (shard >= 0 && t->shard != shard)) continue;
         if (repackable(m, t)) {
-            if (t->dtype == MS_Q8_0) { ms_repack_q8_0x4(t->data, (size_t)t->rows, (size_t)t->cols, tmp); t->dtype = MS_Q8_0X4; }
-            else { ms_repack_q4_0x4(t->data, (size_t)t->rows, (size_t)t->cols, tmp); t->dtype = MS_Q4_0X4; }
+            repack_job j = {t, tmp, tmp_bytes};
+            if (parts > 1 && t->rows >= 64) ms_pool_run(m->pool, repack_part, &j);
+            else repack_part(&j, 0, 1);
+            t->dtype = t->dtype == MS_Q8_0 ? MS_Q8_0X4 : MS_Q4_0X4;
         }
         t->prepared = 1;
     }
