@@ -136,7 +136,7 @@ async function run(dir, label, opts, { prompt = 128, decode = 64, long = 512 } =
 // native two-thread figure where the threaded build cannot run).
 const microRows = micro();
 const bw1 = Math.max(bw, f32Streamed);
-const limitBw = (threads) => (threads > 1 ? bw2 ?? native?.[2] ?? 2 * bw1 : bw1);
+const limitBw = (threads) => (threads > 1 ? bw2 ?? native?.[2] ?? NaN : bw1); // NaN: no two-thread measurement here
 
 const rows = [];
 const Q8 = synth('qwen3.5-0.8b', 'q8'), Q4 = synth('qwen3.5-0.8b', 'q4', 'q8'), L8 = synth('llama-398m', 'q8');
@@ -158,7 +158,7 @@ const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 console.log(`Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}, wasm SIMD128. Read bandwidth in wasm, 1 thread: ${bw.toFixed(1)} GB/s (read probe), ${f32Streamed.toFixed(1)} GB/s (f32 matvec over 56 MB)` +
   (bw2 ? `; 2 threads: ${bw2.toFixed(1)} GB/s (read probe)` : '') +
   (native ? `; natively (C, bench/native-bandwidth.c): ${native[1].toFixed(1)} GB/s with 1 thread, ${native[2].toFixed(1)} GB/s with 2.` : '.') +
-  ` The bandwidth limit below is the weight bytes read per token ÷ ${bw1.toFixed(1)} GB/s for 1 thread and ÷ ${limitBw(2).toFixed(1)} GB/s for 2.\n`);
+  ` The bandwidth limit below is the weight bytes read per token ÷ ${bw1.toFixed(1)} GB/s for 1 thread` + (Number.isFinite(limitBw(2)) ? ` and ÷ ${limitBw(2).toFixed(1)} GB/s for 2.\n` : '.\n'));
 console.log('| model | weights | kernels | threads | prefill 128 tok/s | prefill 512 tok/s | time to first token | decode tok/s | bandwidth limit tok/s | decode / limit | load (file read) | wasm heap |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows)

@@ -90,7 +90,7 @@ export async function loadModel(source, opts = {}) {
     e.reserve(weightBytes + stateBytes); // one memory growth for all tensors and the state
     model = e.x.ms_model_create(mp, mlen, 1, simd ? 1 : 0, e.err) >>> 0;
     e.check(model);
-    if (e.pool) e.x.ms_model_set_pool(model, e.pool); // the int8 repack of each shard uses the threads too
+    if (e.pool) e.x.ms_model_set_pool(model, e.pool); // from the start: the int8 repack of each shard uses the threads too
     const nShards = e.x.ms_model_n_shards(model);
     const total = manifest.shards.reduce((a, s) => a + s.bytes, 0);
     let loaded = 0;
@@ -129,7 +129,6 @@ export async function loadModel(source, opts = {}) {
     } finally { e.free(segBuf); signal?.removeEventListener('abort', onAbort); }
     abortCheck();
     e.check(e.x.ms_model_finish(model, opts.int8Activations ? 1 : 0, e.err) === 0);
-    if (e.pool) e.x.ms_model_set_pool(model, e.pool);
     const info = JSON.parse(ownedStr(e, e.x.ms_model_info(model)));
     if (manifest.tokenizer && manifest.tokenizer.kind !== 'none') {
       let tb;

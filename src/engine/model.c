@@ -392,6 +392,9 @@ static void repack_part(void *ctx, int part, int n) {
     else ms_repack_q4_0x4(rows, 4 * (g1 - g0), cols, tmp);
 }
 
+/* a tensor of this preparation: not done yet, and in the shard asked for (shard < 0: any) */
+static int to_prepare(const ms_tensor *t, int shard) { return !t->prepared && (shard < 0 || t->shard == shard); }
+
 /* Check the tensors of one shard (or of all, shard < 0) and lay out those the int8 kernels read
  * in 4-row groups. With a pool, each matrix's groups are split between its threads. */
 int ms_model_prepare(ms_model *m, int shard, ms_err *err) {
@@ -400,7 +403,7 @@ int ms_model_prepare(ms_model *m, int shard, ms_err *err) {
     size_t tmp_bytes = 0;
     for (int k = 0; k < m->n_tensors; k++) {
         const ms_tensor *t = &m->tensors[k];
-        if (t->prepared || (shard >= 0 && t->shard != shard)) continue;
+        if (!to_prepare(t, shard)) continue;
         int rc = check_finite(t, err);
         if (rc) return rc;
         if (repackable(m, t) && 4 * t->bytes / (size_t)t->rows > tmp_bytes) tmp_bytes = 4 * t->bytes / (size_t)t->rows;
@@ -411,7 +414,7 @@ int ms_model_prepare(ms_model *m, int shard, ms_err *err) {
         return ms_fail(err, MS_E_MEMORY, "cannot allocate %zu bytes to repack weights", (size_t)parts * tmp_bytes);
     for (int k = 0; k < m->n_tensors; k++) {
         ms_tensor *t = &m->tensors[k];
-        if (t->prepared || (shard >= 0 && t->shard != shard)) continue;
+        if (!to_prepare(t, shard)) continue;
         if (repackable(m, t)) {
             repack_job j = {t, tmp, tmp_bytes};
             if (parts > 1 && t->rows >= 64) ms_pool_run(m->pool, repack_part, &j);
