@@ -54,7 +54,9 @@ for (const [name, dtype] of Object.entries(DT)) {
 }
 
 // The 4-row interleaved layouts (int8 activations) against the plain layout with f32 activations:
-// same weights, so the difference is the activation rounding alone; SIMD128 == its scalar twin.
+// same weights, so the difference is the activation rounding alone. SIMD128 == its scalar twin bit
+// for bit (integer sums per block, then the same f32 operations), and a token's outputs do not
+// depend on the tokens beside it (T = 1 against its row of the T-token product).
 for (const [name, plainDt, x4Dt] of [['q8_0x4', 3, 5], ['q4_0x4', 4, 6]]) {
   test(`${name} (4-row interleaved, int8 activations): SIMD128 == scalar twin; close to ${name.slice(0, 4)} with f32 activations`, () => {
     // T = 1 (decode) reads four row groups at once: groups of 1..5, 9 and 17 cover every remainder
@@ -71,9 +73,13 @@ for (const [name, plainDt, x4Dt] of [['q8_0x4', 3, 5], ['q4_0x4', 4, 6]]) {
       assert.equal(e.x.ms_dbg_quantize(x4Dt, wp, rows, cols, x4), 0);
       const plain = matmul(plainDt, 0, qp, rows, cols, xp, T), simd = matmul(x4Dt, 1, x4, rows, cols, xp, T), scalar = matmul(x4Dt, 0, x4, rows, cols, xp, T);
       const wmax = plainDt === 3 ? 1 : 1 + 1 / 16; // largest |stored weight| (q4 rounds up to d * 8)
+      for (const t of T > 1 ? [0, T - 1] : []) {
+        const alone = matmul(x4Dt, 1, x4, rows, cols, xp + t * cols * 4, 1);
+        for (let o = 0; o < rows; o++) assert.equal(alone[o], simd[t * rows + o], `${name} ${rows}x${cols}: token ${t} alone vs among ${T}, row ${o}`);
+      }
       for (let i = 0; i < plain.length; i++) {
         const scale = Math.sqrt(cols); // |W|,|X| <= 1: products sum like a random walk
-        assert.ok(Math.abs(simd[i] - scalar[i]) <= 1e-5 * scale, `${name} simd vs scalar ${rows}x${cols} [${i}]: ${simd[i]} ${scalar[i]}`);
+        assert.equal(simd[i], scalar[i], `${name} simd vs scalar ${rows}x${cols} [${i}]`);
         assert.ok(Math.abs(simd[i] - plain[i]) <= (wmax / 254) * 1.5 * scale + 1e-5, `${name} vs f32 activations ${rows}x${cols} [${i}]: ${simd[i]} ${plain[i]}`);
       }
       e.free(wp); e.free(xp); e.free(qp); e.free(x4);

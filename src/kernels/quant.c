@@ -1,3 +1,6 @@
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
 #include "quant.h"
 #include <math.h>
 #include <string.h>
@@ -88,30 +91,57 @@ uint16_t ms_f32_to_bf16(float f) {
     return (uint16_t)(x >> 16);
 }
 
-/* Block b of row r of a plain block layout moved into the interleaved block dst (quant.h). */
-static void put_q8_0x4(void *dst, int r, const void *src) {
+/* Block b of the four rows src[0..3] (plain layout) written as one interleaved block (quant.h). */
+static void put_q8_0x4(void *dst, const unsigned char *const src[4]) {
     ms_block_q8_0x4 *d = dst;
-    const ms_block_q8_0 *q = src;
-    d->d[r] = q->d;
-    for (int h = 0; h < 2; h++) memcpy(d->q + 64 * h + 16 * r, q->q + 16 * h, 16);
+    const ms_block_q8_0 *q[4];
+    for (int r = 0; r < 4; r++) { q[r] = (const ms_block_q8_0 *)src[r]; d->d[r] = q[r]->d; }
+#ifdef __wasm_simd128__
+    /* a 4 x 16 transposition of 16-bit column pairs: rows a, b, c, d interleaved pair by pair */
+    for (int h = 0; h < 2; h++) {
+        const v128_t a = wasm_v128_load(q[0]->q + 16 * h), b = wasm_v128_load(q[1]->q + 16 * h);
+        const v128_t c = wasm_v128_load(q[2]->q + 16 * h), e = wasm_v128_load(q[3]->q + 16 * h);
+        const v128_t ab0 = wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11), ce0 = wasm_i16x8_shuffle(c, e, 0, 8, 1, 9, 2, 10, 3, 11);
+        const v128_t ab1 = wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15), ce1 = wasm_i16x8_shuffle(c, e, 4, 12, 5, 13, 6, 14, 7, 15);
+        int8_t *o = d->q + 64 * h;
+        wasm_v128_store(o, wasm_i32x4_shuffle(ab0, ce0, 0, 4, 1, 5));
+        wasm_v128_store(o + 16, wasm_i32x4_shuffle(ab0, ce0, 2, 6, 3, 7));
+        wasm_v128_store(o + 32, wasm_i32x4_shuffle(ab1, ce1, 0, 4, 1, 5));
+        wasm_v128_store(o + 48, wasm_i32x4_shuffle(ab1, ce1, 2, 6, 3, 7));
+    }
+#else
+    for (int p = 0; p < MS_QK / 2; p++)
+        for (int r = 0; r < 4; r++) memcpy(d->q + 8 * p + 2 * r, q[r]->q + 2 * p, 2);
+#endif
 }
 
-static void put_q4_0x4(void *dst, int r, const void *src) {
+static void put_q4_0x4(void *dst, const unsigned char *const src[4]) {
     ms_block_q4_0x4 *d = dst;
-    const ms_block_q4_0 *q = src;
-    d->d[r] = q->d;
-    for (int j = 0; j < 16; j++) d->q[16 * r + j] = q->q[j] ^ 0x88; /* code - 8 as a signed nibble */
+    for (int r = 0; r < 4; r++) {
+        const ms_block_q4_0 *q = (const ms_block_q4_0 *)src[r];
+        d->d[r] = q->d;
+        for (int c = 0; c < MS_QK; c += 4) { /* c = 8i + 4h: columns c + k and c + k + 2 share a byte */
+            for (int k = 0; k < 2; k++) {
+                const int lo = c + k, hi = c + k + 2; /* q4_0: column j < 16 low nibble of q[j], else high of q[j - 16] */
+                const int nlo = lo < 16 ? q->q[lo] & 15 : q->q[lo - 16] >> 4, nhi = hi < 16 ? q->q[hi] & 15 : q->q[hi - 16] >> 4;
+                d->q[16 * (c >> 3) + 4 * r + 2 * k + ((c >> 2) & 1)] = (uint8_t)((nlo | nhi << 4) ^ 0x88); /* code - 8 as signed nibbles */
+            }
+        }
+    }
 }
 
 /* In place, four rows at a time: the 4 rows are copied to tmp, then written back interleaved.
  * The interleaved block of 4 rows has the size of 4 plain blocks, so rows stay where they were. */
-static void repack_x4(void *data, size_t rows, size_t n, void *tmp, size_t bsz, void (*put)(void *, int, const void *)) {
+static void repack_x4(void *data, size_t rows, size_t n, void *tmp, size_t bsz, void (*put)(void *, const unsigned char *const[4])) {
     const size_t nb = n / MS_QK;
     for (size_t r0 = 0; r0 < rows; r0 += 4) {
         unsigned char *rowsp = (unsigned char *)data + r0 * nb * bsz;
         memcpy(tmp, rowsp, 4 * nb * bsz);
-        for (size_t b = 0; b < nb; b++)
-            for (int r = 0; r < 4; r++) put(rowsp + 4 * b * bsz, r, (const unsigned char *)tmp + ((size_t)r * nb + b) * bsz);
+        for (size_t b = 0; b < nb; b++) {
+            const unsigned char *src[4];
+            for (int r = 0; r < 4; r++) src[r] = (const unsigned char *)tmp + ((size_t)r * nb + b) * bsz;
+            put(rowsp + 4 * b * bsz, src);
+        }
     }
 }
 
@@ -119,23 +149,17 @@ void ms_repack_q8_0x4(void *data, size_t rows, size_t n, void *tmp) { repack_x4(
 void ms_repack_q4_0x4(void *data, size_t rows, size_t n, void *tmp) { repack_x4(data, rows, n, tmp, sizeof(ms_block_q4_0), put_q4_0x4); }
 
 void ms_dequantize_row_q4_0x4(const ms_block_q4_0x4 *x, size_t row, float *y, size_t n) {
-    const size_t nb = n / MS_QK, g = row / 4, r = row % 4;
-    for (size_t b = 0; b < nb; b++) {
-        const ms_block_q4_0x4 *blk = &x[g * nb + b];
-        for (int j = 0; j < 16; j++) {
-            y[b * MS_QK + j] = blk->d[r] * (float)ms_q4x4_low(blk->q[16 * r + j]);
-            y[b * MS_QK + 16 + j] = blk->d[r] * (float)ms_q4x4_high(blk->q[16 * r + j]);
-        }
-    }
+    const size_t nb = n / MS_QK, g = row / 4;
+    const int r = (int)(row % 4);
+    for (size_t b = 0; b < nb; b++)
+        for (int c = 0; c < MS_QK; c++) y[b * MS_QK + c] = x[g * nb + b].d[r] * (float)ms_q4x4_code(&x[g * nb + b], r, c);
 }
 
 void ms_dequantize_row_q8_0x4(const ms_block_q8_0x4 *x, size_t row, float *y, size_t n) {
-    const size_t nb = n / MS_QK, g = row / 4, r = row % 4;
-    for (size_t b = 0; b < nb; b++) {
-        const ms_block_q8_0x4 *blk = &x[g * nb + b];
-        for (int h = 0; h < 2; h++)
-            for (int j = 0; j < 16; j++) y[b * MS_QK + 16 * h + j] = blk->d[r] * (float)blk->q[64 * h + 16 * r + j];
-    }
+    const size_t nb = n / MS_QK, g = row / 4;
+    const int r = (int)(row % 4);
+    for (size_t b = 0; b < nb; b++)
+        for (int c = 0; c < MS_QK; c++) y[b * MS_QK + c] = x[g * nb + b].d[r] * (float)ms_q8x4_code(&x[g * nb + b], r, c);
 }
 
 void ms_quantize_act_q8(const float *x, int8_t *q, float *d, size_t n) {

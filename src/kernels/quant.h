@@ -20,26 +20,32 @@ typedef struct {
 } ms_block_q4_0;          /* 20 bytes */
 
 /* q8_0x4: four q8_0 rows interleaved for SIMD, built at load time (the file keeps plain q8_0).
- * Per block of 32 columns: the 4 scales, then the codes in 16-byte chunks in the order
- * r0[0..16) r1[0..16) r2[0..16) r3[0..16) r0[16..32) r1[16..32) r2[16..32) r3[16..32),
- * so a 4-row matvec reads one sequential stream. Same size as 4 q8_0 rows. */
+ * Per block of 32 columns: the 4 scales, then the codes of column pairs: 8 bytes per pair of
+ * columns (c, c+1), r0c r0c+1 r1c r1c+1 r2c r2c+1 r3c r3c+1, pair after pair. Widened to 16 bits,
+ * such 8 bytes are one i16x8 vector whose dot product with a token's codes (c, c+1) gives the four
+ * rows' partial sums at once; a 4-row matvec reads one sequential stream. Same size as 4 q8_0 rows. */
 typedef struct {
     float d[4];
     int8_t q[4 * MS_QK];
 } ms_block_q8_0x4; /* 144 bytes */
 
-/* q4_0x4: four q4_0 rows interleaved the same way, for the int8-activation kernels. Per block of
- * 32 columns: the 4 scales, then each row's 16 code bytes (nibble positions as in q4_0: byte j
- * holds column j low, column j + 16 high), row after row. Unlike q4_0 the nibbles are signed
- * (two's complement, value = code - 8), so SIMD code can sign-extend them with 16-bit shifts.
- * Same size as 4 q4_0 rows. */
+/* q4_0x4: four q4_0 rows interleaved for the int8-activation kernels. Per block of 32 columns: the
+ * 4 scales, then 4 chunks of 16 bytes, chunk i for columns 8i .. 8i+7. A chunk read as eight
+ * 16-bit lanes holds in lane 2r+k the columns 8i+k, +2, +4, +6 of row r in its four nibbles (lowest
+ * first), so nibble j of every lane is the same pair layout as q8_0x4's for columns 8i+2j, +1.
+ * Unlike q4_0 the nibbles are signed (two's complement, value = code - 8), so SIMD code can
+ * sign-extend them with 16-bit shifts. Same size as 4 q4_0 rows. */
 typedef struct {
     float d[4];
     uint8_t q[4 * MS_QK / 2];
 } ms_block_q4_0x4; /* 80 bytes */
-/* the two weights of a q4_0x4 code byte (signed nibbles): column j (low nibble) and j + 16 (high) */
-static inline int ms_q4x4_low(uint8_t b) { return ((b & 15) ^ 8) - 8; }
-static inline int ms_q4x4_high(uint8_t b) { return ((b >> 4) ^ 8) - 8; }
+
+/* The code of row r (0..3), column c (0..31) of an interleaved block. */
+static inline int ms_q8x4_code(const ms_block_q8_0x4 *b, int r, int c) { return b->q[8 * (c >> 1) + 2 * r + (c & 1)]; }
+static inline int ms_q4x4_code(const ms_block_q4_0x4 *b, int r, int c) {
+    const int byte = b->q[16 * (c >> 3) + 4 * r + 2 * (c & 1) + ((c >> 2) & 1)];
+    return (((c >> 1) & 1 ? byte >> 4 : byte & 15) ^ 8) - 8;
+}
 _Static_assert(sizeof(ms_block_q8_0x4) == 4 * sizeof(ms_block_q8_0), "q8_0x4 is 4 q8_0 blocks");
 _Static_assert(sizeof(ms_block_q4_0x4) == 4 * sizeof(ms_block_q4_0), "q4_0x4 is 4 q4_0 blocks");
 

@@ -85,11 +85,11 @@ void ms_matmul_q4_0_generic(const void *W, size_t rows, size_t cols, const float
 static float x4_block_row(const void *W, int q4, size_t bi, int r, int8_t c[MS_QK]) {
     if (q4) {
         const ms_block_q4_0x4 *blk = (const ms_block_q4_0x4 *)W + bi;
-        for (int j = 0; j < 16; j++) { c[j] = (int8_t)ms_q4x4_low(blk->q[16 * r + j]); c[16 + j] = (int8_t)ms_q4x4_high(blk->q[16 * r + j]); }
+        for (int j = 0; j < MS_QK; j++) c[j] = (int8_t)ms_q4x4_code(blk, r, j);
         return blk->d[r];
     }
     const ms_block_q8_0x4 *blk = (const ms_block_q8_0x4 *)W + bi;
-    for (int h = 0; h < 2; h++) memcpy(c + 16 * h, blk->q + 64 * h + 16 * r, 16);
+    for (int j = 0; j < MS_QK; j++) c[j] = (int8_t)ms_q8x4_code(blk, r, j);
     return blk->d[r];
 }
 

@@ -168,148 +168,112 @@ void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float
     }
 }
 
-/* Row r (0..3) of a 4-row interleaved block as four i16x8 vectors. q8: columns 0-7, 8-15, 16-23,
- * 24-31, from two 16-byte chunks 64 bytes apart. q4: one 16-byte chunk of signed nibbles read as
- * eight 16-bit lanes, each sign-extended out of its lane by a left and an arithmetic right shift:
- * the low nibbles of even bytes (columns 0, 2, .. 14), high nibbles of even bytes (16, 18, .. 30),
- * low nibbles of odd bytes (1, 3, .. 15), high nibbles of odd bytes (17, 19, .. 31). The
- * activations of a q4 matrix are put in that same column order once per token (q4_perm_block). */
-static inline void x4_row_q8(const int8_t *q, int r, v128_t w[4]) {
-    const int8_t *a = q + 16 * r, *b = q + 64 + 16 * r;
-    w[0] = wasm_i16x8_load8x8(a); w[1] = wasm_i16x8_load8x8(a + 8);
-    w[2] = wasm_i16x8_load8x8(b); w[3] = wasm_i16x8_load8x8(b + 8);
-}
+/* int8 activations x the 4-row interleaved layouts (quant.h). In both layouts one i16x8 vector of
+ * weights holds two adjacent columns of the four rows (r0c r0c+1 r1c r1c+1 .. r3c r3c+1), so
+ * i32x4.dot_i16x8_s against the token's two activation codes of those columns (a 32-bit splat)
+ * gives the four rows' partial sums in the four lanes at once: a block's 16 column pairs are summed
+ * in integers, then scaled once per block in f32 (four rows in one vector, no horizontal sums).
+ * Integer sums are exact, so a token's result is the same alone, beside other tokens or other row
+ * groups, and equal to the scalar twin's (same f32 operations in the same order). */
 
-static inline void x4_row_q4(const uint8_t *q, int r, v128_t w[4]) {
-    const v128_t v = wasm_v128_load(q + 16 * r);
-    w[0] = wasm_i16x8_shr(wasm_i16x8_shl(v, 12), 12);
-    w[1] = wasm_i16x8_shr(wasm_i16x8_shl(v, 8), 12);
-    w[2] = wasm_i16x8_shr(wasm_i16x8_shl(v, 4), 12);
-    w[3] = wasm_i16x8_shr(v, 12);
-}
-
-/* 32 activation codes into the column order of x4_row_q4: even columns of each half, then odd */
-static inline void q4_perm_block(int8_t *x) {
-    const v128_t lo = wasm_v128_load(x), hi = wasm_v128_load(x + 16);
-    wasm_v128_store(x, wasm_i8x16_shuffle(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30));
-    wasm_v128_store(x + 16, wasm_i8x16_shuffle(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31));
-}
-
-/* The exact integer dot product of one row's block with 32 activation codes (i16x8 vectors). */
-static inline v128_t x4_dot(const v128_t w[4], v128_t x0, v128_t x1, v128_t x2, v128_t x3) {
-    return wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_dot_i16x8(w[0], x0), wasm_i32x4_dot_i16x8(w[1], x1)),
-                          wasm_i32x4_add(wasm_i32x4_dot_i16x8(w[2], x2), wasm_i32x4_dot_i16x8(w[3], x3)));
-}
-#define X4_DOT_AT(w, x) x4_dot(w, wasm_v128_load(x), wasm_v128_load((x) + 8), wasm_v128_load((x) + 16), wasm_v128_load((x) + 24))
-
-static inline v128_t lane_splat(v128_t s, int r) {
-    switch (r) {
-    case 0: return wasm_i32x4_shuffle(s, s, 0, 0, 0, 0);
-    case 1: return wasm_i32x4_shuffle(s, s, 1, 1, 1, 1);
-    case 2: return wasm_i32x4_shuffle(s, s, 2, 2, 2, 2);
-    default: return wasm_i32x4_shuffle(s, s, 3, 3, 3, 3);
+/* The i16x8 weight vector of column pair 4i+j of a block's codes q (i, j = 0..3; v: the 16 bytes at
+ * q + 16i, loaded once per i for q4). q8: each column pair is 8 bytes, sign-extended as loaded.
+ * q4: 16 bytes of signed nibbles read as eight 16-bit lanes; pair 4i+j is nibble j of each lane,
+ * moved to the lane's top by a left shift and sign-extended back by an arithmetic right shift. */
+static inline v128_t x4_pair(const uint8_t *q, v128_t v, const int q4, int i, int j) {
+    if (!q4) return wasm_i16x8_load8x8(q + 32 * i + 8 * j);
+    switch (j) {
+    case 0: return wasm_i16x8_shr(wasm_i16x8_shl(v, 12), 12);
+    case 1: return wasm_i16x8_shr(wasm_i16x8_shl(v, 8), 12);
+    case 2: return wasm_i16x8_shr(wasm_i16x8_shl(v, 4), 12);
+    default: return wasm_i16x8_shr(v, 12);
     }
 }
 
-/* One 4-row group against two tokens (xa, xc: their codes widened to i16; da, dc: their block
- * scales): each widened weight row serves both. Per token the operations and their order are those
- * of x4_groups_1tok, so a token's result does not depend on pairing. */
-static inline __attribute__((always_inline)) void x4_group_2tok(const uint8_t *blk0, const int q4, size_t nb, size_t bsz, const int16_t *xa, const int16_t *xc,
-                                 const float *da, const float *dc, float *ya, float *yc) {
-    v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0, c0 = a0, c1 = a0, c2 = a0, c3 = a0;
-    for (size_t b = 0; b < nb; b++) {
-        const uint8_t *blk = blk0 + b * bsz;
-        const int16_t *x = xa + b * MS_QK, *z = xc + b * MS_QK;
-        const v128_t d = wasm_v128_load(blk);
-        const v128_t s = wasm_f32x4_mul(d, wasm_f32x4_splat(da[b])), t = wasm_f32x4_mul(d, wasm_f32x4_splat(dc[b]));
-        v128_t w[4];
-#define ROW(r, acc, acc2) \
-        if (q4) x4_row_q4(blk + 16, r, w); else x4_row_q8((const int8_t *)blk + 16, r, w); \
-        acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(X4_DOT_AT(w, x)), lane_splat(s, r))); \
-        acc2 = wasm_f32x4_add(acc2, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(X4_DOT_AT(w, z)), lane_splat(t, r)));
-        ROW(0, a0, c0) ROW(1, a1, c1) ROW(2, a2, c2) ROW(3, a3, c3)
-#undef ROW
-    }
-    ya[0] = hsum(a0); ya[1] = hsum(a1); ya[2] = hsum(a2); ya[3] = hsum(a3);
-    yc[0] = hsum(c0); yc[1] = hsum(c1); yc[2] = hsum(c2); yc[3] = hsum(c3);
-}
-
-/* ng (1 or 4, a constant at each call) 4-row groups at bs[k] against one token (xa: its int8 codes,
- * widened as they are loaded; da: its block scales): ys[k][0..3]. Decode reads four groups a
- * quarter of the matrix apart, one weight stream each: measured on this machine, a matrix streams
- * from memory at 8-9 GB/s this way against 5 GB/s one group at a time, because four independent
- * streams keep more cache-line reads in flight. */
-static inline __attribute__((always_inline)) void x4_groups_1tok(const uint8_t *const bs[4], const int ng, const int q4, size_t nb, size_t bsz, const int8_t *xa, const float *da, float *const ys[4]) {
+/* NG 4-row groups (weights at bs[k]) x NT tokens (codes widened to i16 at xs[u], block scales at
+ * ds[u]): ys[k][u][0..3]. NG and NT are constants at each call (NG * NT <= 4 keeps the 2 * NG * NT
+ * accumulators in registers). Decode runs NG = 4 groups a quarter of the matrix apart: four
+ * independent weight streams keep more cache-line reads in flight (measured: 8-9 GB/s from memory
+ * against 5 GB/s with one). Prefill runs NT = 4 tokens per weight vector. */
+static inline __attribute__((always_inline)) void x4_tile(const uint8_t *const bs[4], const int NG, const int NT, const int q4, size_t nb, size_t bsz,
+                                                           const int16_t *const xs[4], const float *const ds[4], float *const ys[4][4]) {
     v128_t acc[4][4];
-    for (int k = 0; k < ng; k++) for (int r = 0; r < 4; r++) acc[k][r] = wasm_f32x4_splat(0);
+    for (int k = 0; k < NG; k++) for (int u = 0; u < NT; u++) acc[k][u] = wasm_f32x4_splat(0);
     for (size_t b = 0; b < nb; b++) {
-        const int8_t *x = xa + b * MS_QK;
-        const v128_t x0 = wasm_i16x8_load8x8(x), x1 = wasm_i16x8_load8x8(x + 8), x2 = wasm_i16x8_load8x8(x + 16), x3 = wasm_i16x8_load8x8(x + 24);
-        const v128_t dx = wasm_f32x4_splat(da[b]);
-        for (int r = 0; r < 4; r++)
-            for (int k = 0; k < ng; k++) {
-                const uint8_t *B = bs[k] + b * bsz;
-                const v128_t sc = wasm_f32x4_mul(wasm_v128_load(B), dx);
-                v128_t w[4];
-                if (q4) x4_row_q4(B + 16, r, w); else x4_row_q8((const int8_t *)B + 16, r, w);
-                acc[k][r] = wasm_f32x4_add(acc[k][r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(x4_dot(w, x0, x1, x2, x3)), lane_splat(sc, r)));
+        v128_t is[4][4];
+        for (int i = 0; i < 4; i++) {
+            v128_t v[4];
+            for (int k = 0; k < NG; k++) v[k] = q4 ? wasm_v128_load(bs[k] + b * bsz + 16 + 16 * i) : wasm_i32x4_splat(0);
+            for (int j = 0; j < 4; j++) {
+                v128_t x[4];
+                for (int u = 0; u < NT; u++) x[u] = wasm_v128_load32_splat(xs[u] + b * MS_QK + 8 * i + 2 * j);
+                for (int k = 0; k < NG; k++) {
+                    const v128_t w = x4_pair(bs[k] + b * bsz + 16, v[k], q4, i, j);
+                    for (int u = 0; u < NT; u++) {
+                        const v128_t p = wasm_i32x4_dot_i16x8(w, x[u]);
+                        is[k][u] = i || j ? wasm_i32x4_add(is[k][u], p) : p;
+                    }
+                }
             }
+        }
+        for (int k = 0; k < NG; k++) {
+            const v128_t d = wasm_v128_load(bs[k] + b * bsz);
+            for (int u = 0; u < NT; u++)
+                acc[k][u] = wasm_f32x4_add(acc[k][u], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(is[k][u]), wasm_f32x4_mul(d, wasm_f32x4_splat(ds[u][b]))));
+        }
     }
-    for (int k = 0; k < ng; k++) for (int r = 0; r < 4; r++) ys[k][r] = hsum(acc[k][r]);
+    for (int k = 0; k < NG; k++) for (int u = 0; u < NT; u++) wasm_v128_store(ys[k][u], acc[k][u]);
 }
 
-/* int8 activations x the 4-row interleaved layouts (quant.h). Activations are quantized per block
- * of 32 once per token (and, for token pairs, widened to i16 once); each block group holds 4 output
- * rows; the integer products go through i32x4.dot_i16x8_s and are scaled per block in f32. One
- * token (decode) reads four groups at once; several tokens go in pairs that share each widened
- * weight row (measured +17% for q8, +33% for q4 at 64 tokens). A token's arithmetic is the same
- * alone, in a pair or beside other groups, so results do not depend on T or on how work is split
- * between threads. q4 is a constant in each caller: one specialised loop per layout. */
+/* Activations are quantized per block of 32 and widened to i16 once per token; tokens go in tiles
+ * of 4 (then 2, 1) that share each weight vector; a lone token reads four row groups at once. */
 static inline __attribute__((always_inline)) void matmul_x4_simd128(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    const size_t nb = cols / MS_QK, bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4);
+    const size_t nb = cols / MS_QK, bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4), G = rows / 4;
     enum { MAXC = 16384, TB = 4 }; /* ~200 KB of codes on the stack (stacks are 1 MB) */
     if (cols > MAXC) { (q4 ? ms_matmul_q4_0x4_generic : ms_matmul_q8_0x4_generic)(W, rows, cols, X, T, Y); return; }
-    int8_t xq[TB][MAXC];
+    int8_t xq[MAXC];
     int16_t x16[TB][MAXC];
     float xd[TB][MAXC / MS_QK];
     for (int t0 = 0; t0 < T; t0 += TB) {
         const int nt = T - t0 < TB ? T - t0 : TB;
         for (int u = 0; u < nt; u++) {
-            ms_quantize_act_q8(X + (size_t)(t0 + u) * cols, xq[u], xd[u], cols);
-            if (q4) for (size_t b = 0; b < nb; b++) q4_perm_block(xq[u] + b * MS_QK);
-            if (nt == 1) break; /* a lone token reads its int8 codes directly */
-            size_t i = 0;
-            for (; i + 16 <= cols; i += 16) {
-                const v128_t v = wasm_v128_load(xq[u] + i);
+            ms_quantize_act_q8(X + (size_t)(t0 + u) * cols, xq, xd[u], cols);
+            for (size_t i = 0; i < cols; i += 16) {
+                const v128_t v = wasm_v128_load(xq + i);
                 wasm_v128_store(x16[u] + i, wasm_i16x8_extend_low_i8x16(v));
                 wasm_v128_store(x16[u] + i + 8, wasm_i16x8_extend_high_i8x16(v));
             }
-            for (; i < cols; i++) x16[u][i] = xq[u][i];
         }
+        const int16_t *xs[4] = {x16[0], x16[1], x16[2], x16[3]};
+        const float *ds[4] = {xd[0], xd[1], xd[2], xd[3]};
+        float *const y0 = Y + (size_t)t0 * rows;
         if (nt == 1) {
-            const size_t G = rows / 4, q = G / 4;
+            const size_t q = G / 4;
             for (size_t g = 0; g < q; g++) {
                 const uint8_t *bs[4];
-                float *ys[4];
-                for (int k = 0; k < 4; k++) { bs[k] = (const uint8_t *)W + (g + k * q) * nb * bsz; ys[k] = Y + (size_t)t0 * rows + (g + k * q) * 4; }
-                x4_groups_1tok(bs, 4, q4, nb, bsz, xq[0], xd[0], ys);
+                float *ys[4][4];
+                for (int k = 0; k < 4; k++) { bs[k] = (const uint8_t *)W + (g + k * q) * nb * bsz; ys[k][0] = y0 + (g + k * q) * 4; }
+                x4_tile(bs, 4, 1, q4, nb, bsz, xs, ds, ys);
             }
             for (size_t g = 4 * q; g < G; g++) {
-                const uint8_t *b1[4] = {(const uint8_t *)W + g * nb * bsz};
-                float *y1[4] = {Y + (size_t)t0 * rows + g * 4};
-                x4_groups_1tok(b1, 1, q4, nb, bsz, xq[0], xd[0], y1);
+                const uint8_t *bs[4] = {(const uint8_t *)W + g * nb * bsz};
+                float *ys[4][4] = {{y0 + g * 4}};
+                x4_tile(bs, 1, 1, q4, nb, bsz, xs, ds, ys);
             }
             continue;
         }
-        for (size_t g = 0; g < rows / 4; g++) {
-            const uint8_t *blk0 = (const uint8_t *)W + g * nb * bsz;
-            float *y = Y + (size_t)t0 * rows + g * 4;
+        for (size_t g = 0; g < G; g++) {
+            const uint8_t *bs[4] = {(const uint8_t *)W + g * nb * bsz};
+            float *ys[4][4];
+            for (int u = 0; u < nt; u++) ys[0][u] = y0 + (size_t)u * rows + g * 4;
+            if (nt == 4) { x4_tile(bs, 1, 4, q4, nb, bsz, xs, ds, ys); continue; }
             int u = 0;
-            for (; u + 2 <= nt; u += 2) x4_group_2tok(blk0, q4, nb, bsz, x16[u], x16[u + 1], xd[u], xd[u + 1], y + (size_t)u * rows, y + (size_t)(u + 1) * rows);
+            if (nt >= 2) { x4_tile(bs, 1, 2, q4, nb, bsz, xs, ds, ys); u = 2; }
             if (u < nt) {
-                const uint8_t *b1[4] = {blk0};
-                float *y1[4] = {y + (size_t)u * rows};
-                x4_groups_1tok(b1, 1, q4, nb, bsz, xq[u], xd[u], y1);
+                const int16_t *xs1[4] = {xs[u]};
+                const float *ds1[4] = {ds[u]};
+                float *ys1[4][4] = {{ys[0][u]}};
+                x4_tile(bs, 1, 1, q4, nb, bsz, xs1, ds1, ys1);
             }
         }
     }
