@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import fs from 'node:fs';
+import { createHash } from 'node:crypto';
 import { loadModel, createEngine, MlpscopeError } from '../js/index.js';
 import { CLI, ROOT, tmpDir } from './helpers.js';
 
@@ -69,3 +71,29 @@ test('threads option: auto follows the hardware here, bad values are E_ARG, an e
   e.shutdown();
   assert.equal(e.threads, 1);
 });
+
+// With int8 activations the finite-value check of a q8 / q4 matrix runs inside its repack (on the
+// rows in hand, split between threads): the error must be the same as without it, naming the
+// tensor and the first bad block in file order, whichever thread met it.
+for (const dt of ['q8', 'q4']) {
+  test(`${dt}: a non-finite block scale is E_TENSOR naming the first bad block, with f32 or int8 activations, 1 or 2 threads`, async () => {
+    // bad blocks only in the second thread's half, then also one in the first half
+    for (const [first, more] of [[700 * 8 + 3, [700 * 8 + 8, 900 * 8]], [300 * 8 + 1, [700 * 8 + 3, 900 * 8]]]) {
+      const d = tmpDir(`thr-nan-${dt}-${first}`);
+      fs.cpSync(synth(dt), d, { recursive: true });
+      const man = JSON.parse(fs.readFileSync(path.join(d, 'manifest.json'), 'utf8'));
+      const t = man.tensors.find((x) => x.name === 'layers.1.mlp.up_proj');
+      const bsz = dt === 'q8' ? 36 : 20;
+      assert.deepEqual(t.shape, [1024, 256], 'rows split between threads, 8 blocks per row');
+      const file = path.join(d, man.shards[t.shard].file), b = fs.readFileSync(file);
+      for (const [i, k] of [first, ...more].entries()) b.writeFloatLE([NaN, Infinity, -Infinity][i % 3], t.offset + k * bsz);
+      fs.writeFileSync(file, b);
+      man.shards[t.shard].sha256 = createHash('sha256').update(b).digest('hex');
+      fs.writeFileSync(path.join(d, 'manifest.json'), JSON.stringify(man));
+      for (const o of [{ threads: 1 }, { threads: 1, int8Activations: true }, { threads: 2, int8Activations: true }, { threads: 2 }]) {
+        await assert.rejects(loadModel(d, o), (e) => e instanceof MlpscopeError && e.code === 'E_TENSOR' &&
+          new RegExp(`tensor layers\\.1\\.mlp\\.up_proj: block ${first} has a non-finite scale`).test(e.message), `${JSON.stringify(o)}, first bad block ${first}`);
+      }
+    }
+  });
+}

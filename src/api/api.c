@@ -343,9 +343,8 @@ API(ms_dbg_quantize) int ms_dbg_quantize(int dtype, const float *src, int rows, 
     int rc = ms_convert_rows(src, MS_F32, dst, file_dtype, (size_t)rows, (size_t)cols, tmp);
     if (!rc && file_dtype != dtype) { /* then the load-time repack */
         void *t2 = rows % 4 ? NULL : malloc(4 * ms_dtype_bytes(file_dtype, 1, (size_t)cols));
-        if (t2 && dtype == MS_Q8_0X4) ms_repack_q8_0x4(dst, (size_t)rows, (size_t)cols, t2);
-        else if (t2) ms_repack_q4_0x4(dst, (size_t)rows, (size_t)cols, t2);
-        else rc = -1;
+        if (!t2) rc = -1;
+        else if ((dtype == MS_Q8_0X4 ? ms_repack_q8_0x4 : ms_repack_q4_0x4)(dst, (size_t)rows, (size_t)cols, t2) != SIZE_MAX) rc = -1;
         free(t2);
     }
     free(tmp);

@@ -378,18 +378,20 @@ static int repackable(const ms_model *m, const ms_tensor *t) {
     return m->int8_activations && (t->dtype == MS_Q8_0 || t->dtype == MS_Q4_0) && t->rows % 4 == 0;
 }
 
-/* one repack job: part p of n lays out its share of the 4-row groups with its own tmp rows */
-typedef struct { ms_tensor *t; unsigned char *tmp; size_t tmp_bytes; } repack_job;
+/* one repack job: part p of n lays out its share of the 4-row groups with its own tmp rows and
+ * notes the first block with a non-finite scale it met (SIZE_MAX: none) */
+typedef struct { ms_tensor *t; unsigned char *tmp; size_t tmp_bytes; size_t bad[MS_POOL_MAX]; } repack_job;
 
 static void repack_part(void *ctx, int part, int n) {
-    const repack_job *j = ctx;
+    repack_job *j = ctx;
     const ms_tensor *t = j->t;
     const size_t cols = (size_t)t->cols, groups = (size_t)t->rows / 4;
     const size_t g0 = groups * (size_t)part / (size_t)n, g1 = groups * (size_t)(part + 1) / (size_t)n;
+    j->bad[part] = SIZE_MAX;
     if (g1 <= g0) return;
     void *rows = (char *)t->data + ms_dtype_bytes(t->dtype, 4 * g0, cols), *tmp = j->tmp + (size_t)part * j->tmp_bytes;
-    if (t->dtype == MS_Q8_0) ms_repack_q8_0x4(rows, 4 * (g1 - g0), cols, tmp);
-    else ms_repack_q4_0x4(rows, 4 * (g1 - g0), cols, tmp);
+    const size_t bad = t->dtype == MS_Q8_0 ? ms_repack_q8_0x4(rows, 4 * (g1 - g0), cols, tmp) : ms_repack_q4_0x4(rows, 4 * (g1 - g0), cols, tmp);
+    if (bad != SIZE_MAX) j->bad[part] = 4 * g0 * (cols / MS_QK) + bad;
 }
 
 /* a tensor of this preparation: not done yet, and in the shard asked for (shard < 0: any) */
@@ -404,9 +406,10 @@ int ms_model_prepare(ms_model *m, int shard, ms_err *err) {
     for (int k = 0; k < m->n_tensors; k++) {
         const ms_tensor *t = &m->tensors[k];
         if (!to_prepare(t, shard)) continue;
-        int rc = check_finite(t, err);
-        if (rc) return rc;
-        if (repackable(m, t) && 4 * t->bytes / (size_t)t->rows > tmp_bytes) tmp_bytes = 4 * t->bytes / (size_t)t->rows;
+        if (!repackable(m, t)) { /* the repack checks its scales itself, in the rows it has in hand */
+            int rc = check_finite(t, err);
+            if (rc) return rc;
+        } else if (4 * t->bytes / (size_t)t->rows > tmp_bytes) tmp_bytes = 4 * t->bytes / (size_t)t->rows;
     }
     const int parts = m->pool ? ms_pool_threads(m->pool) : 1;
     unsigned char *tmp = NULL;
@@ -416,9 +419,16 @@ int ms_model_prepare(ms_model *m, int shard, ms_err *err) {
         ms_tensor *t = &m->tensors[k];
         if (!to_prepare(t, shard)) continue;
         if (repackable(m, t)) {
-            repack_job j = {t, tmp, tmp_bytes};
-            if (parts > 1 && t->rows >= 64) ms_pool_run(m->pool, repack_part, &j);
+            repack_job j = {t, tmp, tmp_bytes, {0}};
+            const int n = parts > 1 && t->rows >= 64 ? parts : 1;
+            if (n > 1) ms_pool_run(m->pool, repack_part, &j);
             else repack_part(&j, 0, 1);
+            size_t bad = SIZE_MAX;
+            for (int p = 0; p < n; p++) if (j.bad[p] < bad) bad = j.bad[p];
+            if (bad != SIZE_MAX) {
+                free(tmp);
+                return ms_fail(err, MS_E_TENSOR, "tensor %s: block %zu has a non-finite scale", t->name, bad);
+            }
             t->dtype = t->dtype == MS_Q8_0 ? MS_Q8_0X4 : MS_Q4_0X4;
         }
         t->prepared = 1;

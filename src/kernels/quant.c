@@ -4,6 +4,7 @@
 #include "quant.h"
 #include <math.h>
 #include <string.h>
+#include <stdint.h>
 
 void ms_quantize_row_q8_0(const float *x, ms_block_q8_0 *y, size_t n) {
     for (size_t b = 0; b < n / MS_QK; b++) {
@@ -131,22 +132,29 @@ static void put_q4_0x4(void *dst, const unsigned char *const src[4]) {
 }
 
 /* In place, four rows at a time: the 4 rows are copied to tmp, then written back interleaved.
- * The interleaved block of 4 rows has the size of 4 plain blocks, so rows stay where they were. */
-static void repack_x4(void *data, size_t rows, size_t n, void *tmp, size_t bsz, void (*put)(void *, const unsigned char *const[4])) {
+ * The interleaved block of 4 rows has the size of 4 plain blocks, so rows stay where they were.
+ * The scales are checked while the rows are in tmp (both plain layouts begin with a float scale). */
+static size_t repack_x4(void *data, size_t rows, size_t n, void *tmp, size_t bsz, void (*put)(void *, const unsigned char *const[4])) {
     const size_t nb = n / MS_QK;
     for (size_t r0 = 0; r0 < rows; r0 += 4) {
         unsigned char *rowsp = (unsigned char *)data + r0 * nb * bsz;
         memcpy(tmp, rowsp, 4 * nb * bsz);
+        for (size_t k = 0; k < 4 * nb; k++) {
+            float d;
+            memcpy(&d, (const unsigned char *)tmp + k * bsz, sizeof d);
+            if (!isfinite(d)) return r0 * nb + k; /* rows from r0 on are left as they were */
+        }
         for (size_t b = 0; b < nb; b++) {
             const unsigned char *src[4];
             for (int r = 0; r < 4; r++) src[r] = (const unsigned char *)tmp + ((size_t)r * nb + b) * bsz;
             put(rowsp + 4 * b * bsz, src);
         }
     }
+    return SIZE_MAX;
 }
 
-void ms_repack_q8_0x4(void *data, size_t rows, size_t n, void *tmp) { repack_x4(data, rows, n, tmp, sizeof(ms_block_q8_0), put_q8_0x4); }
-void ms_repack_q4_0x4(void *data, size_t rows, size_t n, void *tmp) { repack_x4(data, rows, n, tmp, sizeof(ms_block_q4_0), put_q4_0x4); }
+size_t ms_repack_q8_0x4(void *data, size_t rows, size_t n, void *tmp) { return repack_x4(data, rows, n, tmp, sizeof(ms_block_q8_0), put_q8_0x4); }
+size_t ms_repack_q4_0x4(void *data, size_t rows, size_t n, void *tmp) { return repack_x4(data, rows, n, tmp, sizeof(ms_block_q4_0), put_q4_0x4); }
 
 void ms_dequantize_row_q4_0x4(const ms_block_q4_0x4 *x, size_t row, float *y, size_t n) {
     const size_t nb = n / MS_QK, g = row / 4;

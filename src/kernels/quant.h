@@ -49,9 +49,11 @@ static inline int ms_q4x4_code(const ms_block_q4_0x4 *b, int r, int c) {
 _Static_assert(sizeof(ms_block_q8_0x4) == 4 * sizeof(ms_block_q8_0), "q8_0x4 is 4 q8_0 blocks");
 _Static_assert(sizeof(ms_block_q4_0x4) == 4 * sizeof(ms_block_q4_0), "q4_0x4 is 4 q4_0 blocks");
 
-/* rows % 4 == 0; convert in place (tmp: the bytes of 4 rows in the source layout) */
-void ms_repack_q8_0x4(void *data, size_t rows, size_t n, void *tmp);
-void ms_repack_q4_0x4(void *data, size_t rows, size_t n, void *tmp);
+/* rows % 4 == 0; convert in place (tmp: the bytes of 4 rows in the source layout). Returns SIZE_MAX,
+ * or the index (row * blocks per row + block) of the first block whose scale is not finite: then
+ * the rows from that one's group of 4 on are left in the source layout. */
+size_t ms_repack_q8_0x4(void *data, size_t rows, size_t n, void *tmp);
+size_t ms_repack_q4_0x4(void *data, size_t rows, size_t n, void *tmp);
 void ms_dequantize_row_q8_0x4(const ms_block_q8_0x4 *x, size_t row, float *y, size_t n);
 void ms_dequantize_row_q4_0x4(const ms_block_q4_0x4 *x, size_t row, float *y, size_t n);
 /* activations quantized per block of 32 for the int8 dot: codes and one scale per block */

@@ -1,7 +1,6 @@
 #include "threads.h"
 #include <stdlib.h>
 
-#define MS_POOL_MAX 64
 #ifndef MS_POOL_SPIN
 #define MS_POOL_SPIN (1 << 14) /* polls of the job counter before a worker sleeps */
 #endif

@@ -11,6 +11,8 @@
 #define MS_THREADS_H
 #include "error.h"
 
+#define MS_POOL_MAX 64 /* most threads a pool can have */
+
 typedef void (*ms_job_fn)(void *ctx, int part, int n_parts);
 typedef struct ms_pool ms_pool;
 
