@@ -53,6 +53,53 @@ static double gdn_step(float *S, const float *q, const float *k, const float *v,
     return n2;
 }
 
+/* Dot product in 8 independent lanes (a fixed order, so the compiler can vectorize it). */
+static float dot_lanes(const float *a, const float *b, int n) {
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int x = 0;
+    for (; x + 8 <= n; x += 8)
+        for (int l = 0; l < 8; l++) acc[l] += a[x + l] * b[x + l];
+    float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    for (; x < n; x++) s += a[x] * b[x];
+    return s;
+}
+
+/* Out[M][N] (row stride os) += sign * A B, A[M][K] with element (i, x) at A[i * ars + x * acs],
+ * B[K][N] (row stride bs). Tiles of 4 rows x 16 columns held in locals while K runs, so each
+ * row of B is loaded once per 4 rows of A (the chunk's matrix work: D -= W S, O += Q S, S += K^T D). */
+static void gemm_acc(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs,
+                     int M, int K, int N, float sign) {
+    enum { TM = 4, TN = 16 };
+    int i = 0;
+    for (; i + TM <= M; i += TM) {
+        int y = 0;
+        for (; y + TN <= N; y += TN) {
+            float acc[TM][TN];
+            for (int r = 0; r < TM; r++) for (int c = 0; c < TN; c++) acc[r][c] = 0;
+            for (int x = 0; x < K; x++) {
+                const float *b = B + (size_t)x * bs + y;
+                for (int r = 0; r < TM; r++) {
+                    const float a = A[(size_t)(i + r) * ars + (size_t)x * acs];
+                    for (int c = 0; c < TN; c++) acc[r][c] += a * b[c];
+                }
+            }
+            for (int r = 0; r < TM; r++) for (int c = 0; c < TN; c++) Out[(size_t)(i + r) * os + y + c] += sign * acc[r][c];
+        }
+        for (; y < N; y++)
+            for (int r = 0; r < TM; r++) {
+                float acc = 0;
+                for (int x = 0; x < K; x++) acc += A[(size_t)(i + r) * ars + (size_t)x * acs] * B[(size_t)x * bs + y];
+                Out[(size_t)(i + r) * os + y] += sign * acc;
+            }
+    }
+    for (; i < M; i++)
+        for (int y = 0; y < N; y++) {
+            float acc = 0;
+            for (int x = 0; x < K; x++) acc += A[(size_t)i * ars + (size_t)x * acs] * B[(size_t)x * bs + y];
+            Out[(size_t)i * os + y] += sign * acc;
+        }
+}
+
 /* A chunk of C tokens for one head: Q, K [C][dk] (token stride qs), V [C][dv] (stride vs),
  * beta[C], g[C]. Updates S, writes O [C][dv] (stride os). norm2 (optional): [C] squared state
  * norms after each token, stride ns. */
@@ -68,8 +115,7 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
     for (int i = 0; i < C; i++)
         for (int j = 0; j <= i; j++) {
             const float *ki = K + i * qs, *kj = K + j * qs, *qi = Q + i * qs;
-            float kk = 0, qk = 0;
-            for (int x = 0; x < dk; x++) { kk += ki[x] * kj[x]; qk += qi[x] * kj[x]; }
+            const float kk = dot_lanes(ki, kj, dk), qk = dot_lanes(qi, kj, dk);
             float dec = expf(cum[i] - cum[j]);
             KK[i * C + j] = kk;
             A[i * C + j] = j < i ? beta[i * bs] * kk * dec : 0;
@@ -90,27 +136,19 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
             for (int x = 0; x < dk; x++) Wi[x] -= a * Wj[x];
         }
     }
-    /* D_i -= W_i S0 : the new values the state actually absorbs */
+    /* D -= W S0 : the new values the state actually absorbs */
+    gemm_acc(D, (size_t)dv, W, (size_t)dk, 1, S, (size_t)dv, C, dk, dv, -1.0f);
+    /* O_i = e^{cum_i} S0^T q_i + sum_{j<=i} Att_ij D_j  (Qe: the scaled q_i, in W's place) */
+    float *Qe = W;
     for (int i = 0; i < C; i++) {
-        float *Di = D + (size_t)i * dv;
-        const float *Wi = W + (size_t)i * dk;
-        for (int x = 0; x < dk; x++) {
-            const float w = Wi[x];
-            const float *Sx = S + (size_t)x * dv;
-            for (int y = 0; y < dv; y++) Di[y] -= w * Sx[y];
-        }
+        const float ei = expf(cum[i]);
+        float *Oi = O + i * os;
+        for (int x = 0; x < dk; x++) Qe[(size_t)i * dk + x] = Q[i * qs + x] * ei;
+        for (int y = 0; y < dv; y++) Oi[y] = 0;
     }
-    /* O_i = e^{cum_i} S0^T q_i + sum_{j<=i} Att_ij D_j */
+    gemm_acc(O, os, Qe, (size_t)dk, 1, S, (size_t)dv, C, dk, dv, 1.0f);
     for (int i = 0; i < C; i++) {
         float *Oi = O + i * os;
-        const float *qi = Q + i * qs;
-        const float ei = expf(cum[i]);
-        for (int y = 0; y < dv; y++) Oi[y] = 0;
-        for (int x = 0; x < dk; x++) {
-            const float w = qi[x] * ei;
-            const float *Sx = S + (size_t)x * dv;
-            for (int y = 0; y < dv; y++) Oi[y] += w * Sx[y];
-        }
         for (int j = 0; j <= i; j++) {
             const float a = Att[i * C + j];
             const float *Dj = D + (size_t)j * dv;
@@ -155,18 +193,15 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
             norm2[i * ns] = v > 0 ? v : 0;
         }
     }
-    /* S = e^{cum_last} S0 + sum_i e^{cum_last - cum_i} k_i D_i^T */
+    /* S = e^{cum_last} S0 + sum_i e^{cum_last - cum_i} k_i D_i^T  (Kw: the scaled k_i, in W's place) */
     const float el = expf(cum[C - 1]);
     for (size_t x = 0; x < (size_t)dk * dv; x++) S[x] *= el;
+    float *Kw = W;
     for (int i = 0; i < C; i++) {
         const float w = expf(cum[C - 1] - cum[i]);
-        const float *ki = K + i * qs, *Di = D + (size_t)i * dv;
-        for (int x = 0; x < dk; x++) {
-            const float kx = w * ki[x];
-            float *Sx = S + (size_t)x * dv;
-            for (int y = 0; y < dv; y++) Sx[y] += kx * Di[y];
-        }
+        for (int x = 0; x < dk; x++) Kw[(size_t)i * dk + x] = w * K[i * qs + x];
     }
+    gemm_acc(S, (size_t)dv, Kw, 1, (size_t)dk, D, (size_t)dv, dk, C, dv, 1.0f);
 }
 
 typedef struct {
