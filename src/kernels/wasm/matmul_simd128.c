@@ -225,25 +225,38 @@ static inline __attribute__((always_inline)) void x4_tile(const uint8_t *const b
     for (int k = 0; k < NG; k++) for (int u = 0; u < NT; u++) wasm_v128_store(ys[k][u], acc[k][u]);
 }
 
+/* ms_quantize_act_q8 (quant.c) with SIMD, writing the codes widened to i16: the same block maximum,
+ * the same scale and reciprocal, the same products rounded to nearest-even, so the codes and
+ * scales are identical to the scalar ones. */
+static void quantize_act_i16(const float *x, int16_t *q, float *d, size_t n) {
+    for (size_t b = 0; b < n / MS_QK; b++) {
+        const float *xb = x + b * MS_QK;
+        v128_t m = wasm_f32x4_abs(wasm_v128_load(xb));
+        for (int j = 4; j < MS_QK; j += 4) m = wasm_f32x4_max(m, wasm_f32x4_abs(wasm_v128_load(xb + j)));
+        m = wasm_f32x4_max(m, wasm_i32x4_shuffle(m, m, 2, 3, 0, 1));
+        m = wasm_f32x4_max(m, wasm_i32x4_shuffle(m, m, 1, 0, 3, 2));
+        const float amax = wasm_f32x4_extract_lane(m, 0), s = amax / 127.0f, is = s > 0 ? 1.0f / s : 0.0f;
+        d[b] = s;
+        const v128_t vis = wasm_f32x4_splat(is);
+        for (int j = 0; j < MS_QK; j += 8) {
+            const v128_t lo = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(xb + j), vis)));
+            const v128_t hi = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(xb + j + 4), vis)));
+            wasm_v128_store(q + b * MS_QK + j, wasm_i16x8_narrow_i32x4(lo, hi));
+        }
+    }
+}
+
 /* Activations are quantized per block of 32 and widened to i16 once per token; tokens go in tiles
  * of 4 (then 2, 1) that share each weight vector; a lone token reads four row groups at once. */
 static inline __attribute__((always_inline)) void matmul_x4_simd128(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
     const size_t nb = cols / MS_QK, bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4), G = rows / 4;
     enum { MAXC = 16384, TB = 4 }; /* ~200 KB of codes on the stack (stacks are 1 MB) */
     if (cols > MAXC) { (q4 ? ms_matmul_q4_0x4_generic : ms_matmul_q8_0x4_generic)(W, rows, cols, X, T, Y); return; }
-    int8_t xq[MAXC];
     int16_t x16[TB][MAXC];
     float xd[TB][MAXC / MS_QK];
     for (int t0 = 0; t0 < T; t0 += TB) {
         const int nt = T - t0 < TB ? T - t0 : TB;
-        for (int u = 0; u < nt; u++) {
-            ms_quantize_act_q8(X + (size_t)(t0 + u) * cols, xq, xd[u], cols);
-            for (size_t i = 0; i < cols; i += 16) {
-                const v128_t v = wasm_v128_load(xq + i);
-                wasm_v128_store(x16[u] + i, wasm_i16x8_extend_low_i8x16(v));
-                wasm_v128_store(x16[u] + i + 8, wasm_i16x8_extend_high_i8x16(v));
-            }
-        }
+        for (int u = 0; u < nt; u++) quantize_act_i16(X + (size_t)(t0 + u) * cols, x16[u], xd[u], cols);
         const int16_t *xs[4] = {x16[0], x16[1], x16[2], x16[3]};
         const float *ds[4] = {xd[0], xd[1], xd[2], xd[3]};
         float *const y0 = Y + (size_t)t0 * rows;
