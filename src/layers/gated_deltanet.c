@@ -53,20 +53,9 @@ static double gdn_step(float *S, const float *q, const float *k, const float *v,
     return n2;
 }
 
-/* Dot product in 8 independent lanes (a fixed order, so the compiler can vectorize it). */
-static float dot_lanes(const float *a, const float *b, int n) {
-    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int x = 0;
-    for (; x + 8 <= n; x += 8)
-        for (int l = 0; l < 8; l++) acc[l] += a[x + l] * b[x + l];
-    float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-    for (; x < n; x++) s += a[x] * b[x];
-    return s;
-}
-
 /* Out[M][N] (row stride os) += sign * A B, A[M][K] with element (i, x) at A[i * ars + x * acs],
  * B[K][N] (row stride bs). Tiles of 4 rows x 16 columns held in locals while K runs, so each
- * row of B is loaded once per 4 rows of A (the chunk's matrix work: D -= W S, O += Q S, S += K^T D). */
+ * row of B is loaded once per 4 rows of A (the chunk's matrix work: K K^T, Q K^T, D -= W S, O += Q S, S += K^T D). */
 static void gemm_acc(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs,
                      int M, int K, int N, float sign) {
     enum { TM = 4, TN = 16 };
@@ -111,15 +100,19 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
     /* cumulative log-decay */
     float run = 0;
     for (int i = 0; i < C; i++) { run += g[i * bs]; cum[i] = run; }
-    /* Gram matrices and the triangular system (I + A) */
+    /* Gram matrices K K^T and Q K^T (through K^T, held in W's place until W is built), then the
+     * decays and the triangular system (I + A); only entries j <= i are used */
+    float *Kt = W;
+    for (int i = 0; i < C; i++)
+        for (int x = 0; x < dk; x++) Kt[(size_t)x * C + i] = K[i * qs + x];
+    for (int i = 0; i < C * C; i++) KK[i] = Att[i] = 0;
+    gemm_acc(KK, (size_t)C, K, qs, 1, Kt, (size_t)C, C, dk, C, 1.0f);
+    gemm_acc(Att, (size_t)C, Q, qs, 1, Kt, (size_t)C, C, dk, C, 1.0f);
     for (int i = 0; i < C; i++)
         for (int j = 0; j <= i; j++) {
-            const float *ki = K + i * qs, *kj = K + j * qs, *qi = Q + i * qs;
-            const float kk = dot_lanes(ki, kj, dk), qk = dot_lanes(qi, kj, dk);
-            float dec = expf(cum[i] - cum[j]);
-            KK[i * C + j] = kk;
-            A[i * C + j] = j < i ? beta[i * bs] * kk * dec : 0;
-            Att[i * C + j] = qk * dec;
+            const float dec = expf(cum[i] - cum[j]);
+            A[i * C + j] = j < i ? beta[i * bs] * KK[i * C + j] * dec : 0;
+            Att[i * C + j] *= dec;
         }
     /* forward substitution: D_i = beta_i v_i - sum_{j<i} A_ij D_j  (the U of the WY form)
      *                       W_i = beta_i e^{cum_i} k_i - sum_{j<i} A_ij W_j */
