@@ -114,3 +114,38 @@ test('f16 / bf16 decoded in the SIMD128 kernel: exact for zeros, subnormals, the
     e.free(wp);
   }
 });
+
+// The chunked Gated DeltaNet's product Out += sign * A B (A plain or transposed through its
+// strides): SIMD128 (4 x 8 tiles) and scalar against float64, on shapes with row and column tails.
+test('gemm_acc f32: SIMD128 and scalar equal the float64 product, plain and transposed A, with tails', () => {
+  let checked = 0;
+  for (const [M, K, N] of [[1, 1, 1], [3, 5, 7], [4, 128, 8], [5, 17, 9], [7, 64, 17], [64, 128, 128], [13, 3, 40]]) {
+    for (const trans of [false, true]) {
+      for (const sign of [1, -1]) {
+        const A = rand(M * K, M * 31 + K), B = rand(K * N, K * 17 + N), O0 = rand(M * (N + 3), N + 5);
+        const ars = trans ? 1 : K, acs = trans ? M : 1, os = N + 3, bs = N; // A stored [K][M] when transposed
+        const ap = e.bytes(new Uint8Array(A.buffer)), bp = e.bytes(new Uint8Array(B.buffer));
+        const out = {};
+        for (const simd of [1, 0]) {
+          const op = e.bytes(new Uint8Array(O0.slice().buffer));
+          e.x.ms_dbg_gemm_acc(simd, op, os, ap, ars, acs, bp, bs, M, K, N, sign);
+          out[simd] = e.f32.slice(op >> 2, (op >> 2) + M * os);
+          e.free(op);
+        }
+        for (let i = 0; i < M; i++)
+          for (let y = 0; y < os; y++) {
+            let ref = O0[i * os + y], mag = Math.abs(ref);
+            if (y < N) for (let x = 0; x < K; x++) { const p = A[i * ars + x * acs] * B[x * bs + y]; ref += sign * p; mag += Math.abs(p); }
+            for (const simd of [1, 0]) {
+              const got = out[simd][i * os + y];
+              if (y >= N) assert.equal(got, O0[i * os + y], `column ${y} past N was written`);
+              else assert.ok(Math.abs(got - ref) <= 1e-6 * mag + 1e-7, `${simd ? 'simd' : 'scalar'} ${M}x${K}x${N} trans=${trans} [${i},${y}]: ${got} vs ${ref}`);
+            }
+            checked++;
+          }
+        e.free(ap); e.free(bp);
+      }
+    }
+  }
+  assert.ok(checked > 20000);
+});

@@ -356,6 +356,12 @@ API(ms_dbg_matmul) void ms_dbg_matmul(int dtype, int simd, const void *W, int ro
     k.matmul[dtype](W, (size_t)rows, (size_t)cols, X, T, Y);
 }
 
+API(ms_dbg_gemm_acc) void ms_dbg_gemm_acc(int simd, float *Out, int os, const float *A, int ars, int acs, const float *B, int bs, int M, int K, int N, float sign) {
+    ms_kernels k;
+    ms_kernels_init(&k, simd);
+    k.gemm_acc(Out, (size_t)os, A, (size_t)ars, (size_t)acs, B, (size_t)bs, M, K, N, sign);
+}
+
 #ifdef __wasm_simd128__
 /* ---- bench/ helpers ---- */
 int32_t ms_bench_stream(const void *p, size_t bytes, int reps);

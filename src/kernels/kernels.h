@@ -9,11 +9,16 @@
 
 typedef void (*ms_matmul_fn)(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 typedef float (*ms_dot_fn)(const float *a, const float *b, size_t n);
+/* Out[M][N] (row stride os) += sign * A B with A[M][K] (element (i, x) at A[i * ars + x * acs], so a
+ * transposed A is a stride swap) and B[K][N] (row stride bs): the chunked Gated DeltaNet's products. */
+typedef void (*ms_gemm_acc_fn)(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs,
+                               int M, int K, int N, float sign);
 
 typedef struct {
     const char *name;        /* "generic" or "wasm-simd128" */
     ms_matmul_fn matmul[MS_DTYPE__COUNT]; /* indexed by ms_dtype */
     ms_dot_fn dot;
+    ms_gemm_acc_fn gemm_acc;
 } ms_kernels;
 
 /* want_simd: use SIMD128 kernels when this build has them. */
@@ -29,6 +34,7 @@ void ms_matmul_q4_0_generic(const void *W, size_t rows, size_t cols, const float
 void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q4_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 float ms_dot_f32_generic(const float *a, const float *b, size_t n);
+void ms_gemm_acc_f32_generic(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
 #ifdef __wasm_simd128__
 void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q4_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
@@ -39,5 +45,6 @@ void ms_matmul_bf16_simd128(const void *W, size_t rows, size_t cols, const float
 void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 float ms_dot_f32_simd128(const float *a, const float *b, size_t n);
+void ms_gemm_acc_f32_4x8_simd128(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
 #endif
 #endif

@@ -53,48 +53,12 @@ static double gdn_step(float *S, const float *q, const float *k, const float *v,
     return n2;
 }
 
-/* Out[M][N] (row stride os) += sign * A B, A[M][K] with element (i, x) at A[i * ars + x * acs],
- * B[K][N] (row stride bs). Tiles of 4 rows x 16 columns held in locals while K runs, so each
- * row of B is loaded once per 4 rows of A (the chunk's matrix work: K K^T, Q K^T, D -= W S, O += Q S, S += K^T D). */
-static void gemm_acc(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs,
-                     int M, int K, int N, float sign) {
-    enum { TM = 4, TN = 16 };
-    int i = 0;
-    for (; i + TM <= M; i += TM) {
-        int y = 0;
-        for (; y + TN <= N; y += TN) {
-            float acc[TM][TN];
-            for (int r = 0; r < TM; r++) for (int c = 0; c < TN; c++) acc[r][c] = 0;
-            for (int x = 0; x < K; x++) {
-                const float *b = B + (size_t)x * bs + y;
-                for (int r = 0; r < TM; r++) {
-                    const float a = A[(size_t)(i + r) * ars + (size_t)x * acs];
-                    for (int c = 0; c < TN; c++) acc[r][c] += a * b[c];
-                }
-            }
-            for (int r = 0; r < TM; r++) for (int c = 0; c < TN; c++) Out[(size_t)(i + r) * os + y + c] += sign * acc[r][c];
-        }
-        for (; y < N; y++)
-            for (int r = 0; r < TM; r++) {
-                float acc = 0;
-                for (int x = 0; x < K; x++) acc += A[(size_t)(i + r) * ars + (size_t)x * acs] * B[(size_t)x * bs + y];
-                Out[(size_t)(i + r) * os + y] += sign * acc;
-            }
-    }
-    for (; i < M; i++)
-        for (int y = 0; y < N; y++) {
-            float acc = 0;
-            for (int x = 0; x < K; x++) acc += A[(size_t)i * ars + (size_t)x * acs] * B[(size_t)x * bs + y];
-            Out[(size_t)i * os + y] += sign * acc;
-        }
-}
-
 /* A chunk of C tokens for one head: Q, K [C][dk] (token stride qs), V [C][dv] (stride vs),
  * beta[C], g[C]. Updates S, writes O [C][dv] (stride os). norm2 (optional): [C] squared state
- * norms after each token, stride ns. */
+ * norms after each token, stride ns. gk: the model's matrix-product kernel (kernels.h). */
 static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const float *V, size_t vs,
                       const float *beta, size_t bs, const float *g, float *O, size_t os, int C, int dk, int dv,
-                      float *work, double *norm2, size_t ns) {
+                      float *work, double *norm2, size_t ns, ms_gemm_acc_fn gk) {
     float *A = work, *Att = A + C * C, *KK = Att + C * C, *DD = KK + C * C;
     float *W = DD + C * C, *D = W + (size_t)C * dk, *cum = D + (size_t)C * dv;
     /* cumulative log-decay */
@@ -106,8 +70,8 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
     for (int i = 0; i < C; i++)
         for (int x = 0; x < dk; x++) Kt[(size_t)x * C + i] = K[i * qs + x];
     for (int i = 0; i < C * C; i++) KK[i] = Att[i] = 0;
-    gemm_acc(KK, (size_t)C, K, qs, 1, Kt, (size_t)C, C, dk, C, 1.0f);
-    gemm_acc(Att, (size_t)C, Q, qs, 1, Kt, (size_t)C, C, dk, C, 1.0f);
+    gk(KK, (size_t)C, K, qs, 1, Kt, (size_t)C, C, dk, C, 1.0f);
+    gk(Att, (size_t)C, Q, qs, 1, Kt, (size_t)C, C, dk, C, 1.0f);
     for (int i = 0; i < C; i++)
         for (int j = 0; j <= i; j++) {
             const float dec = expf(cum[i] - cum[j]);
@@ -130,7 +94,7 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
         }
     }
     /* D -= W S0 : the new values the state actually absorbs */
-    gemm_acc(D, (size_t)dv, W, (size_t)dk, 1, S, (size_t)dv, C, dk, dv, -1.0f);
+    gk(D, (size_t)dv, W, (size_t)dk, 1, S, (size_t)dv, C, dk, dv, -1.0f);
     /* O_i = e^{cum_i} S0^T q_i + sum_{j<=i} Att_ij D_j  (Qe: the scaled q_i, in W's place) */
     float *Qe = W;
     for (int i = 0; i < C; i++) {
@@ -139,7 +103,7 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
         for (int x = 0; x < dk; x++) Qe[(size_t)i * dk + x] = Q[i * qs + x] * ei;
         for (int y = 0; y < dv; y++) Oi[y] = 0;
     }
-    gemm_acc(O, os, Qe, (size_t)dk, 1, S, (size_t)dv, C, dk, dv, 1.0f);
+    gk(O, os, Qe, (size_t)dk, 1, S, (size_t)dv, C, dk, dv, 1.0f);
     for (int i = 0; i < C; i++) {
         float *Oi = O + i * os;
         for (int j = 0; j <= i; j++) {
@@ -194,7 +158,7 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
         const float w = expf(cum[C - 1] - cum[i]);
         for (int x = 0; x < dk; x++) Kw[(size_t)i * dk + x] = w * K[i * qs + x];
     }
-    gemm_acc(S, (size_t)dv, Kw, 1, (size_t)dk, D, (size_t)dv, dk, C, dv, 1.0f);
+    gk(S, (size_t)dv, Kw, 1, (size_t)dk, D, (size_t)dv, dk, C, dv, 1.0f);
 }
 
 typedef struct {
@@ -231,7 +195,7 @@ static void gdn_heads_part(void *ctx, int part, int n) {
                 gdn_chunk(S, y0 + kh * dk, y0 + kd + kh * dk, (size_t)conv, y0 + 2 * kd + h * dv, (size_t)conv,
                           s->gdn_beta + (size_t)t0 * Hv + h, (size_t)Hv, s->gdn_g + (size_t)t0 * Hv + h,
                           s->core + (size_t)t0 * vd + h * dv, (size_t)vd, C, dk, dv, work,
-                          j->stats_norm2 ? j->stats_norm2 + (size_t)t0 * Hv + h : NULL, (size_t)Hv);
+                          j->stats_norm2 ? j->stats_norm2 + (size_t)t0 * Hv + h : NULL, (size_t)Hv, s->m->kern.gemm_acc);
             }
         }
     }

@@ -136,3 +136,38 @@ void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const flo
 void ms_matmul_q4_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
     matmul_x4_generic(W, 1, rows, cols, X, T, Y);
 }
+
+/* Out += sign * A B (kernels.h). Tiles of 4 rows x 16 columns held in locals while K runs, so each
+ * row of B is loaded once per 4 rows of A (clang vectorizes the tile). */
+void ms_gemm_acc_f32_generic(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs,
+                     int M, int K, int N, float sign) {
+    enum { TM = 4, TN = 16 };
+    int i = 0;
+    for (; i + TM <= M; i += TM) {
+        int y = 0;
+        for (; y + TN <= N; y += TN) {
+            float acc[TM][TN];
+            for (int r = 0; r < TM; r++) for (int c = 0; c < TN; c++) acc[r][c] = 0;
+            for (int x = 0; x < K; x++) {
+                const float *b = B + (size_t)x * bs + y;
+                for (int r = 0; r < TM; r++) {
+                    const float a = A[(size_t)(i + r) * ars + (size_t)x * acs];
+                    for (int c = 0; c < TN; c++) acc[r][c] += a * b[c];
+                }
+            }
+            for (int r = 0; r < TM; r++) for (int c = 0; c < TN; c++) Out[(size_t)(i + r) * os + y + c] += sign * acc[r][c];
+        }
+        for (; y < N; y++)
+            for (int r = 0; r < TM; r++) {
+                float acc = 0;
+                for (int x = 0; x < K; x++) acc += A[(size_t)(i + r) * ars + (size_t)x * acs] * B[(size_t)x * bs + y];
+                Out[(size_t)(i + r) * os + y] += sign * acc;
+            }
+    }
+    for (; i < M; i++)
+        for (int y = 0; y < N; y++) {
+            float acc = 0;
+            for (int x = 0; x < K; x++) acc += A[(size_t)i * ars + (size_t)x * acs] * B[(size_t)x * bs + y];
+            Out[(size_t)i * os + y] += sign * acc;
+        }
+}

@@ -25,6 +25,49 @@ float ms_dot_f32_simd128(const float *a, const float *b, size_t n) {
     return s;
 }
 
+/* Out += sign * A B (kernels.h), tiles of 4 rows x 8 columns: 8 accumulators, each row of B (two
+ * vectors) loaded once per 4 rows of A, the A values splatted. Row and column tails run the same
+ * products one row or one column at a time. */
+void ms_gemm_acc_f32_4x8_simd128(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs,
+                                 int M, int K, int N, float sign) {
+    const v128_t sg = wasm_f32x4_splat(sign);
+    int i = 0;
+    for (; i + 4 <= M; i += 4) {
+        int y = 0;
+        for (; y + 8 <= N; y += 8) {
+            v128_t c[4][2];
+            for (int r = 0; r < 4; r++) c[r][0] = c[r][1] = wasm_f32x4_splat(0);
+            const float *a = A + (size_t)i * ars;
+            for (int x = 0; x < K; x++) {
+                const float *b = B + (size_t)x * bs + y;
+                const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
+                for (int r = 0; r < 4; r++) {
+                    const v128_t av = wasm_f32x4_splat(a[(size_t)r * ars + (size_t)x * acs]);
+                    c[r][0] = wasm_f32x4_add(c[r][0], wasm_f32x4_mul(av, b0));
+                    c[r][1] = wasm_f32x4_add(c[r][1], wasm_f32x4_mul(av, b1));
+                }
+            }
+            for (int r = 0; r < 4; r++) {
+                float *o = Out + (size_t)(i + r) * os + y;
+                wasm_v128_store(o, wasm_f32x4_add(wasm_v128_load(o), wasm_f32x4_mul(sg, c[r][0])));
+                wasm_v128_store(o + 4, wasm_f32x4_add(wasm_v128_load(o + 4), wasm_f32x4_mul(sg, c[r][1])));
+            }
+        }
+        for (; y < N; y++)
+            for (int r = 0; r < 4; r++) {
+                float acc = 0;
+                for (int x = 0; x < K; x++) acc += A[(size_t)(i + r) * ars + (size_t)x * acs] * B[(size_t)x * bs + y];
+                Out[(size_t)(i + r) * os + y] += sign * acc;
+            }
+    }
+    for (; i < M; i++)
+        for (int y = 0; y < N; y++) {
+            float acc = 0;
+            for (int x = 0; x < K; x++) acc += A[(size_t)i * ars + (size_t)x * acs] * B[(size_t)x * bs + y];
+            Out[(size_t)i * os + y] += sign * acc;
+        }
+}
+
 void ms_matmul_f32_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
     const float *w = W;
     for (size_t o = 0; o < rows; o++) {
