@@ -26,8 +26,8 @@ float ms_dot_f32_simd128(const float *a, const float *b, size_t n) {
 }
 
 /* Out += sign * A B (kernels.h), tiles of 4 rows x 8 columns: 8 accumulators, each row of B (two
- * vectors) loaded once per 4 rows of A, the A values splatted. Row and column tails run the same
- * products one row or one column at a time. */
+ * vectors) loaded once per 4 rows of A, the A values splatted. Row and column tails go to the
+ * generic kernel. */
 void ms_gemm_acc_f32_4x8_simd128(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs,
                                  int M, int K, int N, float sign) {
     const v128_t sg = wasm_f32x4_splat(sign);
@@ -53,19 +53,9 @@ void ms_gemm_acc_f32_4x8_simd128(float *Out, size_t os, const float *A, size_t a
                 wasm_v128_store(o + 4, wasm_f32x4_add(wasm_v128_load(o + 4), wasm_f32x4_mul(sg, c[r][1])));
             }
         }
-        for (; y < N; y++)
-            for (int r = 0; r < 4; r++) {
-                float acc = 0;
-                for (int x = 0; x < K; x++) acc += A[(size_t)(i + r) * ars + (size_t)x * acs] * B[(size_t)x * bs + y];
-                Out[(size_t)(i + r) * os + y] += sign * acc;
-            }
+        if (y < N) ms_gemm_acc_f32_generic(Out + (size_t)i * os + y, os, A + (size_t)i * ars, ars, acs, B + y, bs, 4, K, N - y, sign);
     }
-    for (; i < M; i++)
-        for (int y = 0; y < N; y++) {
-            float acc = 0;
-            for (int x = 0; x < K; x++) acc += A[(size_t)i * ars + (size_t)x * acs] * B[(size_t)x * bs + y];
-            Out[(size_t)i * os + y] += sign * acc;
-        }
+    if (i < M) ms_gemm_acc_f32_generic(Out + (size_t)i * os, os, A + (size_t)i * ars, ars, acs, B, bs, M - i, K, N, sign);
 }
 
 void ms_matmul_f32_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
