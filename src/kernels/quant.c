@@ -111,8 +111,8 @@ static void put_q8_0x4(void *dst, const unsigned char *const src[4]) {
         wasm_v128_store(o + 48, wasm_i32x4_shuffle(ab1, ce1, 2, 6, 3, 7));
     }
 #else
-    for (int p = 0; p < MS_QK / 2; p++)
-        for (int r = 0; r < 4; r++) memcpy(d->q + 8 * p + 2 * r, q[r]->q + 2 * p, 2);
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < MS_QK; c++) d->q[ms_q8x4_at(r, c)] = q[r]->q[c];
 #endif
 }
 
@@ -121,13 +121,14 @@ static void put_q4_0x4(void *dst, const unsigned char *const src[4]) {
     for (int r = 0; r < 4; r++) {
         const ms_block_q4_0 *q = (const ms_block_q4_0 *)src[r];
         d->d[r] = q->d;
-        for (int c = 0; c < MS_QK; c += 4) { /* c = 8i + 4h: columns c + k and c + k + 2 share a byte */
+        /* q4_0: column j < 16 is the low nibble of q[j], else the high one of q[j - 16]. Each byte
+         * is written whole: column c + k (c = 8i + 4h, k = 0, 1) low, c + k + 2 high. */
+        for (int c = 0; c < MS_QK; c += 4)
             for (int k = 0; k < 2; k++) {
-                const int lo = c + k, hi = c + k + 2; /* q4_0: column j < 16 low nibble of q[j], else high of q[j - 16] */
+                const int lo = c + k, hi = lo + 2;
                 const int nlo = lo < 16 ? q->q[lo] & 15 : q->q[lo - 16] >> 4, nhi = hi < 16 ? q->q[hi] & 15 : q->q[hi - 16] >> 4;
-                d->q[16 * (c >> 3) + 4 * r + 2 * k + ((c >> 2) & 1)] = (uint8_t)((nlo | nhi << 4) ^ 0x88); /* code - 8 as signed nibbles */
+                d->q[ms_q4x4_at(r, lo)] = (uint8_t)((nlo | nhi << 4) ^ 0x88); /* code - 8 as signed nibbles */
             }
-        }
     }
 }
 

@@ -40,11 +40,16 @@ typedef struct {
     uint8_t q[4 * MS_QK / 2];
 } ms_block_q4_0x4; /* 80 bytes */
 
-/* The code of row r (0..3), column c (0..31) of an interleaved block. */
-static inline int ms_q8x4_code(const ms_block_q8_0x4 *b, int r, int c) { return b->q[8 * (c >> 1) + 2 * r + (c & 1)]; }
+/* Where row r (0..3), column c (0..31) of an interleaved block lives: its byte in q (q4: the
+ * nibble too, 0 low, 1 high). The repack and every reader go through these. */
+static inline int ms_q8x4_at(int r, int c) { return 8 * (c >> 1) + 2 * r + (c & 1); }
+static inline int ms_q4x4_at(int r, int c) { return 16 * (c >> 3) + 4 * r + 2 * (c & 1) + ((c >> 2) & 1); }
+static inline int ms_q4x4_nibble(int c) { return (c >> 1) & 1; }
+/* The code of row r, column c of an interleaved block. */
+static inline int ms_q8x4_code(const ms_block_q8_0x4 *b, int r, int c) { return b->q[ms_q8x4_at(r, c)]; }
 static inline int ms_q4x4_code(const ms_block_q4_0x4 *b, int r, int c) {
-    const int byte = b->q[16 * (c >> 3) + 4 * r + 2 * (c & 1) + ((c >> 2) & 1)];
-    return (((c >> 1) & 1 ? byte >> 4 : byte & 15) ^ 8) - 8;
+    const int byte = b->q[ms_q4x4_at(r, c)];
+    return ((ms_q4x4_nibble(c) ? byte >> 4 : byte & 15) ^ 8) - 8;
 }
 _Static_assert(sizeof(ms_block_q8_0x4) == 4 * sizeof(ms_block_q8_0), "q8_0x4 is 4 q8_0 blocks");
 _Static_assert(sizeof(ms_block_q4_0x4) == 4 * sizeof(ms_block_q4_0), "q4_0x4 is 4 q4_0 blocks");
