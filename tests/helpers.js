@@ -10,8 +10,18 @@ export const SHARED = process.env.MLPSCOPE_SHARED ?? path.resolve(ROOT, '../shar
 export const STORIES = path.join(SHARED, 'models/stories260K');
 export const CLI = path.join(ROOT, 'bin/mlpscope.js');
 
+// Every folder a test makes is removed when its test process exits (node --test runs each file in
+// a process of its own); MLPSCOPE_KEEP_TMP=1 keeps them for a post-mortem.
+const made = [];
+process.on('exit', () => {
+  if (process.env.MLPSCOPE_KEEP_TMP === '1') return;
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+});
+
 export function tmpDir(tag) {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `mlpscope-${tag}-`));
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), `mlpscope-${tag}-`));
+  made.push(d);
+  return d;
 }
 
 /** Converts stories260K with the CLI (wasm converter) into a fresh folder; returns the folder. */
