@@ -62,7 +62,7 @@ for (const [name, plainDt, x4Dt] of [['q8_0x4', 3, 5], ['q4_0x4', 4, 6]]) {
     // T = 1 (decode) reads four row groups at once: groups of 1..5, 9 and 17 cover every remainder
     const shapes = [[4, 32, 1], [8, 64, 1], [12, 96, 1], [16, 160, 1], [20, 1024, 1], [36, 3584, 1], [68, 1024, 1],
       [4, 64, 3], [8, 96, 9], [16, 1024, 5], [12, 3584, 2], [64, 1024, 17],
-      [8, 9216, 3], [4, 16416, 1]]; // wide rows: still SIMD up to 16384 columns, the scalar twin beyond
+      [8, 9216, 3], [20, 8224, 7], [4, 16416, 1]]; // wide rows: prefill runs them in column chunks of 4096; SIMD up to 16384 columns, the scalar twin beyond
     for (const [rows, cols, T] of shapes) {
       const W = rand(rows * cols, rows + cols * 3), X = rand(T * cols, T * 7 + cols);
       const wp = e.bytes(new Uint8Array(W.buffer)), xp = e.bytes(new Uint8Array(X.buffer));
