@@ -79,18 +79,29 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
             Att[i * C + j] *= dec;
         }
     /* forward substitution: D_i = beta_i v_i - sum_{j<i} A_ij D_j  (the U of the WY form)
-     *                       W_i = beta_i e^{cum_i} k_i - sum_{j<i} A_ij W_j */
+     *                       W_i = beta_i e^{cum_i} k_i - sum_{j<i} A_ij W_j
+     * in row blocks of SB: what earlier blocks contribute is one matrix product per block, only
+     * the triangle inside a block goes row by row */
+    enum { SB = 16 };
     for (int i = 0; i < C; i++) {
-        float *Di = D + (size_t)i * dv, *Wi = W + (size_t)i * dk;
         const float bi = beta[i * bs], ei = expf(cum[i]);
-        for (int x = 0; x < dv; x++) Di[x] = bi * V[i * vs + x];
-        for (int x = 0; x < dk; x++) Wi[x] = bi * ei * K[i * qs + x];
-        for (int j = 0; j < i; j++) {
-            const float a = A[i * C + j];
-            if (a == 0) continue;
-            const float *Dj = D + (size_t)j * dv, *Wj = W + (size_t)j * dk;
-            for (int x = 0; x < dv; x++) Di[x] -= a * Dj[x];
-            for (int x = 0; x < dk; x++) Wi[x] -= a * Wj[x];
+        for (int x = 0; x < dv; x++) D[(size_t)i * dv + x] = bi * V[i * vs + x];
+        for (int x = 0; x < dk; x++) W[(size_t)i * dk + x] = bi * ei * K[i * qs + x];
+    }
+    for (int b0 = 0; b0 < C; b0 += SB) {
+        const int nb = C - b0 < SB ? C - b0 : SB;
+        if (b0) {
+            gk(D + (size_t)b0 * dv, (size_t)dv, A + (size_t)b0 * C, (size_t)C, 1, D, (size_t)dv, nb, b0, dv, -1.0f);
+            gk(W + (size_t)b0 * dk, (size_t)dk, A + (size_t)b0 * C, (size_t)C, 1, W, (size_t)dk, nb, b0, dk, -1.0f);
+        }
+        for (int i = b0; i < b0 + nb; i++) {
+            float *Di = D + (size_t)i * dv, *Wi = W + (size_t)i * dk;
+            for (int j = b0; j < i; j++) {
+                const float a = A[i * C + j];
+                const float *Dj = D + (size_t)j * dv, *Wj = W + (size_t)j * dk;
+                for (int x = 0; x < dv; x++) Di[x] -= a * Dj[x];
+                for (int x = 0; x < dk; x++) Wi[x] -= a * Wj[x];
+            }
         }
     }
     /* D -= W S0 : the new values the state actually absorbs */
@@ -104,12 +115,16 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
         for (int y = 0; y < dv; y++) Oi[y] = 0;
     }
     gk(O, os, Qe, (size_t)dk, 1, S, (size_t)dv, C, dk, dv, 1.0f);
-    for (int i = 0; i < C; i++) {
-        float *Oi = O + i * os;
-        for (int j = 0; j <= i; j++) {
-            const float a = Att[i * C + j];
-            const float *Dj = D + (size_t)j * dv;
-            for (int y = 0; y < dv; y++) Oi[y] += a * Dj[y];
+    for (int b0 = 0; b0 < C; b0 += SB) { /* the causal sum, in the same row blocks */
+        const int nb = C - b0 < SB ? C - b0 : SB;
+        if (b0) gk(O + (size_t)b0 * os, os, Att + (size_t)b0 * C, (size_t)C, 1, D, (size_t)dv, nb, b0, dv, 1.0f);
+        for (int i = b0; i < b0 + nb; i++) {
+            float *Oi = O + i * os;
+            for (int j = b0; j <= i; j++) {
+                const float a = Att[i * C + j];
+                const float *Dj = D + (size_t)j * dv;
+                for (int y = 0; y < dv; y++) Oi[y] += a * Dj[y];
+            }
         }
     }
     /* Per-token state norms without materialising each state:
