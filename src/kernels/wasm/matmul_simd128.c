@@ -323,9 +323,7 @@ static inline __attribute__((always_inline)) void x4_tile_splatted(const uint8_t
     for (int k = 0; k < NG; k++) for (int u = 0; u < NT; u++) wasm_v128_store(ys[k][u], acc[k][u]);
 }
 
-/* One tile of nt (2..4) tokens over all row groups, two at a time, for blocks [b0, b1). Each weight
- * type has its own copy, not inlined: the decode loop keeps a function (and V8's register
- * allocation) of its own. */
+/* One tile of nt (2..4) tokens over all row groups, two at a time, for blocks [b0, b1). */
 static inline __attribute__((always_inline)) void x4_prefill(const uint8_t *W, const int q4, size_t G, size_t nb, size_t bsz, size_t rows, const int nt,
                                                               size_t b0, size_t b1, const v128_t *xsp, const float *const ds[4], float *y0) {
     const int first = b0 == 0;
@@ -349,52 +347,71 @@ static inline __attribute__((always_inline)) void x4_prefill(const uint8_t *W, c
     }
 }
 
-static __attribute__((noinline)) void x4_prefill_q8(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, size_t b0, size_t b1, const v128_t *xsp,
-                                                    const float *const ds[4], float *y0) {
-    x4_prefill(W, 0, G, nb, sizeof(ms_block_q8_0x4), rows, nt, b0, b1, xsp, ds, y0);
+/* A tile of nt (2..4) tokens, codes at xs[u], through the columns in chunks of KC: each chunk's
+ * codes are splatted once into xsp (KC / 2 pairs x 4 tokens x 16 bytes = 128 KB, in L2) and every
+ * pair of row groups reads them from there. */
+enum { KC = 4096 };
+static inline __attribute__((always_inline)) void x4_prefill_chunks(const uint8_t *W, const int q4, size_t G, size_t nb, size_t rows, int nt,
+                                                                     const int16_t *const xs[4], const float *const ds[4], float *y0) {
+    const size_t bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4);
+    v128_t xsp[KC / 2 * 4];
+    for (size_t b0 = 0; b0 < nb; b0 += KC / MS_QK) {
+        const size_t b1 = nb - b0 < KC / MS_QK ? nb : b0 + KC / MS_QK;
+        for (size_t p = 0; p < (b1 - b0) * MS_QK / 2; p++)
+            for (int u = 0; u < nt; u++) xsp[p * 4 + u] = wasm_v128_load32_splat(xs[u] + b0 * MS_QK + 2 * p);
+        x4_prefill(W, q4, G, nb, bsz, rows, nt, b0, b1, xsp, ds, y0);
+    }
 }
-static __attribute__((noinline)) void x4_prefill_q4(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, size_t b0, size_t b1, const v128_t *xsp,
+static __attribute__((noinline)) void x4_prefill_q8(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, const int16_t *const xs[4],
                                                     const float *const ds[4], float *y0) {
-    x4_prefill(W, 1, G, nb, sizeof(ms_block_q4_0x4), rows, nt, b0, b1, xsp, ds, y0);
+    x4_prefill_chunks(W, 0, G, nb, rows, nt, xs, ds, y0);
+}
+static __attribute__((noinline)) void x4_prefill_q4(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, const int16_t *const xs[4],
+                                                    const float *const ds[4], float *y0) {
+    x4_prefill_chunks(W, 1, G, nb, rows, nt, xs, ds, y0);
+}
+
+/* One token over all row groups: four groups a quarter of the matrix apart, then the rest.
+ * Prefill and decode are separate functions per weight type (noinline below): V8 compiles each
+ * wasm function as a whole, and with both loops in one function the one-token matvec ran 3-13%
+ * slower than before the prefill tile was added (kernel A/B, medians of three rounds). */
+static inline __attribute__((always_inline)) void x4_decode(const uint8_t *W, const int q4, size_t G, size_t nb, const int16_t *x16, const float *xd, float *y0) {
+    const size_t bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4), q = G / 4;
+    for (size_t g = 0; g < q; g++) {
+        const uint8_t *bs[4];
+        float *ys[4];
+        for (int k = 0; k < 4; k++) { bs[k] = W + (g + k * q) * nb * bsz; ys[k] = y0 + (g + k * q) * 4; }
+        x4_tile_decode(bs, 4, q4, nb, bsz, x16, xd, ys);
+    }
+    for (size_t g = 4 * q; g < G; g++) {
+        const uint8_t *bs[4] = {W + g * nb * bsz};
+        float *ys[4] = {y0 + g * 4};
+        x4_tile_decode(bs, 1, q4, nb, bsz, x16, xd, ys);
+    }
+}
+static __attribute__((noinline)) void x4_decode_q8(const uint8_t *W, size_t G, size_t nb, const int16_t *x16, const float *xd, float *y0) {
+    x4_decode(W, 0, G, nb, x16, xd, y0);
+}
+static __attribute__((noinline)) void x4_decode_q4(const uint8_t *W, size_t G, size_t nb, const int16_t *x16, const float *xd, float *y0) {
+    x4_decode(W, 1, G, nb, x16, xd, y0);
 }
 
 /* Activations are quantized per block of 32 and widened to i16 once per token. A lone token
- * (decode) reads four row groups at once. Tiles of 2-4 tokens (prefill) go through the columns in
- * chunks of KC: each chunk's codes are splatted once into xsp (KC / 2 pairs x 4 tokens x 16 bytes =
- * 128 KB, in L2) and every pair of row groups reads them from there. */
+ * (decode) reads four row groups at once; tiles of 2-4 tokens (prefill) go to x4_prefill_*. */
 static inline __attribute__((always_inline)) void matmul_x4_simd128(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    const size_t nb = cols / MS_QK, bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4), G = rows / 4;
-    enum { MAXC = 16384, TB = 4, KC = 4096 }; /* 128 KB of codes + 128 KB of splats on the stack (stacks are 1 MB) */
+    const size_t nb = cols / MS_QK, G = rows / 4;
+    enum { MAXC = 16384, TB = 4 }; /* 128 KB of codes on the stack (stacks are 1 MB; the prefill's splats take 128 KB more) */
     if (cols > MAXC) { (q4 ? ms_matmul_q4_0x4_generic : ms_matmul_q8_0x4_generic)(W, rows, cols, X, T, Y); return; }
     int16_t x16[TB][MAXC];
     float xd[TB][MAXC / MS_QK];
-    v128_t xsp[KC / 2 * TB];
     for (int t0 = 0; t0 < T; t0 += TB) {
         const int nt = T - t0 < TB ? T - t0 : TB;
         for (int u = 0; u < nt; u++) quantize_act_i16(X + (size_t)(t0 + u) * cols, x16[u], xd[u], cols);
         const float *ds[4] = {xd[0], xd[1], xd[2], xd[3]};
         float *const y0 = Y + (size_t)t0 * rows;
-        if (nt == 1) {
-            const size_t q = G / 4;
-            for (size_t g = 0; g < q; g++) {
-                const uint8_t *bs[4];
-                float *ys[4];
-                for (int k = 0; k < 4; k++) { bs[k] = (const uint8_t *)W + (g + k * q) * nb * bsz; ys[k] = y0 + (g + k * q) * 4; }
-                x4_tile_decode(bs, 4, q4, nb, bsz, x16[0], xd[0], ys);
-            }
-            for (size_t g = 4 * q; g < G; g++) {
-                const uint8_t *bs[4] = {(const uint8_t *)W + g * nb * bsz};
-                float *ys[4] = {y0 + g * 4};
-                x4_tile_decode(bs, 1, q4, nb, bsz, x16[0], xd[0], ys);
-            }
-            continue;
-        }
-        for (size_t b0 = 0; b0 < nb; b0 += KC / MS_QK) {
-            const size_t b1 = nb - b0 < KC / MS_QK ? nb : b0 + KC / MS_QK;
-            for (size_t p = 0; p < (b1 - b0) * MS_QK / 2; p++)
-                for (int u = 0; u < nt; u++) xsp[p * 4 + u] = wasm_v128_load32_splat(x16[u] + b0 * MS_QK + 2 * p);
-            (q4 ? x4_prefill_q4 : x4_prefill_q8)(W, G, nb, rows, nt, b0, b1, xsp, ds, y0);
-        }
+        if (nt == 1) { (q4 ? x4_decode_q4 : x4_decode_q8)((const uint8_t *)W, G, nb, x16[0], xd[0], y0); continue; }
+        const int16_t *xs[4] = {x16[0], x16[1], x16[2], x16[3]};
+        (q4 ? x4_prefill_q4 : x4_prefill_q8)((const uint8_t *)W, G, nb, rows, nt, xs, ds, y0);
     }
 }
 
