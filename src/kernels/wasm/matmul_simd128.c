@@ -213,8 +213,7 @@ void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float
  * q + 16i, loaded once per i for q4). q8: each column pair is 8 bytes, sign-extended as loaded.
  * q4: 16 bytes of signed nibbles read as eight 16-bit lanes; pair 4i+j is nibble j of each lane,
  * moved to the lane's top by a left shift and sign-extended back by an arithmetic right shift. */
-static inline v128_t x4_pair(const uint8_t *q, v128_t v, const int q4, int i, int j) {
-    if (!q4) return wasm_i16x8_load8x8(q + 32 * i + 8 * j);
+static inline v128_t x4_q4_pair(v128_t v, int j) {
     switch (j) {
     case 0: return wasm_i16x8_shr(wasm_i16x8_shl(v, 12), 12);
     case 1: return wasm_i16x8_shr(wasm_i16x8_shl(v, 8), 12);
@@ -222,8 +221,11 @@ static inline v128_t x4_pair(const uint8_t *q, v128_t v, const int q4, int i, in
     default: return wasm_i16x8_shr(v, 12);
     }
 }
+static inline v128_t x4_pair(const uint8_t *q, v128_t v, const int q4, int i, int j) {
+    return q4 ? x4_q4_pair(v, j) : wasm_i16x8_load8x8(q + 32 * i + 8 * j);
+}
 
-/* Decode: one token (codes widened to i16 at x, block scales at xd) x NG 4-row groups (weights at
+/* Decode: one token (codes widened to i16 at x16, block scales at xd) x NG 4-row groups (weights at
  * bs[k], results to ys[k][0..3]); the token's two codes of a column pair come as a 32-bit splat.
  * NG is a constant at each call. A lone token runs NG = 4 groups a quarter of the matrix apart:
  * four independent weight streams keep more cache-line reads in flight (measured: 8-9 GB/s from
@@ -301,12 +303,12 @@ static inline __attribute__((always_inline)) void x4_tile_splatted(const uint8_t
         } else {
             for (int k = 0; k < NG; k++) for (int u = 0; u < NT; u++) is[k][u] = wasm_i32x4_splat(0);
 #pragma clang loop unroll(disable)
-            for (int i = 0; i < 4; i++) { /* a quarter of the block: 16 bytes, 4 pairs (x4_pair) */
+            for (int i = 0; i < 4; i++) { /* a quarter of the block: 16 bytes, 4 pairs */
                 v128_t v[2];
                 for (int k = 0; k < NG; k++) v[k] = wasm_v128_load(bs[k] + b * bsz + 16 + 16 * i);
                 for (int j = 0; j < 4; j++) {
                     v128_t w[2];
-                    for (int k = 0; k < NG; k++) w[k] = x4_pair(NULL, v[k], 1, i, j);
+                    for (int k = 0; k < NG; k++) w[k] = x4_q4_pair(v[k], j);
                     for (int u = 0; u < NT; u++) {
                         const v128_t x = xb[(4 * i + j) * 4 + u];
                         for (int k = 0; k < NG; k++) is[k][u] = wasm_i32x4_add(is[k][u], wasm_i32x4_dot_i16x8(w[k], x));
