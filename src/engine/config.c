@@ -105,7 +105,7 @@ int ms_config_from_json(ms_config *c, int family, const ms_json *j, int32_t obj,
         if ((rc = get_int(j, obj, "linear_num_value_heads", 1, 0, 1, 4096, &c->lin_v_heads, err))) return rc;
         if ((rc = get_int(j, obj, "linear_key_head_dim", 1, 0, 1, 4096, &c->lin_k_dim, err))) return rc;
         if ((rc = get_int(j, obj, "linear_value_head_dim", 1, 0, 1, 4096, &c->lin_v_dim, err))) return rc;
-        if ((rc = get_int(j, obj, "linear_conv_kernel_dim", 0, 4, 1, 16, &c->conv_kernel, err))) return rc;
+        if ((rc = get_int(j, obj, "linear_conv_kernel_dim", 0, 4, 1, MS_MAX_CONV_KERNEL, &c->conv_kernel, err))) return rc;
         int32_t lt = ms_json_get(j, obj, "layer_types");
         if (lt >= 0) {
             if (j->nodes[lt].type != MS_JARR || j->nodes[lt].count != c->n_layers)
@@ -147,8 +147,8 @@ int ms_config_validate(const ms_config *c, ms_err *err) {
     if (n_gdn) {
         if (c->lin_k_heads < 1 || c->lin_v_heads < 1 || c->lin_v_heads % c->lin_k_heads)
             return ms_fail(err, MS_E_CONFIG, "config: linear_num_value_heads (%d) must be a positive multiple of linear_num_key_heads (%d)", c->lin_v_heads, c->lin_k_heads);
-        if (c->lin_k_dim < 1 || c->lin_v_dim < 1 || c->conv_kernel < 1)
-            return ms_fail(err, MS_E_CONFIG, "config: linear head dims and conv kernel must be positive");
+        if (c->lin_k_dim < 1 || c->lin_v_dim < 1 || c->conv_kernel < 1 || c->conv_kernel > MS_MAX_CONV_KERNEL)
+            return ms_fail(err, MS_E_CONFIG, "config: linear head dims must be positive and the conv kernel in [1, %d]", MS_MAX_CONV_KERNEL);
         if ((int64_t)c->lin_v_heads * c->lin_v_dim > (1 << 20) || (int64_t)c->lin_k_heads * c->lin_k_dim > (1 << 20))
             return ms_fail(err, MS_E_CONFIG, "config: linear attention too wide");
     }

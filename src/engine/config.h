@@ -7,6 +7,7 @@
 #include "../util/json.h"
 
 #define MS_MAX_LAYERS 256
+#define MS_MAX_CONV_KERNEL 16 /* Gated DeltaNet convolution taps */
 
 typedef enum { MS_FAMILY_LLAMA = 1, MS_FAMILY_QWEN3_5 = 2 } ms_family;
 typedef enum { MS_MIXER_ATTENTION = 0, MS_MIXER_GDN = 1 } ms_mixer;

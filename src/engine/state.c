@@ -9,6 +9,11 @@ size_t ms_state_chunk_floats(const ms_config *c, int C) {
     return 4 * (size_t)C * C + 4 * (size_t)C * dk + 2 * (size_t)C * dv + 2 * (size_t)C + dk * dv;
 }
 
+size_t ms_state_attn_floats(const ms_config *c, int n_ctx) {
+    /* Q^T of one block [head_dim][block], scores [n_ctx][block] */
+    return ((size_t)c->head_dim + (size_t)n_ctx) * MS_ATTN_BLOCK;
+}
+
 /* Floats needed; 0 on overflow. Layout is mirrored by carve() below. */
 static size_t plan(const ms_config *c, int n_ctx, int B, int chunk, int n_work, size_t *out) {
     size_t H = (size_t)c->hidden, I = (size_t)c->intermediate, n = 0;
@@ -19,13 +24,15 @@ static size_t plan(const ms_config *c, int n_ctx, int B, int chunk, int n_work, 
     size_t Hv = n_gdn ? (size_t)c->lin_v_heads : 0;
     size_t ctx = (size_t)n_ctx, b = (size_t)B;
     double est = (double)n_attn * 2 * ctx * kvd + (double)n_gdn * ((c->conv_kernel - 1.0) * conv + Hv * c->lin_k_dim * c->lin_v_dim) +
-                 b * (4.0 * H + 2.0 * I + qout + 2.0 * kvd + qd + 2.0 * conv + 2.0 * vd + 4.0 * Hv) + ctx + H + I;
+                 b * (4.0 * H + 2.0 * I + qout + 2.0 * kvd + qd + 2.0 * conv + 2.0 * vd + 4.0 * Hv) + ctx + H + I +
+                 (n_attn ? (double)n_work * ((double)c->head_dim + ctx) * MS_ATTN_BLOCK : 0.0);
     if (est > 1.2e9) return 0; /* > 4.8 GB: cannot exist in wasm32 anyway */
     n += n_attn * 2 * ctx * kvd;
     n += n_gdn * ((size_t)(c->conv_kernel - 1) * conv + Hv * (size_t)c->lin_k_dim * (size_t)c->lin_v_dim);
     n += b * (4 * H + 2 * I + qout + 2 * kvd + qd) + ctx;
     n += b * (2 * conv + 2 * vd + 2 * Hv) + b * 2 * Hv;
     n += n_gdn ? (size_t)n_work * ms_state_chunk_floats(c, chunk) : 0; /* one GDN work area per thread */
+    n += n_attn ? (size_t)n_work * ms_state_attn_floats(c, n_ctx) : 0; /* one attention work area per thread */
     n += (H > I ? H : I);
     *out = n;
     return n;
@@ -79,6 +86,7 @@ ms_state *ms_state_create(const ms_model *m, int n_ctx, int n_batch, ms_err *err
     s->mixed = TAKE(B * conv); s->y = TAKE(B * conv); s->z = TAKE(B * vd); s->core = TAKE(B * vd);
     s->ba = TAKE(B * 2 * Hv); s->gdn_beta = TAKE(B * Hv); s->gdn_g = TAKE(B * Hv);
     s->chunk = n_gdn ? TAKE((size_t)n_work * ms_state_chunk_floats(c, chunk)) : NULL;
+    s->att_work = ms_cfg_n_mixer(c, MS_MIXER_ATTENTION) ? TAKE((size_t)n_work * ms_state_attn_floats(c, n_ctx)) : NULL;
     s->n_work = n_work;
     s->row = TAKE(H > I ? H : I);
 #undef TAKE

@@ -20,6 +20,7 @@ typedef struct ms_state {
     float *mixed, *z, *ba, *y, *core;   /* GDN projections, conv output, core output */
     float *gdn_beta, *gdn_g;            /* [B][Hv] */
     float *chunk;                       /* chunked GDN work areas, one per thread */
+    float *att_work;                    /* blocked prefill attention work areas, one per thread */
     int n_work;                         /* how many (the model's threads when the state was made) */
     float *row;                         /* [max(H, I)] */
     double *gdn_norm2;                  /* [B][Hv] squared state norms (stats) */
@@ -31,4 +32,7 @@ ms_state *ms_state_create(const ms_model *m, int n_ctx, int n_batch, ms_err *err
 void ms_state_free(ms_state *s);
 void ms_state_reset(ms_state *s); /* back to position 0, caches cleared */
 size_t ms_state_chunk_floats(const ms_config *c, int chunk);
+/* queries per block of the prefill attention, and the floats of one thread's work area for it */
+#define MS_ATTN_BLOCK 32
+size_t ms_state_attn_floats(const ms_config *c, int n_ctx);
 #endif

@@ -1,4 +1,5 @@
 #include "layers.h"
+#include "../util/threads.h"
 
 /* Softmax attention, as in Llama and in Qwen3.5's full-attention layers:
  *   q, k, v = wq·xn, wk·xn, wv·xn        (Qwen3.5: wq also yields a gate per head, interleaved
@@ -6,14 +7,110 @@
  *   q, k    = rmsnorm per head (Qwen3, Qwen3.5), then RoPE on the first rotary_dim dims
  *   o_h     = softmax(q_h·K_j / sqrt(head_dim)) V_j   over positions 0..p, kv head j = h / group
  *   o_h    *= sigmoid(gate_h)                (Qwen3.5)
- *   out     = wo·o                                                                            */
+ *   out     = wo·o
+ * Decode and short batches take one query at a time; a prefill batch takes MS_ATTN_BLOCK queries
+ * of one head at a time as two matrix products (attn_heads_blocked), heads shared over threads. */
+typedef struct { ms_state *s; int l, B; } attn_job;
+
+/* o_h *= sigmoid(gate_h), the Qwen3.5 output gate, for token row t of head h */
+static void attn_gate(const ms_config *c, const ms_state *s, int t, int h) {
+    const int hd = c->head_dim, qstride = c->attn_gate ? 2 * hd : hd;
+    const float *g = s->qg + (size_t)t * c->n_heads * qstride + (size_t)h * qstride + hd;
+    float *oh = s->o + (size_t)t * c->n_heads * hd + (size_t)h * hd;
+    for (int i = 0; i < hd; i++) oh[i] *= ms_sigmoid(g[i]);
+}
+
+/* One query at a time (decode, small batches): scores by dot products, then a weighted sum of V. */
+static void attn_per_token(const attn_job *j) {
+    ms_state *s = j->s;
+    const ms_model *m = s->m;
+    const ms_config *c = &m->cfg;
+    const int hd = c->head_dim, nh = c->n_heads, kvd = ms_cfg_kv_dim(c), group = nh / c->n_kv_heads;
+    const int qstride = c->attn_gate ? 2 * hd : hd, qout = nh * qstride, qd = nh * hd;
+    const float scale = 1.0f / sqrtf((float)hd);
+    const float *kc = s->k_cache[j->l], *vc = s->v_cache[j->l];
+    for (int t = 0; t < j->B; t++) {
+        const int p = s->pos + t;
+        const float *q = s->qg + (size_t)t * qout;
+        float *o = s->o + (size_t)t * qd;
+        for (int h = 0; h < nh; h++) {
+            const float *qh = q + h * qstride;
+            const int g = h / group;
+            float *att = s->att, mx = -INFINITY;
+            for (int u = 0; u <= p; u++) {
+                att[u] = m->kern.dot(qh, kc + (size_t)u * kvd + (size_t)g * hd, (size_t)hd) * scale;
+                if (att[u] > mx) mx = att[u];
+            }
+            double sum = 0;
+            for (int u = 0; u <= p; u++) { att[u] = expf(att[u] - mx); sum += att[u]; }
+            float inv = (float)(1.0 / sum);
+            float *oh = o + h * hd;
+            memset(oh, 0, (size_t)hd * sizeof(float));
+            for (int u = 0; u <= p; u++) {
+                const float *vu = vc + (size_t)u * kvd + (size_t)g * hd;
+                const float a = att[u] * inv;
+                for (int i = 0; i < hd; i++) oh[i] += a * vu[i];
+            }
+            if (c->attn_gate) attn_gate(c, s, t, h);
+        }
+    }
+}
+
+/* Query heads [nh * part / n, nh * (part + 1) / n) for a prefill batch, MS_ATTN_BLOCK queries at a
+ * time, as two matrix products per block with the work area of `part`:
+ *   Sc^T [keys][queries] = K Q^T            (keys 0 .. last query's position)
+ *   softmax down each column, causal: key u counts for query t only if u <= pos + t
+ *   O [queries][head_dim] = P V              (P = the transposed Sc^T, read by strides)      */
+static void attn_heads_blocked(void *ctx, int part, int n) {
+    const attn_job *j = ctx;
+    ms_state *s = j->s;
+    const ms_model *m = s->m;
+    const ms_config *c = &m->cfg;
+    const int hd = c->head_dim, nh = c->n_heads, kvd = ms_cfg_kv_dim(c), group = nh / c->n_kv_heads;
+    const int qstride = c->attn_gate ? 2 * hd : hd, qout = nh * qstride, qd = nh * hd, NB = MS_ATTN_BLOCK;
+    const float scale = 1.0f / sqrtf((float)hd);
+    const float *kc = s->k_cache[j->l], *vc = s->v_cache[j->l];
+    float *qt = s->att_work + (size_t)part * ms_state_attn_floats(c, s->n_ctx); /* [hd][NB] */
+    float *sc = qt + (size_t)hd * NB;                                           /* [keys][NB] */
+    for (int h = nh * part / n; h < nh * (part + 1) / n; h++) {
+        const int g = h / group;
+        for (int t0 = 0; t0 < j->B; t0 += NB) {
+            const int nq = j->B - t0 < NB ? j->B - t0 : NB, nk = s->pos + t0 + nq;
+            for (int t = 0; t < nq; t++) {
+                const float *qh = s->qg + (size_t)(t0 + t) * qout + (size_t)h * qstride;
+                for (int x = 0; x < hd; x++) qt[(size_t)x * nq + t] = qh[x];
+            }
+            memset(sc, 0, (size_t)nk * nq * sizeof(float));
+            m->kern.gemm_acc(sc, (size_t)nq, kc + (size_t)g * hd, (size_t)kvd, 1, qt, (size_t)nq, nk, hd, nq, 1.0f);
+            for (int t = 0; t < nq; t++) {
+                const int last = s->pos + t0 + t; /* keys 0..last are visible to this query */
+                float mx = -INFINITY;
+                for (int u = 0; u <= last; u++) {
+                    float *a = &sc[(size_t)u * nq + t];
+                    *a *= scale;
+                    if (*a > mx) mx = *a;
+                }
+                double sum = 0;
+                for (int u = 0; u <= last; u++) { float *a = &sc[(size_t)u * nq + t]; *a = expf(*a - mx); sum += *a; }
+                const float inv = (float)(1.0 / sum);
+                for (int u = 0; u <= last; u++) sc[(size_t)u * nq + t] *= inv;
+                for (int u = last + 1; u < nk; u++) sc[(size_t)u * nq + t] = 0.0f;
+            }
+            float *ob = s->o + (size_t)t0 * qd + (size_t)h * hd;
+            for (int t = 0; t < nq; t++) memset(ob + (size_t)t * qd, 0, (size_t)hd * sizeof(float));
+            m->kern.gemm_acc(ob, (size_t)qd, sc, 1, (size_t)nq, vc + (size_t)g * hd, (size_t)kvd, nq, nk, hd, 1.0f);
+            if (c->attn_gate)
+                for (int t = 0; t < nq; t++) attn_gate(c, s, t0 + t, h);
+        }
+    }
+}
+
 void ms_attention(ms_state *s, int l, const float *xn, int B, float *out) {
     const ms_model *m = s->m;
     const ms_config *c = &m->cfg;
     const ms_layer *L = &m->layers[l];
-    const int hd = c->head_dim, nh = c->n_heads, nkv = c->n_kv_heads, group = nh / nkv;
-    const int qd = nh * hd, kvd = nkv * hd, qstride = c->attn_gate ? 2 * hd : hd, qout = nh * qstride;
-    const float scale = 1.0f / sqrtf((float)hd);
+    const int hd = c->head_dim, nh = c->n_heads, nkv = c->n_kv_heads;
+    const int kvd = nkv * hd, qstride = c->attn_gate ? 2 * hd : hd, qout = nh * qstride;
 
     ms_linear(m, L->wq, xn, B, s->qg);
     ms_linear(m, L->wk, xn, B, s->k);
@@ -32,33 +129,12 @@ void ms_attention(ms_state *s, int l, const float *xn, int B, float *out) {
         memcpy(s->v_cache[l] + (size_t)p * kvd, v, (size_t)kvd * sizeof(float));
     }
 
-    for (int t = 0; t < B; t++) {
-        const int p = s->pos + t;
-        const float *q = s->qg + (size_t)t * qout;
-        float *o = s->o + (size_t)t * qd;
-        for (int h = 0; h < nh; h++) {
-            const float *qh = q + h * qstride;
-            const int j = h / group;
-            float *att = s->att, mx = -INFINITY;
-            for (int u = 0; u <= p; u++) {
-                att[u] = m->kern.dot(qh, s->k_cache[l] + (size_t)u * kvd + (size_t)j * hd, (size_t)hd) * scale;
-                if (att[u] > mx) mx = att[u];
-            }
-            double sum = 0;
-            for (int u = 0; u <= p; u++) { att[u] = expf(att[u] - mx); sum += att[u]; }
-            float inv = (float)(1.0 / sum);
-            float *oh = o + h * hd;
-            memset(oh, 0, (size_t)hd * sizeof(float));
-            for (int u = 0; u <= p; u++) {
-                const float *vu = s->v_cache[l] + (size_t)u * kvd + (size_t)j * hd;
-                const float a = att[u] * inv;
-                for (int i = 0; i < hd; i++) oh[i] += a * vu[i];
-            }
-            if (c->attn_gate) {
-                const float *g = qh + hd;
-                for (int i = 0; i < hd; i++) oh[i] *= ms_sigmoid(g[i]);
-            }
-        }
-    }
+    attn_job job = {s, l, B};
+    if (B >= MS_ATTN_BLOCK / 4 && s->att_work) {
+        /* prefill: the heads are independent, so they are shared out over the model's threads */
+        if (s->m->pool && s->n_work >= ms_pool_threads(s->m->pool) && nh > 1) ms_pool_run(s->m->pool, attn_heads_blocked, &job);
+        else attn_heads_blocked(&job, 0, 1);
+    } else
+        attn_per_token(&job);
     ms_linear(m, L->wo, s->o, B, out);
 }

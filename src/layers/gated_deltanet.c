@@ -180,12 +180,13 @@ typedef struct {
     ms_state *s;
     int l, B;
     double *stats_norm2;
-} gdn_heads_job;
+    float *stats_decay, *stats_beta;
+} gdn_job;
 
 /* Value heads [Hv * part / n, Hv * (part + 1) / n) of layer l for the B tokens in s->y, with
  * work area `part`: the recurrence token by token (decode, or the reference mode), else chunks. */
 static void gdn_heads_part(void *ctx, int part, int n) {
-    const gdn_heads_job *j = ctx;
+    const gdn_job *j = ctx;
     ms_state *s = j->s;
     const ms_config *c = &s->m->cfg;
     const int Hk = c->lin_k_heads, Hv = c->lin_v_heads, dk = c->lin_k_dim, dv = c->lin_v_dim, B = j->B;
@@ -213,6 +214,62 @@ static void gdn_heads_part(void *ctx, int part, int n) {
                           j->stats_norm2 ? j->stats_norm2 + (size_t)t0 * Hv + h : NULL, (size_t)Hv, s->m->kern.gemm_acc);
             }
         }
+        /* gated RMSNorm of this head's output (plain weight) */
+        const ms_layer *L = &s->m->layers[j->l];
+        for (int t = 0; t < B; t++) {
+            float *o = s->core + (size_t)t * vd + h * dv;
+            const float *z = s->z + (size_t)t * vd + h * dv;
+            ms_rmsnorm(o, o, L->gdn_norm->data, dv, c->eps, 0.0f);
+            for (int i = 0; i < dv; i++) o[i] *= ms_silu(z[i]);
+        }
+    }
+}
+
+/* Tokens [B * part / n, B * (part + 1) / n) of layer l: causal depthwise convolution over
+ * [stored K-1 raw rows | this batch] and SiLU, L2-normalised q and k (q also scaled by
+ * 1/sqrt(dk)), and the per-head beta = sigmoid(b), g = -exp(A_log) * softplus(a + dt_bias).
+ * Each token's output depends only on inputs, so the tokens are shared out over the threads. */
+static void gdn_prep_part(void *ctx, int part, int n) {
+    const gdn_job *j = ctx;
+    ms_state *s = j->s;
+    const ms_config *c = &s->m->cfg;
+    const ms_layer *L = &s->m->layers[j->l];
+    const int Hk = c->lin_k_heads, Hv = c->lin_v_heads, dk = c->lin_k_dim, K = c->conv_kernel;
+    const int kd = Hk * dk, conv = 2 * kd + Hv * c->lin_v_dim, B = j->B;
+    const float *w = L->conv->data;        /* [conv][1][K] */
+    const float *hist = s->conv_state[j->l]; /* [K-1][conv], oldest first */
+    const float *b = s->ba, *a = s->ba + (size_t)B * Hv;
+    const float *A_log = L->A_log->data, *dt_bias = L->dt_bias->data;
+    const float qscale = 1.0f / sqrtf((float)dk);
+    for (int t = B * part / n; t < B * (part + 1) / n; t++) {
+        const float *rows[MS_MAX_CONV_KERNEL]; /* input row of tap i: a batch row, or stored history */
+        for (int i = 0; i < K; i++) {
+            const int r = t - (K - 1) + i;
+            rows[i] = r >= 0 ? s->mixed + (size_t)r * conv : hist + (size_t)(K - 1 + r) * conv;
+        }
+        float *yt = s->y + (size_t)t * conv;
+        for (int ch = 0; ch < conv; ch++) {
+            float acc = 0;
+            for (int i = 0; i < K; i++) acc += w[(size_t)ch * K + i] * rows[i][ch];
+            yt[ch] = ms_silu(acc);
+        }
+        for (int h = 0; h < Hk; h++) {
+            float *q = yt + h * dk, *k = yt + kd + h * dk;
+            l2norm(q, dk);
+            l2norm(k, dk);
+            for (int i = 0; i < dk; i++) q[i] *= qscale;
+        }
+        double dsum = 0, bsum = 0;
+        for (int h = 0; h < Hv; h++) {
+            const float be = ms_sigmoid(b[(size_t)t * Hv + h]);
+            const float g = -expf(A_log[h]) * softplus(a[(size_t)t * Hv + h] + dt_bias[h]);
+            s->gdn_beta[(size_t)t * Hv + h] = be;
+            s->gdn_g[(size_t)t * Hv + h] = g;
+            dsum += exp((double)g);
+            bsum += be;
+        }
+        if (j->stats_decay) j->stats_decay[t] = (float)(dsum / Hv);
+        if (j->stats_beta) j->stats_beta[t] = (float)(bsum / Hv);
     }
 }
 
@@ -231,20 +288,14 @@ void ms_gated_deltanet(ms_state *s, int l, const float *xn, int B, float *out,
     ms_linear(m, L->in_b, xn, B, b);
     ms_linear(m, L->in_a, xn, B, a);
 
-    /* causal depthwise conv over [stored K-1 raw rows | this batch], then SiLU */
-    const float *w = L->conv->data; /* [conv][1][K] */
-    float *hist = s->conv_state[l];  /* [K-1][conv], oldest first */
-    for (int t = 0; t < B; t++)
-        for (int ch = 0; ch < conv; ch++) {
-            float acc = 0;
-            for (int j = 0; j < K; j++) {
-                int r = t - (K - 1) + j; /* row index: < 0 means stored history */
-                float xv = r >= 0 ? s->mixed[(size_t)r * conv + ch] : hist[(size_t)(K - 1 + r) * conv + ch];
-                acc += w[(size_t)ch * K + j] * xv;
-            }
-            s->y[(size_t)t * conv + ch] = ms_silu(acc);
-        }
+    /* convolution, normalisation and gates per token; then the delta rule and the gated norm per
+     * value head: both shared out over the model's threads (each part with its own work area) */
+    gdn_job job = {s, l, B, stats_norm2, stats_decay, stats_beta};
+    ms_pool *pool = s->n_work >= ms_pool_threads(m->pool) ? m->pool : NULL;
+    if (pool && B >= 2 * ms_pool_threads(pool)) ms_pool_run(pool, gdn_prep_part, &job);
+    else gdn_prep_part(&job, 0, 1);
     if (K > 1) { /* keep the last K-1 raw rows */
+        float *hist = s->conv_state[l];
         for (int r = 0; r < K - 1; r++) {
             int src = B - (K - 1) + r; /* row of the batch, or older history if negative */
             float *dst = hist + (size_t)r * conv;
@@ -252,43 +303,7 @@ void ms_gated_deltanet(ms_state *s, int l, const float *xn, int B, float *out,
             else memmove(dst, hist + (size_t)(r + B) * conv, (size_t)conv * sizeof(float));
         }
     }
-
-    /* q, k normalisation; beta and g */
-    const float qscale = 1.0f / sqrtf((float)dk);
-    for (int t = 0; t < B; t++) {
-        float *yt = s->y + (size_t)t * conv;
-        for (int h = 0; h < Hk; h++) {
-            float *q = yt + h * dk, *k = yt + kd + h * dk;
-            l2norm(q, dk);
-            l2norm(k, dk);
-            for (int i = 0; i < dk; i++) q[i] *= qscale;
-        }
-        double dsum = 0, bsum = 0;
-        for (int h = 0; h < Hv; h++) {
-            const float be = ms_sigmoid(b[(size_t)t * Hv + h]);
-            const float g = -expf(((const float *)L->A_log->data)[h]) *
-                            softplus(a[(size_t)t * Hv + h] + ((const float *)L->dt_bias->data)[h]);
-            s->gdn_beta[(size_t)t * Hv + h] = be;
-            s->gdn_g[(size_t)t * Hv + h] = g;
-            dsum += exp((double)g);
-            bsum += be;
-        }
-        if (stats_decay) stats_decay[t] = (float)(dsum / Hv);
-        if (stats_beta) stats_beta[t] = (float)(bsum / Hv);
-    }
-
-    /* the delta rule, per value head: heads are independent, so they are shared out over the
-     * model's threads, each with its own work area */
-    gdn_heads_job job = {s, l, B, stats_norm2};
-    if (s->m->pool && s->n_work >= ms_pool_threads(s->m->pool) && Hv > 1) ms_pool_run(s->m->pool, gdn_heads_part, &job);
+    if (pool && Hv > 1) ms_pool_run(pool, gdn_heads_part, &job);
     else gdn_heads_part(&job, 0, 1);
-    /* gated RMSNorm per head (plain weight), then out_proj */
-    for (int t = 0; t < B; t++)
-        for (int h = 0; h < Hv; h++) {
-            float *o = s->core + (size_t)t * vd + h * dv;
-            const float *z = s->z + (size_t)t * vd + h * dv;
-            ms_rmsnorm(o, o, L->gdn_norm->data, dv, c->eps, 0.0f);
-            for (int j = 0; j < dv; j++) o[j] *= ms_silu(z[j]);
-        }
     ms_linear(m, L->out_proj, s->core, B, out);
 }

@@ -1,4 +1,5 @@
 #include "layers.h"
+#include "../util/threads.h"
 
 /* SwiGLU MLP:  mlp(m) = down_proj( silu(gate_proj m) ⊙ up_proj m ).
  * The three steps are separate so that hooks (mlp.hook_pre = gate_proj m, mlp.hook_pre_linear =
@@ -9,9 +10,21 @@ void ms_mlp_gate_up(ms_state *s, int l, const float *m_in, int B) {
     ms_linear(s->m, L->up, m_in, B, s->up);
 }
 
+typedef struct { ms_state *s; int B; } mlp_job;
+
+static void activate_part(void *ctx, int part, int n) {
+    const mlp_job *j = ctx;
+    const size_t I = (size_t)j->s->m->cfg.intermediate;
+    float *gate = j->s->gate;
+    const float *up = j->s->up;
+    for (size_t i = I * (size_t)(j->B * part / n); i < I * (size_t)(j->B * (part + 1) / n); i++) gate[i] = ms_silu(gate[i]) * up[i];
+}
+
 void ms_mlp_activate(ms_state *s, int B) {
-    size_t n = (size_t)B * (size_t)s->m->cfg.intermediate;
-    for (size_t i = 0; i < n; i++) s->gate[i] = ms_silu(s->gate[i]) * s->up[i];
+    mlp_job job = {s, B};
+    ms_pool *pool = s->m->pool;
+    if (pool && s->n_work >= ms_pool_threads(pool) && B >= 2 * ms_pool_threads(pool)) ms_pool_run(pool, activate_part, &job); /* tokens over threads */
+    else activate_part(&job, 0, 1);
 }
 
 void ms_mlp_down(ms_state *s, int l, int B, float *out) {
