@@ -44,11 +44,11 @@ export class Model {
   get position() { this._alive(); return this.e.x.ms_state_pos(this.s); }
 
   /**
-   * How Gated DeltaNet layers run a multi-token prefill: in chunks of `chunk` tokens (default 64,
+   * How Gated DeltaNet layers run a multi-token prefill: in chunks of `chunk` tokens (default 32,
    * matrix-matrix work) or, with recurrent: true, token by token (the reference definition).
    * @param {{recurrent?: boolean, chunk?: number}} mode
    */
-  setDeltaNetMode({ recurrent = false, chunk = 64 } = {}) {
+  setDeltaNetMode({ recurrent = false, chunk = 32 } = {}) {
     this._alive();
     if (!(Number.isInteger(chunk) && chunk >= 1 && chunk <= 64)) throw new MlpscopeError('E_ARG', 'chunk must be an integer in [1, 64]');
     this.e.x.ms_state_set_gdn(this.s, recurrent ? 1 : 0, chunk);

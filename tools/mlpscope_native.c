@@ -172,7 +172,7 @@ static void json_rows(const char *name, const float *a, int L, int T, int w) {
 
 static int cmd_forward(int argc, char **argv) {
     const char *dir = NULL, *ids_s = NULL;
-    int recurrent = 0, chunk = 64, batch = 64, split = 0;
+    int recurrent = 0, chunk = MS_GDN_CHUNK_DEFAULT, batch = 64, split = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--ids") && i + 1 < argc) ids_s = argv[++i];
         else if (!strcmp(argv[i], "--recurrent")) recurrent = 1;
@@ -192,7 +192,7 @@ static int cmd_forward(int argc, char **argv) {
     ms_state *s = ms_state_create(m, ctx > 0 ? ctx : 1, batch, &e);
     if (!s) { free(ids); ms_model_free(m); return die(&e); }
     s->gdn_recurrent = recurrent;
-    if (chunk >= 1 && chunk <= 64) s->gdn_chunk = chunk;
+    if (chunk >= 1 && chunk <= MS_GDN_CHUNK_MAX) s->gdn_chunk = chunk;
     float *logits = malloc((size_t)m->cfg.vocab * sizeof(float));
     ms_stats *st = ms_stats_create(&m->cfg, n > 0 ? n : 1, 8);
     int rc = 0;

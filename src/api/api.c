@@ -140,7 +140,7 @@ API(ms_state_clear) void ms_state_clear(ms_state *s) { ms_state_reset(s); }
 API(ms_state_pos) int ms_state_pos(const ms_state *s) { return s->pos; }
 API(ms_state_set_gdn) void ms_state_set_gdn(ms_state *s, int recurrent, int chunk) {
     s->gdn_recurrent = recurrent;
-    if (chunk >= 1 && chunk <= 64) s->gdn_chunk = chunk;
+    if (chunk >= 1 && chunk <= MS_GDN_CHUNK_MAX) s->gdn_chunk = chunk;
 }
 
 typedef struct {

@@ -40,7 +40,7 @@ static size_t plan(const ms_config *c, int n_ctx, int B, int chunk, int n_work, 
 
 size_t ms_state_bytes(const ms_config *c, int n_ctx, int n_batch) {
     size_t n;
-    if (!plan(c, n_ctx, n_batch, 64, 1, &n)) return 0;
+    if (!plan(c, n_ctx, n_batch, MS_GDN_CHUNK_MAX, 1, &n)) return 0;
     return n * sizeof(float) + sizeof(ms_state);
 }
 
@@ -51,7 +51,7 @@ ms_state *ms_state_create(const ms_model *m, int n_ctx, int n_batch, ms_err *err
         return NULL;
     }
     if (n_batch < 1 || n_batch > 4096) { ms_fail(err, MS_E_ARG, "batch size %d outside [1, 4096]", n_batch); return NULL; }
-    const int chunk = 64, n_work = ms_pool_threads(m->pool);
+    const int chunk = MS_GDN_CHUNK_MAX, n_work = ms_pool_threads(m->pool);
     size_t nf;
     if (!plan(c, n_ctx, n_batch, chunk, n_work, &nf)) { ms_fail(err, MS_E_MEMORY, "state for context %d does not fit in memory", n_ctx); return NULL; }
     ms_state *s = calloc(1, sizeof *s);
@@ -63,7 +63,7 @@ ms_state *ms_state_create(const ms_model *m, int n_ctx, int n_batch, ms_err *err
         ms_fail(err, MS_E_MEMORY, "cannot allocate %zu bytes of runtime state (context %d)", nf * sizeof(float), n_ctx);
         return NULL;
     }
-    s->m = m; s->n_ctx = n_ctx; s->n_batch = n_batch; s->gdn_chunk = chunk;
+    s->m = m; s->n_ctx = n_ctx; s->n_batch = n_batch; s->gdn_chunk = MS_GDN_CHUNK_DEFAULT;
     s->arena = a;
     s->gdn_norm2 = g2;
     s->bytes = nf * sizeof(float);

@@ -8,7 +8,7 @@
 typedef struct ms_state {
     const ms_model *m;
     int n_ctx, n_batch, pos;
-    int gdn_chunk;      /* chunk size of the chunked GDN prefill */
+    int gdn_chunk;      /* chunk size of the chunked GDN prefill, 1..MS_GDN_CHUNK_MAX */
     int gdn_recurrent;  /* 1: always use the token-by-token recurrence (reference) */
     float *k_cache[MS_MAX_LAYERS], *v_cache[MS_MAX_LAYERS]; /* [n_ctx][kv_dim] */
     float *conv_state[MS_MAX_LAYERS];                       /* [conv_kernel-1][conv_dim] raw rows */
@@ -34,5 +34,8 @@ void ms_state_reset(ms_state *s); /* back to position 0, caches cleared */
 size_t ms_state_chunk_floats(const ms_config *c, int chunk);
 /* queries per block of the prefill attention, and the floats of one thread's work area for it */
 #define MS_ATTN_BLOCK 32
+/* Gated DeltaNet chunk: the work areas fit the largest; 32 measured fastest (docs/decisions.md) */
+#define MS_GDN_CHUNK_MAX 64
+#define MS_GDN_CHUNK_DEFAULT 32
 size_t ms_state_attn_floats(const ms_config *c, int n_ctx);
 #endif

@@ -191,7 +191,7 @@ static void gdn_heads_part(void *ctx, int part, int n) {
     const ms_config *c = &s->m->cfg;
     const int Hk = c->lin_k_heads, Hv = c->lin_v_heads, dk = c->lin_k_dim, dv = c->lin_v_dim, B = j->B;
     const int kd = Hk * dk, vd = Hv * dv, conv = 2 * kd + vd, group = Hv / Hk;
-    float *work = s->chunk + (size_t)part * ms_state_chunk_floats(c, s->gdn_chunk);
+    float *work = s->chunk + (size_t)part * ms_state_chunk_floats(c, MS_GDN_CHUNK_MAX);
     const int chunked = !s->gdn_recurrent && B > 1;
     for (int h = Hv * part / n; h < Hv * (part + 1) / n; h++) {
         const int kh = h / group;
