@@ -24,12 +24,12 @@ static size_t plan(const ms_config *c, int n_ctx, int B, int chunk, int n_work, 
     size_t Hv = n_gdn ? (size_t)c->lin_v_heads : 0;
     size_t ctx = (size_t)n_ctx, b = (size_t)B;
     double est = (double)n_attn * 2 * ctx * kvd + (double)n_gdn * ((c->conv_kernel - 1.0) * conv + Hv * c->lin_k_dim * c->lin_v_dim) +
-                 b * (4.0 * H + 2.0 * I + qout + 2.0 * kvd + qd + 2.0 * conv + 2.0 * vd + 4.0 * Hv) + ctx + H + I +
+                 b * (4.0 * H + 2.0 * I + qout + 2.0 * kvd + qd + 2.0 * conv + 2.0 * vd + 4.0 * Hv) + H + I +
                  (n_attn ? (double)n_work * ((double)c->head_dim + ctx) * MS_ATTN_BLOCK : 0.0);
     if (est > 1.2e9) return 0; /* > 4.8 GB: cannot exist in wasm32 anyway */
     n += n_attn * 2 * ctx * kvd;
     n += n_gdn * ((size_t)(c->conv_kernel - 1) * conv + Hv * (size_t)c->lin_k_dim * (size_t)c->lin_v_dim);
-    n += b * (4 * H + 2 * I + qout + 2 * kvd + qd) + ctx;
+    n += b * (4 * H + 2 * I + qout + 2 * kvd + qd);
     n += b * (2 * conv + 2 * vd + 2 * Hv) + b * 2 * Hv;
     n += n_gdn ? (size_t)n_work * ms_state_chunk_floats(c, chunk) : 0; /* one GDN work area per thread */
     n += n_attn ? (size_t)n_work * ms_state_attn_floats(c, n_ctx) : 0; /* one attention work area per thread */
@@ -82,7 +82,7 @@ ms_state *ms_state_create(const ms_model *m, int n_ctx, int n_batch, ms_err *err
     }
     s->x = TAKE(B * H); s->xn = TAKE(B * H); s->mix_out = TAKE(B * H); s->mlp_out = TAKE(B * H);
     s->gate = TAKE(B * I); s->up = TAKE(B * I);
-    s->qg = TAKE(B * qout); s->k = TAKE(B * kvd); s->v = TAKE(B * kvd); s->o = TAKE(B * qd); s->att = TAKE(ctx);
+    s->qg = TAKE(B * qout); s->k = TAKE(B * kvd); s->v = TAKE(B * kvd); s->o = TAKE(B * qd);
     s->mixed = TAKE(B * conv); s->y = TAKE(B * conv); s->z = TAKE(B * vd); s->core = TAKE(B * vd);
     s->ba = TAKE(B * 2 * Hv); s->gdn_beta = TAKE(B * Hv); s->gdn_g = TAKE(B * Hv);
     s->chunk = n_gdn ? TAKE((size_t)n_work * ms_state_chunk_floats(c, chunk)) : NULL;

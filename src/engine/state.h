@@ -16,11 +16,11 @@ typedef struct ms_state {
     /* batch scratch */
     float *x, *xn, *mix_out, *mlp_out;  /* [B][H] */
     float *gate, *up;                   /* [B][I] */
-    float *qg, *k, *v, *o, *att;        /* attention */
+    float *qg, *k, *v, *o;              /* attention */
     float *mixed, *z, *ba, *y, *core;   /* GDN projections, conv output, core output */
     float *gdn_beta, *gdn_g;            /* [B][Hv] */
     float *chunk;                       /* chunked GDN work areas, one per thread */
-    float *att_work;                    /* blocked prefill attention work areas, one per thread */
+    float *att_work;                    /* attention work areas (scores), one per thread */
     int n_work;                         /* how many (the model's threads when the state was made) */
     float *row;                         /* [max(H, I)] */
     double *gdn_norm2;                  /* [B][Hv] squared state norms (stats) */

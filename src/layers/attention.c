@@ -9,7 +9,8 @@
  *   o_h    *= sigmoid(gate_h)                (Qwen3.5)
  *   out     = wo·o
  * Decode and short batches take one query at a time; a prefill batch takes MS_ATTN_BLOCK queries
- * of one head at a time as two matrix products (attn_heads_blocked), heads shared over threads. */
+ * of one head at a time as two matrix products (attn_heads_blocked); either way the heads are
+ * shared over the threads, each with its own work area. */
 typedef struct { ms_state *s; int l, B; } attn_job;
 
 /* o_h *= sigmoid(gate_h), the Qwen3.5 output gate, for token row t of head h */
@@ -20,8 +21,15 @@ static void attn_gate(const ms_config *c, const ms_state *s, int t, int h) {
     for (int i = 0; i < hd; i++) oh[i] *= ms_sigmoid(g[i]);
 }
 
-/* One query at a time (decode, small batches): scores by dot products, then a weighted sum of V. */
-static void attn_per_token(const attn_job *j) {
+/* Scores of one thread's work area `part`: [hd][MS_ATTN_BLOCK] of Q^T, then [n_ctx][MS_ATTN_BLOCK]. */
+static float *attn_work(const ms_state *s, int part) {
+    return s->att_work + (size_t)part * ms_state_attn_floats(&s->m->cfg, s->n_ctx);
+}
+
+/* Query heads [nh * part / n, nh * (part + 1) / n), one query at a time (decode, small batches):
+ * scores by dot products, then a weighted sum of V. */
+static void attn_per_token(void *ctx, int part, int n) {
+    const attn_job *j = ctx;
     ms_state *s = j->s;
     const ms_model *m = s->m;
     const ms_config *c = &m->cfg;
@@ -33,10 +41,10 @@ static void attn_per_token(const attn_job *j) {
         const int p = s->pos + t;
         const float *q = s->qg + (size_t)t * qout;
         float *o = s->o + (size_t)t * qd;
-        for (int h = 0; h < nh; h++) {
+        for (int h = nh * part / n; h < nh * (part + 1) / n; h++) {
             const float *qh = q + h * qstride;
             const int g = h / group;
-            float *att = s->att, mx = -INFINITY;
+            float *att = attn_work(s, part) + (size_t)hd * MS_ATTN_BLOCK, mx = -INFINITY;
             for (int u = 0; u <= p; u++) {
                 att[u] = m->kern.dot(qh, kc + (size_t)u * kvd + (size_t)g * hd, (size_t)hd) * scale;
                 if (att[u] > mx) mx = att[u];
@@ -70,8 +78,8 @@ static void attn_heads_blocked(void *ctx, int part, int n) {
     const int qstride = c->attn_gate ? 2 * hd : hd, qout = nh * qstride, qd = nh * hd, NB = MS_ATTN_BLOCK;
     const float scale = 1.0f / sqrtf((float)hd);
     const float *kc = s->k_cache[j->l], *vc = s->v_cache[j->l];
-    float *qt = s->att_work + (size_t)part * ms_state_attn_floats(c, s->n_ctx); /* [hd][NB] */
-    float *sc = qt + (size_t)hd * NB;                                           /* [keys][NB] */
+    float *qt = attn_work(s, part);  /* [hd][NB] */
+    float *sc = qt + (size_t)hd * NB; /* [keys][NB] */
     for (int h = nh * part / n; h < nh * (part + 1) / n; h++) {
         const int g = h / group;
         for (int t0 = 0; t0 < j->B; t0 += NB) {
@@ -129,12 +137,12 @@ void ms_attention(ms_state *s, int l, const float *xn, int B, float *out) {
         memcpy(s->v_cache[l] + (size_t)p * kvd, v, (size_t)kvd * sizeof(float));
     }
 
+    /* the heads are independent, so they are shared out over the model's threads, except for
+     * short decode contexts (fewer than 32 positions: less work than waking a thread) */
     attn_job job = {s, l, B};
-    if (B >= MS_ATTN_BLOCK / 4 && s->att_work) {
-        /* prefill: the heads are independent, so they are shared out over the model's threads */
-        if (s->m->pool && s->n_work >= ms_pool_threads(s->m->pool) && nh > 1) ms_pool_run(s->m->pool, attn_heads_blocked, &job);
-        else attn_heads_blocked(&job, 0, 1);
-    } else
-        attn_per_token(&job);
+    ms_job_fn fn = B >= MS_ATTN_BLOCK / 4 ? attn_heads_blocked : attn_per_token;
+    ms_pool *pool = s->n_work >= ms_pool_threads(m->pool) ? m->pool : NULL;
+    if (pool && nh > 1 && (fn == attn_heads_blocked || s->pos + B >= 32)) ms_pool_run(pool, fn, &job);
+    else fn(&job, 0, 1);
     ms_linear(m, L->wo, s->o, B, out);
 }
