@@ -21,7 +21,8 @@ static void attn_gate(const ms_config *c, const ms_state *s, int t, int h) {
     for (int i = 0; i < hd; i++) oh[i] *= ms_sigmoid(g[i]);
 }
 
-/* Scores of one thread's work area `part`: [hd][MS_ATTN_BLOCK] of Q^T, then [n_ctx][MS_ATTN_BLOCK]. */
+/* Work area `part` (one per thread): Q^T of a block [hd][MS_ATTN_BLOCK], then the scores
+ * [n_ctx][MS_ATTN_BLOCK] (the one-query path uses the first n_ctx of them). */
 static float *attn_work(const ms_state *s, int part) {
     return s->att_work + (size_t)part * ms_state_attn_floats(&s->m->cfg, s->n_ctx);
 }
