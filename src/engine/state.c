@@ -9,6 +9,10 @@ size_t ms_state_chunk_floats(const ms_config *c, int C) {
     return 4 * (size_t)C * C + 4 * (size_t)C * dk + 2 * (size_t)C * dv + 2 * (size_t)C + dk * dv;
 }
 
+ms_pool *ms_state_pool(const ms_state *s) {
+    return s->m->pool && s->n_work >= ms_pool_threads(s->m->pool) ? s->m->pool : NULL;
+}
+
 size_t ms_state_attn_floats(const ms_config *c, int n_ctx) {
     /* Q^T of one block [head_dim][block], scores [n_ctx][block] */
     return ((size_t)c->head_dim + (size_t)n_ctx) * MS_ATTN_BLOCK;

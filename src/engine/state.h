@@ -32,6 +32,9 @@ ms_state *ms_state_create(const ms_model *m, int n_ctx, int n_batch, ms_err *err
 void ms_state_free(ms_state *s);
 void ms_state_reset(ms_state *s); /* back to position 0, caches cleared */
 size_t ms_state_chunk_floats(const ms_config *c, int chunk);
+/* The model's thread pool if this state has a work area for each of its threads, else NULL (run
+ * on the calling thread): layers that share work over threads with per-thread scratch use it. */
+struct ms_pool *ms_state_pool(const ms_state *s);
 /* queries per block of the prefill attention, and the floats of one thread's work area for it */
 #define MS_ATTN_BLOCK 32
 /* Gated DeltaNet chunk: the work areas fit the largest; 32 measured fastest (docs/decisions.md) */

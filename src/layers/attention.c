@@ -11,14 +11,19 @@
  * Decode and short batches take one query at a time; a prefill batch takes MS_ATTN_BLOCK queries
  * of one head at a time as two matrix products (attn_heads_blocked); either way the heads are
  * shared over the threads, each with its own work area. */
-typedef struct { ms_state *s; int l, B; } attn_job;
+typedef struct {
+    ms_state *s;
+    int l, B;
+    int hd, nh, kvd, group, qstride, qout, qd; /* head dim, query heads, kv width, heads per kv head, strides */
+    float scale;                                /* 1 / sqrt(head_dim) */
+    const float *kc, *vc;                       /* this layer's K and V caches [n_ctx][kvd] */
+} attn_job;
 
 /* o_h *= sigmoid(gate_h), the Qwen3.5 output gate, for token row t of head h */
-static void attn_gate(const ms_config *c, const ms_state *s, int t, int h) {
-    const int hd = c->head_dim, qstride = c->attn_gate ? 2 * hd : hd;
-    const float *g = s->qg + (size_t)t * c->n_heads * qstride + (size_t)h * qstride + hd;
-    float *oh = s->o + (size_t)t * c->n_heads * hd + (size_t)h * hd;
-    for (int i = 0; i < hd; i++) oh[i] *= ms_sigmoid(g[i]);
+static void attn_gate(const attn_job *j, int t, int h) {
+    const float *g = j->s->qg + (size_t)t * j->qout + (size_t)h * j->qstride + j->hd;
+    float *oh = j->s->o + (size_t)t * j->qd + (size_t)h * j->hd;
+    for (int i = 0; i < j->hd; i++) oh[i] *= ms_sigmoid(g[i]);
 }
 
 /* Work area `part` (one per thread): Q^T of a block [hd][MS_ATTN_BLOCK], then the scores
@@ -31,23 +36,19 @@ static float *attn_work(const ms_state *s, int part) {
  * scores by dot products, then a weighted sum of V. */
 static void attn_per_token(void *ctx, int part, int n) {
     const attn_job *j = ctx;
-    ms_state *s = j->s;
-    const ms_model *m = s->m;
-    const ms_config *c = &m->cfg;
-    const int hd = c->head_dim, nh = c->n_heads, kvd = ms_cfg_kv_dim(c), group = nh / c->n_kv_heads;
-    const int qstride = c->attn_gate ? 2 * hd : hd, qout = nh * qstride, qd = nh * hd;
-    const float scale = 1.0f / sqrtf((float)hd);
-    const float *kc = s->k_cache[j->l], *vc = s->v_cache[j->l];
+    const ms_state *s = j->s;
+    const int hd = j->hd, nh = j->nh, kvd = j->kvd, qstride = j->qstride;
+    const float *kc = j->kc, *vc = j->vc;
     for (int t = 0; t < j->B; t++) {
         const int p = s->pos + t;
-        const float *q = s->qg + (size_t)t * qout;
-        float *o = s->o + (size_t)t * qd;
+        const float *q = s->qg + (size_t)t * j->qout;
+        float *o = s->o + (size_t)t * j->qd;
         for (int h = nh * part / n; h < nh * (part + 1) / n; h++) {
             const float *qh = q + h * qstride;
-            const int g = h / group;
+            const int g = h / j->group;
             float *att = attn_work(s, part) + (size_t)hd * MS_ATTN_BLOCK, mx = -INFINITY;
             for (int u = 0; u <= p; u++) {
-                att[u] = m->kern.dot(qh, kc + (size_t)u * kvd + (size_t)g * hd, (size_t)hd) * scale;
+                att[u] = s->m->kern.dot(qh, kc + (size_t)u * kvd + (size_t)g * hd, (size_t)hd) * j->scale;
                 if (att[u] > mx) mx = att[u];
             }
             double sum = 0;
@@ -60,7 +61,7 @@ static void attn_per_token(void *ctx, int part, int n) {
                 const float a = att[u] * inv;
                 for (int i = 0; i < hd; i++) oh[i] += a * vu[i];
             }
-            if (c->attn_gate) attn_gate(c, s, t, h);
+            if (s->m->cfg.attn_gate) attn_gate(j, t, h);
         }
     }
 }
@@ -72,21 +73,18 @@ static void attn_per_token(void *ctx, int part, int n) {
  *   O [queries][head_dim] = P V              (P = the transposed Sc^T, read by strides)      */
 static void attn_heads_blocked(void *ctx, int part, int n) {
     const attn_job *j = ctx;
-    ms_state *s = j->s;
+    const ms_state *s = j->s;
     const ms_model *m = s->m;
-    const ms_config *c = &m->cfg;
-    const int hd = c->head_dim, nh = c->n_heads, kvd = ms_cfg_kv_dim(c), group = nh / c->n_kv_heads;
-    const int qstride = c->attn_gate ? 2 * hd : hd, qout = nh * qstride, qd = nh * hd, NB = MS_ATTN_BLOCK;
-    const float scale = 1.0f / sqrtf((float)hd);
-    const float *kc = s->k_cache[j->l], *vc = s->v_cache[j->l];
+    const int hd = j->hd, nh = j->nh, kvd = j->kvd, qout = j->qout, qd = j->qd, NB = MS_ATTN_BLOCK;
+    const float scale = j->scale, *kc = j->kc, *vc = j->vc;
     float *qt = attn_work(s, part);  /* [hd][NB] */
     float *sc = qt + (size_t)hd * NB; /* [keys][NB] */
     for (int h = nh * part / n; h < nh * (part + 1) / n; h++) {
-        const int g = h / group;
+        const int g = h / j->group;
         for (int t0 = 0; t0 < j->B; t0 += NB) {
             const int nq = j->B - t0 < NB ? j->B - t0 : NB, nk = s->pos + t0 + nq;
             for (int t = 0; t < nq; t++) {
-                const float *qh = s->qg + (size_t)(t0 + t) * qout + (size_t)h * qstride;
+                const float *qh = s->qg + (size_t)(t0 + t) * qout + (size_t)h * j->qstride;
                 for (int x = 0; x < hd; x++) qt[(size_t)x * nq + t] = qh[x];
             }
             memset(sc, 0, (size_t)nk * nq * sizeof(float));
@@ -108,8 +106,8 @@ static void attn_heads_blocked(void *ctx, int part, int n) {
             float *ob = s->o + (size_t)t0 * qd + (size_t)h * hd;
             for (int t = 0; t < nq; t++) memset(ob + (size_t)t * qd, 0, (size_t)hd * sizeof(float));
             m->kern.gemm_acc(ob, (size_t)qd, sc, 1, (size_t)nq, vc + (size_t)g * hd, (size_t)kvd, nq, nk, hd, 1.0f);
-            if (c->attn_gate)
-                for (int t = 0; t < nq; t++) attn_gate(c, s, t0 + t, h);
+            if (m->cfg.attn_gate)
+                for (int t = 0; t < nq; t++) attn_gate(j, t0 + t, h);
         }
     }
 }
@@ -140,9 +138,10 @@ void ms_attention(ms_state *s, int l, const float *xn, int B, float *out) {
 
     /* the heads are independent, so they are shared out over the model's threads, except for
      * short decode contexts (fewer than 32 positions: less work than waking a thread) */
-    attn_job job = {s, l, B};
+    attn_job job = {.s = s, .l = l, .B = B, .hd = hd, .nh = nh, .kvd = kvd, .group = nh / nkv, .qstride = qstride,
+                    .qout = qout, .qd = nh * hd, .scale = 1.0f / sqrtf((float)hd), .kc = s->k_cache[l], .vc = s->v_cache[l]};
     ms_job_fn fn = B >= MS_ATTN_BLOCK / 4 ? attn_heads_blocked : attn_per_token;
-    ms_pool *pool = s->n_work >= ms_pool_threads(m->pool) ? m->pool : NULL;
+    ms_pool *pool = ms_state_pool(s);
     if (pool && nh > 1 && (fn == attn_heads_blocked || s->pos + B >= 32)) ms_pool_run(pool, fn, &job);
     else fn(&job, 0, 1);
     ms_linear(m, L->wo, s->o, B, out);

@@ -291,7 +291,7 @@ void ms_gated_deltanet(ms_state *s, int l, const float *xn, int B, float *out,
     /* convolution, normalisation and gates per token; then the delta rule and the gated norm per
      * value head: both shared out over the model's threads (each part with its own work area) */
     gdn_job job = {s, l, B, stats_norm2, stats_decay, stats_beta};
-    ms_pool *pool = s->n_work >= ms_pool_threads(m->pool) ? m->pool : NULL;
+    ms_pool *pool = ms_state_pool(s);
     if (pool && B >= 2 * ms_pool_threads(pool)) ms_pool_run(pool, gdn_prep_part, &job);
     else gdn_prep_part(&job, 0, 1);
     if (K > 1) { /* keep the last K-1 raw rows */

@@ -22,8 +22,8 @@ static void activate_part(void *ctx, int part, int n) {
 
 void ms_mlp_activate(ms_state *s, int B) {
     mlp_job job = {s, B};
-    ms_pool *pool = s->m->pool;
-    if (pool && s->n_work >= ms_pool_threads(pool) && B >= 2 * ms_pool_threads(pool)) ms_pool_run(pool, activate_part, &job); /* tokens over threads */
+    ms_pool *pool = ms_state_pool(s);
+    if (pool && B >= 2 * ms_pool_threads(pool)) ms_pool_run(pool, activate_part, &job); /* tokens over threads */
     else activate_part(&job, 0, 1);
 }
 
