@@ -362,6 +362,12 @@ API(ms_dbg_gemm_acc) void ms_dbg_gemm_acc(int simd, float *Out, int os, const fl
     k.gemm_acc(Out, (size_t)os, A, (size_t)ars, (size_t)acs, B, (size_t)bs, M, K, N, sign);
 }
 
+API(ms_dbg_silu_mul) void ms_dbg_silu_mul(int simd, float *y, const float *g, const float *u, int n) {
+    ms_kernels k;
+    ms_kernels_init(&k, simd);
+    k.silu_mul(y, g, u, (size_t)n);
+}
+
 #ifdef __wasm_simd128__
 /* ---- bench/ helpers ---- */
 int32_t ms_bench_stream(const void *p, size_t bytes, int reps);

@@ -79,8 +79,7 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
             /* resid_pre -> mixer -> resid_mid */
             capture(o, l, MS_HOOK_RESID_PRE, s->x, H, t0, B);
             if (st) l2_rows(st->resid_pre_l2 + at, s->x, H, B);
-            for (int t = 0; t < B; t++)
-                ms_rmsnorm(s->xn + (size_t)t * H, s->x + (size_t)t * H, L->input_norm->data, H, c->eps, c->norm_offset);
+            ms_rmsnorm_rows(m, s->xn, s->x, L->input_norm->data, B, H, c->eps, c->norm_offset);
             if (c->mixer[l] == MS_MIXER_ATTENTION) ms_attention(s, l, s->xn, B, s->mix_out);
             else {
                 ms_gated_deltanet(s, l, s->xn, B, s->mix_out, st ? s->gdn_norm2 : NULL,
@@ -97,8 +96,7 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
             if (st) l2_rows(st->resid_mid_l2 + at, s->x, H, B);
 
             /* SwiGLU MLP on the post-attention norm */
-            for (int t = 0; t < B; t++)
-                ms_rmsnorm(s->xn + (size_t)t * H, s->x + (size_t)t * H, L->post_norm->data, H, c->eps, c->norm_offset);
+            ms_rmsnorm_rows(m, s->xn, s->x, L->post_norm->data, B, H, c->eps, c->norm_offset);
             ms_mlp_gate_up(s, l, s->xn, B);
             capture(o, l, MS_HOOK_MLP_PRE, s->gate, I, t0, B);
             capture(o, l, MS_HOOK_MLP_PRE_LINEAR, s->up, I, t0, B);

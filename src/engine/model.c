@@ -394,6 +394,25 @@ static void repack_part(void *ctx, int part, int n) {
     if (bad != SIZE_MAX) j->bad[part] = 4 * g0 * (cols / MS_QK) + bad;
 }
 
+/* The Gated DeltaNet convolution weight is stored [conv][1][K] (a channel's taps together); the
+ * layer reads it tap-major, [K][conv], so its loop runs along the channels. Done in place, once. */
+static int is_gdn_conv(const ms_model *m, const ms_tensor *t) {
+    for (int l = 0; l < m->cfg.n_layers; l++)
+        if (m->layers[l].conv == t) return 1;
+    return 0;
+}
+
+static int transpose_taps(ms_tensor *t, ms_err *err) {
+    const size_t ch = (size_t)t->rows, K = (size_t)t->cols;
+    float *w = t->data, *tmp = malloc(ch * K * sizeof(float));
+    if (!tmp) return ms_fail(err, MS_E_MEMORY, "cannot allocate %zu bytes to lay out %s", ch * K * sizeof(float), t->name);
+    for (size_t c = 0; c < ch; c++)
+        for (size_t i = 0; i < K; i++) tmp[i * ch + c] = w[c * K + i];
+    memcpy(w, tmp, ch * K * sizeof(float));
+    free(tmp);
+    return MS_OK;
+}
+
 /* a tensor of this preparation: not done yet, and in the shard asked for (shard < 0: any) */
 static int to_prepare(const ms_tensor *t, int shard) { return !t->prepared && (shard < 0 || t->shard == shard); }
 
@@ -430,6 +449,9 @@ int ms_model_prepare(ms_model *m, int shard, ms_err *err) {
                 return ms_fail(err, MS_E_TENSOR, "tensor %s: block %zu has a non-finite scale", t->name, bad);
             }
             t->dtype = t->dtype == MS_Q8_0 ? MS_Q8_0X4 : MS_Q4_0X4;
+        } else if (is_gdn_conv(m, t)) {
+            int rc = transpose_taps(t, err);
+            if (rc) { free(tmp); return rc; }
         }
         t->prepared = 1;
     }

@@ -22,7 +22,7 @@ typedef struct {
     uint64_t offset;
     void *data;
     int is_matrix; /* may be quantized */
-    int prepared;  /* checked (and repacked for int8 activations) by ms_model_prepare */
+    int prepared;  /* checked (and repacked for int8 activations, conv1d made tap-major) by ms_model_prepare */
 } ms_tensor;
 
 typedef struct {

@@ -13,12 +13,15 @@ typedef float (*ms_dot_fn)(const float *a, const float *b, size_t n);
  * transposed A is a stride swap) and B[K][N] (row stride bs): the chunked Gated DeltaNet's products. */
 typedef void (*ms_gemm_acc_fn)(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs,
                                int M, int K, int N, float sign);
+/* y[i] = silu(g[i]) * u[i] (u NULL: silu(g[i])), silu(x) = x / (1 + e^-x); y may alias g or u. */
+typedef void (*ms_silu_mul_fn)(float *y, const float *g, const float *u, size_t n);
 
 typedef struct {
     const char *name;        /* "generic" or "wasm-simd128" */
     ms_matmul_fn matmul[MS_DTYPE__COUNT]; /* indexed by ms_dtype */
     ms_dot_fn dot;
     ms_gemm_acc_fn gemm_acc;
+    ms_silu_mul_fn silu_mul;
 } ms_kernels;
 
 /* want_simd: use SIMD128 kernels when this build has them. */
@@ -35,6 +38,7 @@ void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const flo
 void ms_matmul_q4_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 float ms_dot_f32_generic(const float *a, const float *b, size_t n);
 void ms_gemm_acc_f32_generic(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
+void ms_silu_mul_f32_generic(float *y, const float *g, const float *u, size_t n);
 #ifdef __wasm_simd128__
 void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q4_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
@@ -46,5 +50,6 @@ void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float
 void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 float ms_dot_f32_simd128(const float *a, const float *b, size_t n);
 void ms_gemm_acc_f32_4x8_simd128(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
+void ms_silu_mul_f32_simd128(float *y, const float *g, const float *u, size_t n);
 #endif
 #endif

@@ -220,7 +220,7 @@ static void gdn_heads_part(void *ctx, int part, int n) {
             float *o = s->core + (size_t)t * vd + h * dv;
             const float *z = s->z + (size_t)t * vd + h * dv;
             ms_rmsnorm(o, o, L->gdn_norm->data, dv, c->eps, 0.0f);
-            for (int i = 0; i < dv; i++) o[i] *= ms_silu(z[i]);
+            s->m->kern.silu_mul(o, z, o, (size_t)dv);
         }
     }
 }
@@ -236,7 +236,7 @@ static void gdn_prep_part(void *ctx, int part, int n) {
     const ms_layer *L = &s->m->layers[j->l];
     const int Hk = c->lin_k_heads, Hv = c->lin_v_heads, dk = c->lin_k_dim, K = c->conv_kernel;
     const int kd = Hk * dk, conv = 2 * kd + Hv * c->lin_v_dim, B = j->B;
-    const float *w = L->conv->data;        /* [conv][1][K] */
+    const float *w = L->conv->data;        /* tap-major [K][conv] (laid out so by ms_model_prepare) */
     const float *hist = s->conv_state[j->l]; /* [K-1][conv], oldest first */
     const float *b = s->ba, *a = s->ba + (size_t)B * Hv;
     const float *A_log = L->A_log->data, *dt_bias = L->dt_bias->data;
@@ -248,11 +248,12 @@ static void gdn_prep_part(void *ctx, int part, int n) {
             rows[i] = r >= 0 ? s->mixed + (size_t)r * conv : hist + (size_t)(K - 1 + r) * conv;
         }
         float *yt = s->y + (size_t)t * conv;
-        for (int ch = 0; ch < conv; ch++) {
-            float acc = 0;
-            for (int i = 0; i < K; i++) acc += w[(size_t)ch * K + i] * rows[i][ch];
-            yt[ch] = ms_silu(acc);
+        for (int ch = 0; ch < conv; ch++) yt[ch] = 0;
+        for (int i = 0; i < K; i++) { /* taps in order, each along all channels */
+            const float *wi = w + (size_t)i * conv, *ri = rows[i];
+            for (int ch = 0; ch < conv; ch++) yt[ch] += wi[ch] * ri[ch];
         }
+        s->m->kern.silu_mul(yt, yt, NULL, (size_t)conv);
         for (int h = 0; h < Hk; h++) {
             float *q = yt + h * dk, *k = yt + kd + h * dk;
             l2norm(q, dk);

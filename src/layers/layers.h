@@ -8,6 +8,8 @@
 
 /* rmsnorm.c: y = x / sqrt(mean(x^2) + eps) * (offset + w) */
 void ms_rmsnorm(float *y, const float *x, const float *w, int n, float eps, float offset);
+/* the same for B rows [B][n], shared over the model's threads when B is large enough */
+void ms_rmsnorm_rows(const ms_model *m, float *y, const float *x, const float *w, int B, int n, float eps, float offset);
 /* linear.c: Y[t] = W X[t] for t < T, any weight dtype */
 void ms_linear(const ms_model *m, const ms_tensor *W, const float *X, int T, float *Y);
 /* rope.c: rotate the first rotary_dim dims of each of n_heads heads (head h at x + h*head_stride) */
@@ -24,6 +26,5 @@ void ms_mlp_gate_up(ms_state *s, int l, const float *m_in, int B);   /* -> s->ga
 void ms_mlp_activate(ms_state *s, int B);                            /* s->gate = silu(gate) ⊙ up */
 void ms_mlp_down(ms_state *s, int l, int B, float *out);             /* out = down_proj s->gate */
 
-static inline float ms_silu(float x) { return x / (1.0f + expf(-x)); }
 static inline float ms_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 #endif

@@ -15,9 +15,8 @@ typedef struct { ms_state *s; int B; } mlp_job;
 static void activate_part(void *ctx, int part, int n) {
     const mlp_job *j = ctx;
     const size_t I = (size_t)j->s->m->cfg.intermediate;
-    float *gate = j->s->gate;
-    const float *up = j->s->up;
-    for (size_t i = I * (size_t)(j->B * part / n); i < I * (size_t)(j->B * (part + 1) / n); i++) gate[i] = ms_silu(gate[i]) * up[i];
+    const size_t i0 = I * (size_t)(j->B * part / n), i1 = I * (size_t)(j->B * (part + 1) / n);
+    j->s->m->kern.silu_mul(j->s->gate + i0, j->s->gate + i0, j->s->up + i0, i1 - i0);
 }
 
 void ms_mlp_activate(ms_state *s, int B) {

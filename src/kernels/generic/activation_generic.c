@@ -1,0 +1,11 @@
+/* Scalar reference activations: the definition the SIMD128 twins are tested against. */
+#include "../kernels.h"
+#include <math.h>
+
+/* y = silu(g) * u, or silu(g) when u is NULL; silu(x) = x / (1 + e^-x). y may be g. */
+void ms_silu_mul_f32_generic(float *y, const float *g, const float *u, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const float s = g[i] / (1.0f + expf(-g[i]));
+        y[i] = u ? s * u[i] : s;
+    }
+}
