@@ -5,8 +5,9 @@
 
 size_t ms_state_chunk_floats(const ms_config *c, int C) {
     size_t dk = (size_t)c->lin_k_dim, dv = (size_t)c->lin_v_dim;
-    /* A, Attn, KK, DD: C*C each; Q, K, W: C*dk; V, U/D: C*dv; S0*d: C*dk; cum, beta: C */
-    return 4 * (size_t)C * C + 4 * (size_t)C * dk + 2 * (size_t)C * dv + 2 * (size_t)C + dk * dv;
+    /* gdn_chunk's A, Att, KK, DD: C*C each; W: C*dk; D: C*dv; cum: C; K S0 (state norms): C*dv.
+     * gdn_step needs dv. */
+    return 4 * (size_t)C * C + (size_t)C * dk + 2 * (size_t)C * dv + (size_t)C;
 }
 
 ms_pool *ms_state_pool(const ms_state *s) {

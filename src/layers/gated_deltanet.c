@@ -143,17 +143,15 @@ static void gdn_chunk(float *S, const float *Q, const float *K, size_t qs, const
                 DD[j * C + l] = dd;
             }
         }
+        /* KS = K S0 as one product (the work area has room for it after cum), then p_i = KS_i . D_i */
+        float *KS = cum + C;
+        for (size_t x = 0; x < (size_t)C * dv; x++) KS[x] = 0;
+        gk(KS, (size_t)dv, K, qs, 1, S, (size_t)dv, C, dk, dv, 1.0f);
         double P = 0, F = 0;
         for (int i = 0; i < C; i++) {
-            const float *ki = K + i * qs;
+            const float *KSi = KS + (size_t)i * dv, *Di = D + (size_t)i * dv;
             double pi = 0;
-            for (int x = 0; x < dk; x++) {
-                const float *Sx = S + (size_t)x * dv;
-                const float *Di = D + (size_t)i * dv;
-                double sd = 0;
-                for (int y = 0; y < dv; y++) sd += (double)Sx[y] * Di[y];
-                pi += ki[x] * sd;
-            }
+            for (int y = 0; y < dv; y++) pi += (double)KSi[y] * Di[y];
             const double eg = exp((double)g[i * bs]);
             /* cross sum over j < i of c_{i-1,j} G_ij, G = KK ⊙ DD */
             double cross = 0;
