@@ -1,7 +1,8 @@
-/* The matmul interface. Y[t][o] = sum_i W[o][i] * X[t][i] for a weight matrix W (rows x cols,
- * row-major, any weight dtype) and T activation rows X (f32). One generic (scalar, portable C)
- * implementation per dtype lives in generic/; SIMD128 twins live in wasm/. A kernel table picks
- * one set at model creation: there is no global state. */
+/* The kernel interface. Matmul: Y[t][o] = sum_i W[o][i] * X[t][i] for a weight matrix W (rows x
+ * cols, row-major, any weight dtype) and T activation rows X (f32); beside it the f32 product the
+ * chunked Gated DeltaNet needs, a dot product and the SiLU activation. One generic (scalar,
+ * portable C) implementation of each lives in generic/; SIMD128 twins live in wasm/. A kernel
+ * table picks one set at model creation: there is no global state. */
 #ifndef MS_KERNELS_H
 #define MS_KERNELS_H
 #include <stddef.h>

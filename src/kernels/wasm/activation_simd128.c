@@ -43,9 +43,9 @@ void ms_silu_mul_f32_simd128(float *y, const float *g, const float *u, size_t n)
             wasm_v128_store(y + i + 4, wasm_f32x4_mul(b, wasm_v128_load(u + i + 4)));
         }
         for (; i + 4 <= n; i += 4) wasm_v128_store(y + i, wasm_f32x4_mul(silu_f32x4(wasm_v128_load(g + i)), wasm_v128_load(u + i)));
-    }
-    else
+    } else {
         for (; i + 4 <= n; i += 4) wasm_v128_store(y + i, silu_f32x4(wasm_v128_load(g + i)));
+    }
     if (i < n) {
         float tg[4] = {0, 0, 0, 0}, tu[4] = {1, 1, 1, 1}, ty[4];
         for (size_t k = i; k < n; k++) { tg[k - i] = g[k]; if (u) tu[k - i] = u[k]; }
