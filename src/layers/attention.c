@@ -39,6 +39,7 @@ static void attn_per_token(void *ctx, int part, int n) {
     const ms_state *s = j->s;
     const int hd = j->hd, nh = j->nh, kvd = j->kvd, qstride = j->qstride;
     const float *kc = j->kc, *vc = j->vc;
+    float *att = attn_work(s, part) + (size_t)hd * MS_ATTN_BLOCK; /* the scores of one query */
     for (int t = 0; t < j->B; t++) {
         const int p = s->pos + t;
         const float *q = s->qg + (size_t)t * j->qout;
@@ -46,7 +47,7 @@ static void attn_per_token(void *ctx, int part, int n) {
         for (int h = nh * part / n; h < nh * (part + 1) / n; h++) {
             const float *qh = q + h * qstride;
             const int g = h / j->group;
-            float *att = attn_work(s, part) + (size_t)hd * MS_ATTN_BLOCK, mx = -INFINITY;
+            float mx = -INFINITY;
             for (int u = 0; u <= p; u++) {
                 att[u] = s->m->kern.dot(qh, kc + (size_t)u * kvd + (size_t)g * hd, (size_t)hd) * j->scale;
                 if (att[u] > mx) mx = att[u];
@@ -142,7 +143,6 @@ void ms_attention(ms_state *s, int l, const float *xn, int B, float *out) {
                     .qout = qout, .qd = nh * hd, .scale = 1.0f / sqrtf((float)hd), .kc = s->k_cache[l], .vc = s->v_cache[l]};
     ms_job_fn fn = B >= MS_ATTN_BLOCK / 4 ? attn_heads_blocked : attn_per_token;
     ms_pool *pool = ms_state_pool(s);
-    if (pool && nh > 1 && (fn == attn_heads_blocked || s->pos + B >= 32)) ms_pool_run(pool, fn, &job);
-    else fn(&job, 0, 1);
+    ms_pool_run(nh > 1 && (fn == attn_heads_blocked || s->pos + B >= 32) ? pool : NULL, fn, &job);
     ms_linear(m, L->wo, s->o, B, out);
 }

@@ -291,8 +291,7 @@ void ms_gated_deltanet(ms_state *s, int l, const float *xn, int B, float *out,
      * value head: both shared out over the model's threads (each part with its own work area) */
     gdn_job job = {s, l, B, stats_norm2, stats_decay, stats_beta};
     ms_pool *pool = ms_state_pool(s);
-    if (pool && B >= 2 * ms_pool_threads(pool)) ms_pool_run(pool, gdn_prep_part, &job);
-    else gdn_prep_part(&job, 0, 1);
+    ms_pool_run(ms_pool_for_rows(pool, B), gdn_prep_part, &job);
     if (K > 1) { /* keep the last K-1 raw rows */
         float *hist = s->conv_state[l];
         for (int r = 0; r < K - 1; r++) {
@@ -302,7 +301,6 @@ void ms_gated_deltanet(ms_state *s, int l, const float *xn, int B, float *out,
             else memmove(dst, hist + (size_t)(r + B) * conv, (size_t)conv * sizeof(float));
         }
     }
-    if (pool && Hv > 1) ms_pool_run(pool, gdn_heads_part, &job);
-    else gdn_heads_part(&job, 0, 1);
+    ms_pool_run(Hv > 1 ? pool : NULL, gdn_heads_part, &job);
     ms_linear(m, L->out_proj, s->core, B, out);
 }

@@ -21,9 +21,7 @@ static void activate_part(void *ctx, int part, int n) {
 
 void ms_mlp_activate(ms_state *s, int B) {
     mlp_job job = {s, B};
-    ms_pool *pool = ms_state_pool(s);
-    if (pool && B >= 2 * ms_pool_threads(pool)) ms_pool_run(pool, activate_part, &job); /* tokens over threads */
-    else activate_part(&job, 0, 1);
+    ms_pool_run(ms_pool_for_rows(s->m->pool, B), activate_part, &job); /* tokens over threads */
 }
 
 void ms_mlp_down(ms_state *s, int l, int B, float *out) {

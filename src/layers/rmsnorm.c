@@ -21,6 +21,5 @@ static void rows_part(void *ctx, int part, int nparts) {
 
 void ms_rmsnorm_rows(const ms_model *m, float *y, const float *x, const float *w, int B, int n, float eps, float offset) {
     rows_job j = {y, x, w, n, eps, offset, B};
-    if (m->pool && B >= 2 * ms_pool_threads(m->pool)) ms_pool_run(m->pool, rows_part, &j);
-    else rows_part(&j, 0, 1);
+    ms_pool_run(ms_pool_for_rows(m->pool, B), rows_part, &j);
 }

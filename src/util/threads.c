@@ -183,6 +183,8 @@ ms_pool *ms_pool_new(int n_threads, ms_err *err) {
 
 int ms_pool_threads(const ms_pool *p) { return p ? p->n : 1; }
 
+ms_pool *ms_pool_for_rows(ms_pool *p, int rows) { return p && rows >= 2 * p->n ? p : NULL; }
+
 void ms_pool_free(ms_pool *p) {
     if (!p) return;
     pool_stop(p);

@@ -1,7 +1,8 @@
 /* A small pool of threads for row-partitioned work (matmuls). The caller takes part in every job:
  * part 0 runs on the calling thread, parts 1..n-1 on the workers; ms_pool_run returns when all
- * parts are done. Idle workers sleep (a futex wait in wasm, a condition variable natively): they
- * never spin.
+ * parts are done. Idle workers sleep (a futex wait in wasm, a condition variable natively); in wasm
+ * they first poll for a few microseconds, since during a forward pass the next job follows sooner
+ * than a sleeping thread wakes.
  *
  * Natively the workers are pthreads started by ms_pool_new. In wasm they are Web Workers (or Node
  * worker_threads) started by js/threads.js: each instantiates the multi-threaded module over the
@@ -22,6 +23,9 @@ ms_pool *ms_pool_new(int n_threads, ms_err *err);
 int ms_pool_threads(const ms_pool *p);
 /* Runs fn(ctx, i, n) for every part i; NULL pool or 1 thread: fn(ctx, 0, 1) inline. */
 void ms_pool_run(ms_pool *p, ms_job_fn fn, void *ctx);
+/* p if `rows` independent rows come to at least two per thread, else NULL (not worth a wake-up):
+ * for ms_pool_run over the tokens of a batch. */
+ms_pool *ms_pool_for_rows(ms_pool *p, int rows);
 /* wasm: whether the calling thread may block in memory.atomic.wait (not on a browser's main
  * thread); when it may not, ms_pool_run waits for the workers by polling. */
 void ms_pool_set_caller_can_block(ms_pool *p, int yes);
