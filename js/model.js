@@ -114,7 +114,8 @@ export class Model {
 
       const out = { logits: null, stats: null, hooks: {}, timings: { total_ms: totalMs, layer_ms: null }, position: start };
       const L = this.nLayers;
-      if (mode) {
+      if (opts._pick) out.picked = opts._pick(e.x.ms_run_logits(run) >>> 0); // generate(): sample in place
+      else if (mode) {
         const lp = e.x.ms_run_logits(run) >>> 0;
         out.logits = e.f32.slice(lp >> 2, (lp >> 2) + cfg.vocab_size * (mode === 2 ? T : 1));
       }
@@ -191,20 +192,20 @@ export class Model {
     const scratch = e.malloc(V * 8), lpp = e.malloc(4);
     const dec = this.tokenizer?.decoder();
     if (dec) for (const id of ids) dec.push(id); // prime the decoder with the prompt
+    // the next token is drawn from the logits where the engine left them (no 1 MB copy per token
+    // for a 248k vocabulary)
+    const pick = (lp) => e.x.ms_sample_next(lp, nReal, temperature, topK, topP, rng, lpp, scratch);
     try {
-      let res = this._forward(ids, { stats: false, logits: 'last' });
+      let res = this._forward(ids, { stats: false, logits: 'last', _pick: pick });
       for (let n = 0; n < maxTokens; n++) {
         if (signal?.aborted) throw new MlpscopeError('E_ABORTED', 'generation aborted');
-        const lp = e.malloc(V * 4);
-        e.f32.set(res.logits, lp >> 2);
-        const id = e.x.ms_sample_next(lp, nReal, temperature, topK, topP, rng, lpp, scratch);
-        e.free(lp);
+        const id = res.picked;
         const logprob = e.f32[lpp >> 2];
         if (stop.has(id)) return;
         yield { id, text: dec ? dec.push(id) : '', logprob };
         if (e.x.ms_state_pos(this.s) >= this.contextLength) return;
         await null; // let the event loop breathe between tokens
-        res = this._forward([id], { stats: false, logits: 'last', continue: true });
+        res = this._forward([id], { stats: false, logits: 'last', continue: true, _pick: pick });
       }
     } finally {
       this._busy = false;

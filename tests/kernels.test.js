@@ -187,3 +187,32 @@ test('silu_mul f32: SIMD128 and scalar equal float64 within a few ulp, any lengt
   }
   e.free(np);
 });
+
+// The sampler's softmax denominator over a whole vocabulary, sum e^((x - shift) * scale): SIMD128
+// (float lanes moved into a double every 256 values) and scalar against float64, every tail, a
+// 248k vocabulary, terms at the e^-87 edge; a NaN makes the sum NaN.
+test('exp_sum f32: SIMD128 and scalar equal the float64 sum, any length', () => {
+  let worst = 0;
+  for (const n of [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 255, 256, 257, 263, 4099, 248320]) {
+    const x = rand(n, n * 3 + 5).map((v, i) => (i % 7 === 0 ? v * 40 : v * 8));
+    let mx = -Infinity;
+    for (const v of x) mx = Math.max(mx, v);
+    for (const scale of [1, 1 / 0.7, 3]) {
+      if (n > 8) { x[1] = mx - 86.95 / scale; x[2] = mx - 87.05 / scale; }
+      let ref = 0;
+      for (const v of x) { const a = Math.fround(Math.fround(v - mx) * Math.fround(scale)); ref += a < -87 ? 0 : Math.exp(a); }
+      const xp = e.bytes(new Uint8Array(x.buffer));
+      for (const simd of [1, 0]) {
+        const got = e.x.ms_dbg_exp_sum(simd, xp, n, mx, scale);
+        const rel = Math.abs(got - ref) / ref;
+        assert.ok(rel < 2e-6, `${simd ? 'simd' : 'scalar'} n=${n} scale=${scale}: ${got} vs ${ref} (rel ${rel})`);
+        worst = Math.max(worst, rel);
+      }
+      e.free(xp);
+    }
+  }
+  assert.ok(worst > 0, 'the sums are compared');
+  const np = e.bytes(new Uint8Array(Float32Array.from([0, -1, NaN, -2, 0, 0, 0, 0, -3, -4]).buffer));
+  for (const simd of [1, 0]) for (const n of [4, 10]) assert.ok(Number.isNaN(e.x.ms_dbg_exp_sum(simd, np, n, 0, 1)), `${simd} n=${n}: NaN in, NaN out`);
+  e.free(np);
+});

@@ -98,7 +98,7 @@ static int cmd_run(int argc, char **argv) {
         int prev = -1;
         if (ms_forward(s, ids, n, &o, &e)) rc = 1;
         for (int k = 0; k < max_tokens && !rc; k++) {
-            int next = ms_sample(logits, m->tok.vocab_size, temperature, topk, 1.0f, &rng, NULL, logits + m->cfg.vocab);
+            int next = ms_sample(logits, m->tok.vocab_size, temperature, topk, 1.0f, &rng, NULL, logits + m->cfg.vocab, NULL);
             if (tok) {
                 const char *pc;
                 char b[4];

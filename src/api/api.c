@@ -230,7 +230,9 @@ API(ms_rng_new) uint64_t *ms_rng_new(double seed) {
 }
 API(ms_sample_next) int ms_sample_next(const float *logits, int n, float temperature, int top_k, float top_p, uint64_t *rng,
                                         float *logprob, float *scratch) {
-    return ms_sample(logits, n, temperature, top_k, top_p, rng, logprob, scratch);
+    ms_kernels k;
+    ms_kernels_init(&k, 1);
+    return ms_sample(logits, n, temperature, top_k, top_p, rng, logprob, scratch, k.exp_sum);
 }
 
 /* ---- tokenizer ---- */
@@ -366,6 +368,12 @@ API(ms_dbg_silu_mul) void ms_dbg_silu_mul(int simd, float *y, const float *g, co
     ms_kernels k;
     ms_kernels_init(&k, simd);
     k.silu_mul(y, g, u, (size_t)n);
+}
+
+API(ms_dbg_exp_sum) double ms_dbg_exp_sum(int simd, const float *x, int n, float shift, float scale) {
+    ms_kernels k;
+    ms_kernels_init(&k, simd);
+    return k.exp_sum(x, (size_t)n, shift, scale);
 }
 
 #ifdef __wasm_simd128__

@@ -21,6 +21,7 @@ void ms_kernels_init(ms_kernels *k, int want_simd) {
     k->dot = ms_dot_f32_generic;
     k->gemm_acc = ms_gemm_acc_f32_generic;
     k->silu_mul = ms_silu_mul_f32_generic;
+    k->exp_sum = ms_exp_sum_f32_generic;
 #ifdef __wasm_simd128__
     if (want_simd) {
         k->name = "wasm-simd128";
@@ -34,6 +35,7 @@ void ms_kernels_init(ms_kernels *k, int want_simd) {
         k->dot = ms_dot_f32_simd128;
         k->gemm_acc = ms_gemm_acc_f32_4x8_simd128;
         k->silu_mul = ms_silu_mul_f32_simd128;
+        k->exp_sum = ms_exp_sum_f32_simd128;
     }
 #else
     (void)want_simd;

@@ -5,6 +5,7 @@
 #include "../../src/kernels/kernels.h"
 #include "../../src/stats/stats.h"
 #include "../../src/engine/sample.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,17 +88,95 @@ static void topk_cases(void) {
     CHECK(idx[0] == 1 && idx[1] == 3 && idx[2] == 2 && val[0] == -3, "topk by |x|, ties by index: %d %d %d", idx[0], idx[1], idx[2]);
 }
 
+/* The sampler against a plain reference: the whole vocabulary sorted (highest logit first, ties
+ * by id), top-k cut, then the smallest prefix holding top_p of the mass, then one uniform draw
+ * from the same xorshift64* stream. Picks must agree exactly, including nuclei of thousands of
+ * tokens (the sampler only sorts the tokens that can be in the nucleus). With nothing cut, the
+ * draw walks the vocabulary in id order. */
+typedef struct { float l, p; int id; } ref_cand;
+static int ref_cmp(const void *x, const void *y) {
+    const ref_cand *a = x, *b = y;
+    return a->l > b->l ? -1 : a->l < b->l ? 1 : a->id - b->id;
+}
+static float ref_rng(uint64_t *s) {
+    *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
+    return (float)((*s * 0x2545F4914F6CDD1Dull) >> 40) / 16777216.0f;
+}
+static int ref_sample(const float *l, int n, float T, int top_k, float top_p, uint64_t *rng, ref_cand *c, int *nucleus) {
+    int best = 0;
+    for (int i = 1; i < n; i++) if (l[i] > l[best]) best = i;
+    double z = 0;
+    for (int i = 0; i < n; i++) { c[i] = (ref_cand){l[i], expf((l[i] - l[best]) * (1.0f / T)), i}; z += c[i].p; }
+    qsort(c, (size_t)n, sizeof *c, ref_cmp);
+    int m = top_k > 0 && top_k < n ? top_k : n;
+    double sum = 0;
+    for (int a = 0; a < m; a++) sum += c[a].p;
+    if (top_k <= 0 || top_k >= n) sum = z;
+    if (top_p < 1) {
+        double acc = 0;
+        for (int a = 0; a < m; a++) { acc += c[a].p; if (acc >= top_p * sum) { m = a + 1; break; } }
+        sum = 0;
+        for (int a = 0; a < m; a++) sum += c[a].p;
+    }
+    *nucleus = m;
+    double r = ref_rng(rng) * sum, acc = 0;
+    if (m == n) { /* nothing cut: the draw walks the vocabulary in id order */
+        for (int i = 0; i < n; i++) { acc += expf((l[i] - l[best]) * (1.0f / T)); if (r < acc) return i; }
+        return best;
+    }
+    for (int a = 0; a < m; a++) { acc += c[a].p; if (r < acc) return c[a].id; }
+    return c[m - 1].id;
+}
+
+static void sample_vs_reference(void) {
+    enum { N = 6000 };
+    float *l = malloc(N * sizeof *l), *scratch = malloc(2 * N * sizeof *scratch);
+    ref_cand *c = malloc(N * sizeof *c);
+    if (!l || !scratch || !c) { CHECK(0, "out of memory"); free(l); free(scratch); free(c); return; }
+    struct { float spread, T, top_p; int top_k, ties; } cases[] = {
+        {1.0f, 1.0f, 0.9f, 0, 0},   /* flat: the nucleus holds thousands of tokens */
+        {12.0f, 1.0f, 0.5f, 0, 0},  /* peaked: a small nucleus */
+        {8.0f, 0.7f, 0.8f, 40, 0},  /* top-k, then top-p within it */
+        {3.0f, 1.3f, 1.0f, 7, 1},   /* top-k over many equal logits: ties go to the lower id */
+        {3.0f, 0.6f, 0.95f, 0, 1},  /* top-p with ties */
+        {5.0f, 0.9f, 0.0f, 0, 0},   /* top-p 0: the most probable token only */
+        {2.0f, 1.0f, 1.0f, 5000, 0}, /* top-k keeping most of the vocabulary */
+        {300.0f, 1.0f, 0.99f, 4500, 0}, /* most probabilities underflow to 0 */
+        {4.0f, 0.8f, 1.0f, 0, 0},   /* no truncation: a walk over the whole vocabulary */
+    };
+    uint64_t g = ms_rng_seed(11);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        for (int i = 0; i < N; i++) {
+            float u = ref_rng(&g);
+            l[i] = cases[k].ties ? (float)(int)(u * 6) * cases[k].spread / 6 : u * cases[k].spread;
+        }
+        uint64_t a = ms_rng_seed(100 + k), b = a;
+        int agree = 0, draws = 300, nucleus = 0;
+        for (int d = 0; d < draws; d++) {
+            float lp;
+            int got = ms_sample(l, N, cases[k].T, cases[k].top_k, cases[k].top_p, &a, &lp, scratch, NULL);
+            int want = ref_sample(l, N, cases[k].T, cases[k].top_k, cases[k].top_p, &b, c, &nucleus);
+            agree += got == want;
+        }
+        CHECK(agree == draws, "sampler case %zu (nucleus %d tokens): %d of %d picks agree with the reference", k, nucleus, agree, draws);
+        if (k == 0) CHECK(nucleus > 2000, "the flat case tests a large nucleus: %d", nucleus);
+        if (k == 5) CHECK(nucleus == 1, "top-p 0 keeps one token: %d", nucleus);
+    }
+    free(l); free(scratch); free(c);
+}
+
 static void sample_cases(void) {
     float logits[5] = {1, 3, 2, 3.5f, -1}, scratch[10], lp;
     uint64_t r = ms_rng_seed(7);
-    CHECK(ms_sample(logits, 5, 0, 0, 1, &r, &lp, scratch) == 3, "greedy picks argmax");
+    CHECK(ms_sample(logits, 5, 0, 0, 1, &r, &lp, scratch, NULL) == 3, "greedy picks argmax");
     int counts[5] = {0};
-    for (int i = 0; i < 4000; i++) counts[ms_sample(logits, 5, 1.0f, 2, 1.0f, &r, &lp, scratch)]++;
+    for (int i = 0; i < 4000; i++) counts[ms_sample(logits, 5, 1.0f, 2, 1.0f, &r, &lp, scratch, NULL)]++;
     CHECK(counts[0] == 0 && counts[2] == 0 && counts[4] == 0 && counts[1] > 1000 && counts[3] > 1800, "top-k=2 keeps ids 1 and 3: %d %d", counts[1], counts[3]);
     uint64_t a = ms_rng_seed(5), b = ms_rng_seed(5);
     int same = 1;
-    for (int i = 0; i < 50; i++) same &= ms_sample(logits, 5, 0.8f, 0, 0.9f, &a, &lp, scratch) == ms_sample(logits, 5, 0.8f, 0, 0.9f, &b, &lp, scratch);
+    for (int i = 0; i < 50; i++) same &= ms_sample(logits, 5, 0.8f, 0, 0.9f, &a, &lp, scratch, NULL) == ms_sample(logits, 5, 0.8f, 0, 0.9f, &b, &lp, scratch, NULL);
     CHECK(same, "same seed, same samples");
+    sample_vs_reference();
 }
 
 void test_units(const ms_t_env *env) {

@@ -9,3 +9,12 @@ void ms_silu_mul_f32_generic(float *y, const float *g, const float *u, size_t n)
         y[i] = u ? s * u[i] : s;
     }
 }
+
+double ms_exp_sum_f32_generic(const float *x, size_t n, float shift, float scale) {
+    double z = 0;
+    for (size_t i = 0; i < n; i++) {
+        const float a = (x[i] - shift) * scale;
+        z += a < -87.0f ? 0.0f : expf(a);
+    }
+    return z;
+}

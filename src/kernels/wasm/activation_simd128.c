@@ -53,4 +53,38 @@ void ms_silu_mul_f32_simd128(float *y, const float *g, const float *u, size_t n)
         for (size_t k = i; k < n; k++) y[k] = ty[k - i];
     }
 }
+
+/* e^((x - shift) * scale) for four lanes; a term below e^-87 (where exp_f32x4 clamps) counts as
+ * 0, as expf would give (nearly) 0 there too. */
+static inline v128_t exp_term_f32x4(v128_t x, v128_t shift, v128_t scale) {
+    const v128_t a = wasm_f32x4_mul(wasm_f32x4_sub(x, shift), scale);
+    return wasm_v128_andnot(exp_f32x4(a), wasm_f32x4_lt(a, wasm_f32x4_splat(-87.0f)));
+}
+
+/* Sum of e^((x - shift) * scale): four float lanes, moved into a double every 256 elements so a
+ * long sum (a 248k vocabulary) keeps double accuracy; the tail from a zero-masked padded copy. */
+double ms_exp_sum_f32_simd128(const float *x, size_t n, float shift, float scale) {
+    const v128_t sh = wasm_f32x4_splat(shift), sc = wasm_f32x4_splat(scale);
+    double z = 0;
+    size_t i = 0;
+    while (i + 8 <= n) {
+        v128_t a0 = wasm_f32x4_splat(0), a1 = a0;
+        const size_t end = i + 256 <= n ? i + 256 : n - (n - i) % 8;
+        for (; i < end; i += 8) {
+            a0 = wasm_f32x4_add(a0, exp_term_f32x4(wasm_v128_load(x + i), sh, sc));
+            a1 = wasm_f32x4_add(a1, exp_term_f32x4(wasm_v128_load(x + i + 4), sh, sc));
+        }
+        const v128_t s = wasm_f32x4_add(a0, a1);
+        z += (double)wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 1) + wasm_f32x4_extract_lane(s, 2) +
+             wasm_f32x4_extract_lane(s, 3);
+    }
+    for (; i < n; i += 4) {
+        float t[4] = {0, 0, 0, 0}, e[4];
+        const size_t k = n - i < 4 ? n - i : 4;
+        for (size_t j = 0; j < k; j++) t[j] = x[i + j];
+        wasm_v128_store(e, exp_term_f32x4(wasm_v128_load(t), sh, sc));
+        for (size_t j = 0; j < k; j++) z += e[j];
+    }
+    return z;
+}
 #endif
