@@ -121,6 +121,12 @@ async function run(dir, label, opts, { prompt = 128, decode = 64, long = 512, re
   t0 = performance.now();
   for (let k = 0; k < decode; k++) { const r = m.forward([next], { stats: false, continue: true }); next = (next * 31 + 7) % V; void r; }
   const decodeMs = performance.now() - t0;
+  // generation as a user runs it (temperature 0.8, top-p 0.9): the decode steps plus the draw over
+  // the vocabulary; timed from the first token, so the prompt's prefill is not in it
+  let gen = 0, g0 = 0;
+  for await (const _ of m.generate(ids.slice(0, 16), { maxTokens: decode + 1, temperature: 0.8, topP: 0.9, seed: 1, stop: [] }))
+    if (gen++ === 0) g0 = performance.now();
+  const genTps = (gen - 1) / ((performance.now() - g0) / 1000);
   // prefill throughput, warm (the first prefill above also paid for the engine's code being
   // compiled by V8's optimizing tier: that is the time to first token): the median of `reps` runs
   const prefillTps = (n) => median(Array.from({ length: reps }, () => { const t = performance.now(); m.forward(ids.slice(0, n), { stats: false }); return n / ((performance.now() - t) / 1000); }));
@@ -130,7 +136,7 @@ async function run(dir, label, opts, { prompt = 128, decode = 64, long = 512, re
   const threads = info.build.threads;
   const dec = decode / (decodeMs / 1000), limit = limitBw(threads) * 1e9 / perToken;
   const row = { label, threads, dtypes: Object.keys(info.dtypes).join('+'), kernels: opts.simd === false ? 'scalar' : opts.int8Activations ? 'SIMD128, int8 act.' : 'SIMD128',
-    prefill: warm, long: longTps, ttft: prefillMs, decode: dec, limit, ratio: dec / limit, load: loadMs, read: readMs, heap: info.memory.heap, weights: perToken };
+    prefill: warm, long: longTps, ttft: prefillMs, decode: dec, gen: genTps, limit, ratio: dec / limit, load: loadMs, read: readMs, heap: info.memory.heap, weights: perToken };
   m.dispose();
   return row;
 }
@@ -163,10 +169,10 @@ console.log(`Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}
   (bw2 ? `; 2 threads: ${bw2.toFixed(1)} GB/s (read probe)` : '') +
   (native ? `; natively (C, bench/native-bandwidth.c): ${native[1].toFixed(1)} GB/s with 1 thread, ${native[2].toFixed(1)} GB/s with 2.` : '.') +
   ` The bandwidth limit below is the weight bytes read per token ÷ ${bw1.toFixed(1)} GB/s for 1 thread` + (Number.isFinite(limitBw(2)) ? ` and ÷ ${limitBw(2).toFixed(1)} GB/s for 2.\n` : '.\n'));
-console.log('| model | weights | kernels | threads | prefill 128 tok/s | prefill 512 tok/s | time to first token | decode tok/s | bandwidth limit tok/s | decode / limit | load (file read) | wasm heap |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| model | weights | kernels | threads | prefill 128 tok/s | prefill 512 tok/s | time to first token | decode tok/s | generate tok/s (top-p 0.9) | bandwidth limit tok/s | decode / limit | load (file read) | wasm heap |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows)
-  console.log(`| ${r.label} | ${r.dtypes}, ${(r.weights / 1048576).toFixed(0)} MiB | ${r.kernels} | ${r.threads} | ${r.prefill.toFixed(1)} | ${Number.isFinite(r.long) ? r.long.toFixed(1) : '–'} | ${(r.ttft / 1000).toFixed(2)} s | ${r.decode.toFixed(2)} | ${r.limit.toFixed(1)} | ${(100 * r.ratio).toFixed(1)}% | ${(r.load / 1000).toFixed(2)} s (${(r.read / 1000).toFixed(2)} s) | ${(r.heap / 1048576).toFixed(0)} MiB |`);
+  console.log(`| ${r.label} | ${r.dtypes}, ${(r.weights / 1048576).toFixed(0)} MiB | ${r.kernels} | ${r.threads} | ${r.prefill.toFixed(1)} | ${Number.isFinite(r.long) ? r.long.toFixed(1) : '–'} | ${(r.ttft / 1000).toFixed(2)} s | ${r.decode.toFixed(2)} | ${r.gen.toFixed(2)} | ${r.limit.toFixed(1)} | ${(100 * r.ratio).toFixed(1)}% | ${(r.load / 1000).toFixed(2)} s (${(r.read / 1000).toFixed(2)} s) | ${(r.heap / 1048576).toFixed(0)} MiB |`);
 console.log('\nKernel micro-benchmark: one 3584 × 1024 matvec (a gate_proj). "Cached": the same matrix again and again (it stays in the CPU caches); "streamed": 24 different copies one after another (88 MB for q8, beyond the caches), as in decode.\n');
 console.log('| kernel | weight bytes | time (cached) | weight GB/s cached | weight GB/s streamed | speed vs ggml-style q8_0 (cached / streamed) |\n|---|---|---|---|---|---|');
 for (const l of microRows) console.log(l);

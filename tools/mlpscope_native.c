@@ -1,7 +1,8 @@
 /* mlpscope-native: the native build of the converter and runner (for tools, tests and
  * sanitizers). Users normally run `mlpscope` (Node + wasm), which has the same commands.
  *   mlpscope-native convert CKPT TOKENIZER --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
- *   mlpscope-native run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
+ *   mlpscope-native run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--top-k K]
+ *        [--top-p P] [--seed S] [--threads N]
  *   mlpscope-native synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] --out DIR
  *   mlpscope-native forward DIR --ids 1,2,3 [--recurrent] [--chunk N] [--batch N] [--split K]
  *        one forward pass; prints JSON {logits (last token), stats, info} (tests compare it)
@@ -62,7 +63,7 @@ static int cmd_convert(int argc, char **argv) {
 static int cmd_run(int argc, char **argv) {
     const char *dir = NULL, *prompt = NULL, *ids_s = NULL;
     int max_tokens = 32, topk = 0, threads = 1;
-    float temperature = 0;
+    float temperature = 0, top_p = 1;
     unsigned long long seed = 42;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--prompt") && i + 1 < argc) prompt = argv[++i];
@@ -71,6 +72,7 @@ static int cmd_run(int argc, char **argv) {
         else if (!strcmp(argv[i], "--temperature") && i + 1 < argc) temperature = (float)atof(argv[++i]);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--top-k") && i + 1 < argc) topk = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--top-p") && i + 1 < argc) top_p = (float)atof(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
         else dir = argv[i];
     }
@@ -98,7 +100,7 @@ static int cmd_run(int argc, char **argv) {
         int prev = -1;
         if (ms_forward(s, ids, n, &o, &e)) rc = 1;
         for (int k = 0; k < max_tokens && !rc; k++) {
-            int next = ms_sample(logits, m->tok.vocab_size, temperature, topk, 1.0f, &rng, NULL, logits + m->cfg.vocab, NULL);
+            int next = ms_sample(logits, m->tok.vocab_size, temperature, topk, top_p, &rng, NULL, logits + m->cfg.vocab, NULL);
             if (tok) {
                 const char *pc;
                 char b[4];
