@@ -100,6 +100,32 @@ test('generation: reproducible with a seed, greedy at temperature 0', async () =
   assert.equal(g.map((t) => t.text).join(''), model.tokenizer.decode(g.map((t) => t.id)));
 });
 
+// generate() draws each token from the logits inside the engine; a hand-made loop that copies the
+// logits out of forward() and draws with the same seed must give the same tokens, and each logprob
+// must be log softmax(logits / T) computed here in float64.
+test('generation: top-p / top-k draws in place equal draws from forward() logits', async () => {
+  const e = model.e, prompt = model.tokenizer.encode('Once upon a time');
+  for (const o of [{ temperature: 0.8, topP: 0.9, seed: 5 }, { temperature: 1.2, topK: 12, topP: 0.95, seed: 9 }, { temperature: 0.7, seed: 2 }]) {
+    const got = [];
+    for await (const t of model.generate(prompt, { maxTokens: 24, stop: [], ...o })) got.push(t);
+    const rng = e.x.ms_rng_new(o.seed) >>> 0, lp = e.malloc(V * 4), sc = e.malloc(V * 8), lpp = e.malloc(4);
+    let logits = model.forward(prompt, { stats: false }).logits;
+    for (let n = 0; n < got.length; n++) {
+      e.f32.set(logits, lp >> 2);
+      const id = e.x.ms_sample_next(lp, V, o.temperature, o.topK ?? 0, o.topP ?? 1, rng, lpp, sc);
+      assert.equal(got[n].id, id, `${JSON.stringify(o)} token ${n}`);
+      let mx = -Infinity, z = 0;
+      for (const v of logits) mx = Math.max(mx, v);
+      for (const v of logits) z += Math.exp((v - mx) / o.temperature);
+      const want = (logits[id] - mx) / o.temperature - Math.log(z);
+      assert.ok(Math.abs(got[n].logprob - want) < 1e-4, `logprob ${got[n].logprob} vs ${want}`);
+      logits = model.forward([id], { stats: false, continue: true }).logits;
+    }
+    e.free(rng); e.free(lp); e.free(sc); e.free(lpp);
+    assert.equal(got.length, 24);
+  }
+});
+
 test('typed errors: bad ids, context overflow, empty input, unknown hook, calls after dispose', async () => {
   const code = (fn, c) => assert.throws(fn, (e) => e instanceof MlpscopeError && e.code === c);
   code(() => model.forward([1, V]), 'E_TOKEN');
