@@ -105,14 +105,24 @@ export interface ForwardResult {
 }
 
 export interface GenerateOptions {
+  /** tokens to generate at most (default 64) */
   maxTokens?: number;
+  /** 0 (the default) = greedy */
   temperature?: number;
+  /** keep the k most probable tokens (0 = no cut) */
   topK?: number;
+  /** keep the smallest set of most probable tokens holding this much probability (1 = no cut) */
   topP?: number;
+  /** integer in [0, 2^53): the same seed draws the same tokens on every host */
   seed?: number;
+  /** token ids that end generation (default: the tokenizer's end-of-sequence ids) */
   stop?: number[];
   signal?: AbortSignal;
+  /** chat prompts: whether the chat template opens a thinking block (Qwen3.5) */
+  enableThinking?: boolean;
 }
+
+export interface ChatMessage { role: string; content: string }
 
 export interface GeneratedToken { id: number; text: string; logprob: number }
 
@@ -151,7 +161,7 @@ export class Model {
   readonly position: number;
   info(): ModelInfo;
   forward(ids: ArrayLike<number>, opts?: ForwardOptions): ForwardResult;
-  generate(prompt: string | number[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken>;
+  generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken>;
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): void;
   reset(): void;
   dispose(): void;

@@ -177,6 +177,13 @@ export class Model {
     this._alive();
     if (this._busy) throw new MlpscopeError('E_STATE', 'the model is busy (another generate() is running)');
     const { maxTokens = 64, temperature = 0, topK = 0, topP = 1, seed = 0, signal } = opts;
+    const bad = (what) => new MlpscopeError('E_ARG', `generate(): ${what}`);
+    if (!Number.isInteger(maxTokens) || maxTokens < 0) throw bad(`maxTokens ${maxTokens} is not an integer >= 0`);
+    if (!(Number.isFinite(temperature) && temperature >= 0)) throw bad(`temperature ${temperature} is not a number >= 0`);
+    if (!Number.isInteger(topK) || topK < 0) throw bad(`topK ${topK} is not an integer >= 0 (0: no top-k cut)`);
+    if (!(topP >= 0 && topP <= 1)) throw bad(`topP ${topP} is outside [0, 1]`);
+    if (!Number.isSafeInteger(seed) || seed < 0) throw bad(`seed ${seed} is not an integer in [0, 2^53)`);
+    if (opts.stop !== undefined && !(Array.isArray(opts.stop) && opts.stop.every(Number.isInteger))) throw bad('stop must be an array of token ids');
     const e = this.e, V = this._info.config.vocab_size;
     const isChat = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] === 'object';
     if (isChat && !this.tokenizer) throw new MlpscopeError('E_TOKEN', 'this weight set has no tokenizer: chat messages need one');

@@ -126,7 +126,7 @@ test('generation: top-p / top-k draws in place equal draws from forward() logits
   }
 });
 
-test('typed errors: bad ids, context overflow, empty input, unknown hook, calls after dispose', async () => {
+test('typed errors: bad ids, context overflow, empty input, unknown hook, bad generation options, calls after dispose', async () => {
   const code = (fn, c) => assert.throws(fn, (e) => e instanceof MlpscopeError && e.code === c);
   code(() => model.forward([1, V]), 'E_TOKEN');
   code(() => model.forward([1, -2]), 'E_TOKEN');
@@ -136,6 +136,13 @@ test('typed errors: bad ids, context overflow, empty input, unknown hook, calls 
   code(() => model.forward([1, 5], { hooks: ['blocks.99.hook_mlp_out'] }), 'E_ARG');
   code(() => model.forward([1, 5], { hooks: ['blocks.0.hook_nothing'] }), 'E_ARG');
   code(() => model.forward([1, 5], { interventions: [{ layer: 0, hook: 'mlp.hook_post', neurons: [I], scale: 0 }] }), 'E_ARG');
+  // generation options: each bad one is E_ARG naming it, and the model stays usable
+  const gen = async (o) => { for await (const _ of model.generate('Once', { maxTokens: 2, ...o })); };
+  for (const [o, word] of [[{ temperature: -1 }, 'temperature'], [{ temperature: NaN }, 'temperature'], [{ topP: 1.5 }, 'topP'],
+    [{ topP: NaN }, 'topP'], [{ topK: -3 }, 'topK'], [{ topK: 2.5 }, 'topK'], [{ seed: -1 }, 'seed'], [{ seed: 2 ** 60 }, 'seed'],
+    [{ maxTokens: -1 }, 'maxTokens'], [{ stop: [1.5] }, 'stop']])
+    await assert.rejects(gen(o), (e) => e instanceof MlpscopeError && e.code === 'E_ARG' && e.message.includes(word), JSON.stringify(o));
+  await gen({ temperature: 0.5, topK: 3, seed: 1 });
   await assert.rejects(loadModel(dir, { contextLength: 100000 }), (e) => e.code === 'E_CONTEXT');
   await assert.rejects(loadModel(dir, { memoryBudget: 1000 }), (e) => e.code === 'E_MEMORY');
   await assert.rejects(loadModel('/nonexistent/folder'), (e) => e.code === 'E_MANIFEST');

@@ -225,7 +225,8 @@ API(ms_unembed_vec) void ms_unembed_vec(ms_state *s, const float *resid, float *
 /* ---- sampling ---- */
 API(ms_rng_new) uint64_t *ms_rng_new(double seed) {
     uint64_t *r = malloc(sizeof *r);
-    if (r) *r = ms_rng_seed((uint64_t)seed);
+    /* a seed outside [0, 2^64) (or NaN) would make the conversion undefined: such seeds mean 0 */
+    if (r) *r = ms_rng_seed(seed >= 0 && seed < 18446744073709551616.0 ? (uint64_t)seed : 0);
     return r;
 }
 API(ms_sample_next) int ms_sample_next(const float *logits, int n, float temperature, int top_k, float top_p, uint64_t *rng,
