@@ -176,6 +176,8 @@ static void sample_cases(void) {
     int same = 1;
     for (int i = 0; i < 50; i++) same &= ms_sample(logits, 5, 0.8f, 0, 0.9f, &a, &lp, scratch, NULL) == ms_sample(logits, 5, 0.8f, 0, 0.9f, &b, &lp, scratch, NULL);
     CHECK(same, "same seed, same samples");
+    float lp2 = 1;
+    CHECK(ms_sample(logits, 5, 1e-45f, 0, 1, &r, &lp2, scratch, NULL) == 3 && lp2 <= 0 && isfinite(lp2), "a denormal temperature is greedy with a finite logprob: %g", lp2);
     sample_vs_reference();
 }
 
