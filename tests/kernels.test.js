@@ -188,11 +188,12 @@ test('silu_mul f32: SIMD128 and scalar equal float64 within a few ulp, any lengt
   e.free(np);
 });
 
-// The sampler's softmax denominator over a whole vocabulary, sum e^((x - shift) * scale): SIMD128
-// (float lanes moved into a double every 256 values) and scalar against float64, every tail, a
-// 248k vocabulary, terms at the e^-87 edge; a NaN makes the sum NaN.
-test('exp_sum f32: SIMD128 and scalar equal the float64 sum, any length', () => {
-  let worst = 0;
+// Softmax numerators and denominator, y = e^((x - shift) * scale) and their sum (attention scores;
+// the sampler's whole vocabulary, sum only): SIMD128 (float lanes moved into a double every 256
+// values) and scalar against float64, every tail, a 248k vocabulary, terms at the e^-87 edge,
+// stored, not stored and in place; a NaN makes the sum NaN.
+test('exp_sum f32: SIMD128 and scalar equal float64, values and sum, any length', () => {
+  let worst = 0, worstY = 0;
   for (const n of [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 255, 256, 257, 263, 4099, 248320]) {
     const x = rand(n, n * 3 + 5).map((v, i) => (i % 7 === 0 ? v * 40 : v * 8));
     let mx = -Infinity;
@@ -201,18 +202,31 @@ test('exp_sum f32: SIMD128 and scalar equal the float64 sum, any length', () => 
       if (n > 8) { x[1] = mx - 86.95 / scale; x[2] = mx - 87.05 / scale; }
       let ref = 0;
       for (const v of x) { const a = Math.fround(Math.fround(v - mx) * Math.fround(scale)); ref += a < -87 ? 0 : Math.exp(a); }
-      const xp = e.bytes(new Uint8Array(x.buffer));
+      const xp = e.bytes(new Uint8Array(x.buffer)), yp = e.malloc(4 * n);
       for (const simd of [1, 0]) {
-        const got = e.x.ms_dbg_exp_sum(simd, xp, n, mx, scale);
-        const rel = Math.abs(got - ref) / ref;
-        assert.ok(rel < 2e-6, `${simd ? 'simd' : 'scalar'} n=${n} scale=${scale}: ${got} vs ${ref} (rel ${rel})`);
-        worst = Math.max(worst, rel);
+        for (const out of ['none', 'y', 'in place']) {
+          const dst = out === 'none' ? 0 : out === 'y' ? yp : e.bytes(new Uint8Array(x.buffer));
+          const got = e.x.ms_dbg_exp_sum(simd, dst, out === 'in place' ? dst : xp, n, mx, scale);
+          const rel = Math.abs(got - ref) / ref;
+          assert.ok(rel < 2e-6, `${simd ? 'simd' : 'scalar'} ${out} n=${n} scale=${scale}: ${got} vs ${ref} (rel ${rel})`);
+          worst = Math.max(worst, rel);
+          if (dst) {
+            const y = e.f32.slice(dst >> 2, (dst >> 2) + n);
+            for (let i = 0; i < n; i += n > 5000 ? 7 : 1) {
+              const a = Math.fround(Math.fround(x[i] - mx) * Math.fround(scale)), want = a < -87 ? 0 : Math.exp(a);
+              const err = Math.abs(y[i] - want);
+              assert.ok(err <= 4 * 2 ** -23 * want, `${simd ? 'simd' : 'scalar'} ${out} n=${n} y[${i}] = ${y[i]} vs ${want}`);
+              if (want > 0) worstY = Math.max(worstY, err / want / 2 ** -24);
+            }
+            if (out === 'in place') e.free(dst);
+          }
+        }
       }
-      e.free(xp);
+      e.free(xp); e.free(yp);
     }
   }
-  assert.ok(worst > 0, 'the sums are compared');
+  assert.ok(worst > 0 && worstY > 0, `worst sum error ${worst}, worst value ${worstY} half-ulps`);
   const np = e.bytes(new Uint8Array(Float32Array.from([0, -1, NaN, -2, 0, 0, 0, 0, -3, -4]).buffer));
-  for (const simd of [1, 0]) for (const n of [4, 10]) assert.ok(Number.isNaN(e.x.ms_dbg_exp_sum(simd, np, n, 0, 1)), `${simd} n=${n}: NaN in, NaN out`);
+  for (const simd of [1, 0]) for (const n of [4, 10]) assert.ok(Number.isNaN(e.x.ms_dbg_exp_sum(simd, 0, np, n, 0, 1)), `${simd} n=${n}: NaN in, NaN out`);
   e.free(np);
 });

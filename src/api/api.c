@@ -371,10 +371,10 @@ API(ms_dbg_silu_mul) void ms_dbg_silu_mul(int simd, float *y, const float *g, co
     k.silu_mul(y, g, u, (size_t)n);
 }
 
-API(ms_dbg_exp_sum) double ms_dbg_exp_sum(int simd, const float *x, int n, float shift, float scale) {
+API(ms_dbg_exp_sum) double ms_dbg_exp_sum(int simd, float *y, const float *x, int n, float shift, float scale) {
     ms_kernels k;
     ms_kernels_init(&k, simd);
-    return k.exp_sum(x, (size_t)n, shift, scale);
+    return k.exp_sum(y, x, (size_t)n, shift, scale);
 }
 
 #ifdef __wasm_simd128__

@@ -61,7 +61,7 @@ int ms_sample(const float *logits, int n, float temperature, int top_k, float to
     /* a temperature so small that 1/T overflows samples like 0 (greedy) */
     if (!(temperature > 0) || !isfinite(1.0f / temperature)) temperature = 0;
     const float T = temperature > 0 ? temperature : 1.0f, inv_t = 1.0f / T, lb = logits[best];
-    const double z = (exp_sum ? exp_sum : ms_exp_sum_f32_generic)(logits, (size_t)n, lb, inv_t);
+    const double z = (exp_sum ? exp_sum : ms_exp_sum_f32_generic)(NULL, logits, (size_t)n, lb, inv_t);
     const double lz = log(z);
     int pick = best;
     if (temperature > 0 && n > 1) {

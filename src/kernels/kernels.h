@@ -16,9 +16,10 @@ typedef void (*ms_gemm_acc_fn)(float *Out, size_t os, const float *A, size_t ars
                                int M, int K, int N, float sign);
 /* y[i] = silu(g[i]) * u[i] (u NULL: silu(g[i])), silu(x) = x / (1 + e^-x); y may alias g or u. */
 typedef void (*ms_silu_mul_fn)(float *y, const float *g, const float *u, size_t n);
-/* sum of e^((x[i] - shift) * scale), accumulated in double: the sampler's softmax denominator over
- * the vocabulary. For exponents a <= 88; a term with a < -87 counts as 0; a NaN makes the sum NaN. */
-typedef double (*ms_exp_sum_fn)(const float *x, size_t n, float shift, float scale);
+/* y[i] = e^((x[i] - shift) * scale) (y NULL: not stored; y may be x), returning their sum accumulated
+ * in double: softmax numerators and denominator (attention scores, the sampler's vocabulary). For
+ * exponents a <= 88; a term with a < -87 counts as 0; a NaN makes the sum NaN. */
+typedef double (*ms_exp_sum_fn)(float *y, const float *x, size_t n, float shift, float scale);
 
 typedef struct {
     const char *name;        /* "generic" or "wasm-simd128" */
@@ -44,7 +45,7 @@ void ms_matmul_q4_0x4_generic(const void *W, size_t rows, size_t cols, const flo
 float ms_dot_f32_generic(const float *a, const float *b, size_t n);
 void ms_gemm_acc_f32_generic(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
 void ms_silu_mul_f32_generic(float *y, const float *g, const float *u, size_t n);
-double ms_exp_sum_f32_generic(const float *x, size_t n, float shift, float scale);
+double ms_exp_sum_f32_generic(float *y, const float *x, size_t n, float shift, float scale);
 #ifdef __wasm_simd128__
 void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q4_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
@@ -57,6 +58,6 @@ void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float
 float ms_dot_f32_simd128(const float *a, const float *b, size_t n);
 void ms_gemm_acc_f32_4x8_simd128(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
 void ms_silu_mul_f32_simd128(float *y, const float *g, const float *u, size_t n);
-double ms_exp_sum_f32_simd128(const float *x, size_t n, float shift, float scale);
+double ms_exp_sum_f32_simd128(float *y, const float *x, size_t n, float shift, float scale);
 #endif
 #endif

@@ -33,36 +33,46 @@ static float *attn_work(const ms_state *s, int part) {
 }
 
 /* Query heads [nh * part / n, nh * (part + 1) / n), one query at a time (decode, small batches):
- * scores by dot products, then a weighted sum of V. */
+ * scores by dot products, then a weighted sum of V. The heads of this range that share a KV head
+ * (Qwen3.5: 4 query heads per KV head) go together, so each K and V row is read from memory once
+ * for all of them; per head the arithmetic is the same as one head at a time. */
 static void attn_per_token(void *ctx, int part, int n) {
     const attn_job *j = ctx;
     const ms_state *s = j->s;
-    const int hd = j->hd, nh = j->nh, kvd = j->kvd, qstride = j->qstride;
+    const int hd = j->hd, nh = j->nh, kvd = j->kvd, qstride = j->qstride, n_ctx = s->n_ctx;
     const float *kc = j->kc, *vc = j->vc;
-    float *att = attn_work(s, part) + (size_t)hd * MS_ATTN_BLOCK; /* the scores of one query */
+    float *att = attn_work(s, part) + (size_t)hd * MS_ATTN_BLOCK; /* scores [heads of a run][n_ctx] */
+    const int h_end = nh * (part + 1) / n;
     for (int t = 0; t < j->B; t++) {
         const int p = s->pos + t;
         const float *q = s->qg + (size_t)t * j->qout;
         float *o = s->o + (size_t)t * j->qd;
-        for (int h = nh * part / n; h < nh * (part + 1) / n; h++) {
-            const float *qh = q + h * qstride;
-            const int g = h / j->group;
-            float mx = -INFINITY;
+        for (int h0 = nh * part / n, h1; h0 < h_end; h0 = h1) {
+            const int g = h0 / j->group; /* heads h0 .. h1-1 read KV head g */
+            h1 = (g + 1) * j->group < h_end ? (g + 1) * j->group : h_end;
+            if (h1 - h0 > MS_ATTN_BLOCK) h1 = h0 + MS_ATTN_BLOCK;
+            const int G = h1 - h0;
             for (int u = 0; u <= p; u++) {
-                att[u] = s->m->kern.dot(qh, kc + (size_t)u * kvd + (size_t)g * hd, (size_t)hd) * j->scale;
-                if (att[u] > mx) mx = att[u];
+                const float *ku = kc + (size_t)u * kvd + (size_t)g * hd;
+                for (int r = 0; r < G; r++) att[(size_t)r * n_ctx + u] = s->m->kern.dot(q + (h0 + r) * qstride, ku, (size_t)hd) * j->scale;
             }
-            double sum = 0;
-            for (int u = 0; u <= p; u++) { att[u] = expf(att[u] - mx); sum += att[u]; }
-            float inv = (float)(1.0 / sum);
-            float *oh = o + h * hd;
-            memset(oh, 0, (size_t)hd * sizeof(float));
+            float inv[MS_ATTN_BLOCK];
+            for (int r = 0; r < G; r++) {
+                float *a = att + (size_t)r * n_ctx, mx = -INFINITY;
+                for (int u = 0; u <= p; u++) if (a[u] > mx) mx = a[u];
+                inv[r] = (float)(1.0 / s->m->kern.exp_sum(a, a, (size_t)p + 1, mx, 1.0f));
+                memset(o + (h0 + r) * hd, 0, (size_t)hd * sizeof(float));
+            }
             for (int u = 0; u <= p; u++) {
                 const float *vu = vc + (size_t)u * kvd + (size_t)g * hd;
-                const float a = att[u] * inv;
-                for (int i = 0; i < hd; i++) oh[i] += a * vu[i];
+                for (int r = 0; r < G; r++) {
+                    const float a = att[(size_t)r * n_ctx + u] * inv[r];
+                    float *oh = o + (h0 + r) * hd;
+                    for (int i = 0; i < hd; i++) oh[i] += a * vu[i];
+                }
             }
-            if (s->m->cfg.attn_gate) attn_gate(j, t, h);
+            if (s->m->cfg.attn_gate)
+                for (int r = 0; r < G; r++) attn_gate(j, t, h0 + r);
         }
     }
 }

@@ -10,11 +10,12 @@ void ms_silu_mul_f32_generic(float *y, const float *g, const float *u, size_t n)
     }
 }
 
-double ms_exp_sum_f32_generic(const float *x, size_t n, float shift, float scale) {
+double ms_exp_sum_f32_generic(float *y, const float *x, size_t n, float shift, float scale) {
     double z = 0;
     for (size_t i = 0; i < n; i++) {
-        const float a = (x[i] - shift) * scale;
-        z += a < -87.0f ? 0.0f : expf(a);
+        const float a = (x[i] - shift) * scale, e = a < -87.0f ? 0.0f : expf(a);
+        if (y) y[i] = e;
+        z += e;
     }
     return z;
 }

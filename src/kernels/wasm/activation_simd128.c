@@ -61,9 +61,10 @@ static inline v128_t exp_term_f32x4(v128_t x, v128_t shift, v128_t scale) {
     return wasm_v128_andnot(exp_f32x4(a), wasm_f32x4_lt(a, wasm_f32x4_splat(-87.0f)));
 }
 
-/* Sum of e^((x - shift) * scale): four float lanes, moved into a double every 256 elements so a
- * long sum (a 248k vocabulary) keeps double accuracy; the tail from a zero-masked padded copy. */
-double ms_exp_sum_f32_simd128(const float *x, size_t n, float shift, float scale) {
+/* e^((x - shift) * scale), stored when y is given, and their sum: four float lanes, moved into a
+ * double every 256 elements so a long sum (a 248k vocabulary) keeps double accuracy; the tail
+ * from a zero-padded copy (its extra lanes are not added). */
+double ms_exp_sum_f32_simd128(float *y, const float *x, size_t n, float shift, float scale) {
     const v128_t sh = wasm_f32x4_splat(shift), sc = wasm_f32x4_splat(scale);
     double z = 0;
     size_t i = 0;
@@ -71,8 +72,10 @@ double ms_exp_sum_f32_simd128(const float *x, size_t n, float shift, float scale
         v128_t a0 = wasm_f32x4_splat(0), a1 = a0;
         const size_t end = i + 256 <= n ? i + 256 : n - (n - i) % 8;
         for (; i < end; i += 8) {
-            a0 = wasm_f32x4_add(a0, exp_term_f32x4(wasm_v128_load(x + i), sh, sc));
-            a1 = wasm_f32x4_add(a1, exp_term_f32x4(wasm_v128_load(x + i + 4), sh, sc));
+            const v128_t e0 = exp_term_f32x4(wasm_v128_load(x + i), sh, sc), e1 = exp_term_f32x4(wasm_v128_load(x + i + 4), sh, sc);
+            if (y) { wasm_v128_store(y + i, e0); wasm_v128_store(y + i + 4, e1); }
+            a0 = wasm_f32x4_add(a0, e0);
+            a1 = wasm_f32x4_add(a1, e1);
         }
         const v128_t s = wasm_f32x4_add(a0, a1);
         z += (double)wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 1) + wasm_f32x4_extract_lane(s, 2) +
@@ -83,7 +86,7 @@ double ms_exp_sum_f32_simd128(const float *x, size_t n, float shift, float scale
         const size_t k = n - i < 4 ? n - i : 4;
         for (size_t j = 0; j < k; j++) t[j] = x[i + j];
         wasm_v128_store(e, exp_term_f32x4(wasm_v128_load(t), sh, sc));
-        for (size_t j = 0; j < k; j++) z += e[j];
+        for (size_t j = 0; j < k; j++) { if (y) y[i + j] = e[j]; z += e[j]; }
     }
     return z;
 }
