@@ -150,6 +150,32 @@ test('gemm_acc f32: SIMD128 and scalar equal the float64 product, plain and tran
   assert.ok(checked > 20000);
 });
 
+// One query's attention scores against key rows `stride` floats apart (decode attention): SIMD128
+// (four rows at a time) and scalar against float64 on row counts and widths with every tail, and
+// each row's score the same whether computed in a group of four or alone.
+test('dot_rows f32: SIMD128 and scalar equal float64 on awkward shapes; a row does not depend on its neighbours', () => {
+  let checked = 0;
+  for (const [n, k, stride] of [[1, 1, 1], [3, 5, 7], [4, 8, 8], [5, 128, 256], [7, 256, 512], [9, 13, 40], [64, 256, 512], [67, 128, 1024]]) {
+    const A = rand(n * stride, n + k), x = rand(k, k * 3 + 1);
+    const ap = e.bytes(new Uint8Array(A.buffer)), xp = e.bytes(new Uint8Array(x.buffer)), yp = e.malloc(4 * n), y1 = e.malloc(4);
+    for (const simd of [1, 0]) {
+      e.x.ms_dbg_dot_rows(simd, yp, xp, ap, stride, n, k, 0.0625);
+      const y = e.f32.slice(yp >> 2, (yp >> 2) + n);
+      for (let u = 0; u < n; u++) {
+        let ref = 0, mag = 0;
+        for (let i = 0; i < k; i++) { ref += x[i] * A[u * stride + i]; mag += Math.abs(x[i] * A[u * stride + i]); }
+        ref *= 0.0625; mag *= 0.0625;
+        assert.ok(Math.abs(y[u] - ref) <= 1e-6 * mag + 1e-30, `${simd ? 'simd' : 'scalar'} n=${n} k=${k} row ${u}: ${y[u]} vs ${ref}`);
+        e.x.ms_dbg_dot_rows(simd, y1, xp, ap + 4 * u * stride, stride, 1, k, 0.0625);
+        assert.equal(e.f32[y1 >> 2], y[u], `${simd ? 'simd' : 'scalar'} n=${n} k=${k} row ${u} alone`);
+        checked++;
+      }
+    }
+    e.free(ap); e.free(xp); e.free(yp); e.free(y1);
+  }
+  assert.ok(checked > 300);
+});
+
 // silu(g) * u (the SwiGLU activation, the Gated DeltaNet convolution and output gates): the SIMD128
 // kernel's polynomial e^x and libm's expf, both against float64, on lengths with every tail, in
 // place, without u, over the range activations take and at the clamp edges; NaN stays NaN.

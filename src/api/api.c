@@ -365,6 +365,12 @@ API(ms_dbg_gemm_acc) void ms_dbg_gemm_acc(int simd, float *Out, int os, const fl
     k.gemm_acc(Out, (size_t)os, A, (size_t)ars, (size_t)acs, B, (size_t)bs, M, K, N, sign);
 }
 
+API(ms_dbg_dot_rows) void ms_dbg_dot_rows(int simd, float *y, const float *x, const float *A, int stride, int n, int k, float scale) {
+    ms_kernels k_;
+    ms_kernels_init(&k_, simd);
+    k_.dot_rows(y, x, A, (size_t)stride, (size_t)n, (size_t)k, scale);
+}
+
 API(ms_dbg_silu_mul) void ms_dbg_silu_mul(int simd, float *y, const float *g, const float *u, int n) {
     ms_kernels k;
     ms_kernels_init(&k, simd);

@@ -19,6 +19,7 @@ void ms_kernels_init(ms_kernels *k, int want_simd) {
     k->matmul[MS_Q8_0X4] = ms_matmul_q8_0x4_generic;
     k->matmul[MS_Q4_0X4] = ms_matmul_q4_0x4_generic;
     k->dot = ms_dot_f32_generic;
+    k->dot_rows = ms_dot_rows_f32_generic;
     k->gemm_acc = ms_gemm_acc_f32_generic;
     k->silu_mul = ms_silu_mul_f32_generic;
     k->exp_sum = ms_exp_sum_f32_generic;
@@ -33,6 +34,7 @@ void ms_kernels_init(ms_kernels *k, int want_simd) {
         k->matmul[MS_Q8_0X4] = ms_matmul_q8_0x4_simd128;
         k->matmul[MS_Q4_0X4] = ms_matmul_q4_0x4_simd128;
         k->dot = ms_dot_f32_simd128;
+        k->dot_rows = ms_dot_rows_f32_4r_simd128;
         k->gemm_acc = ms_gemm_acc_f32_4x8_simd128;
         k->silu_mul = ms_silu_mul_f32_simd128;
         k->exp_sum = ms_exp_sum_f32_simd128;

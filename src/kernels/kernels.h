@@ -10,6 +10,10 @@
 
 typedef void (*ms_matmul_fn)(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 typedef float (*ms_dot_fn)(const float *a, const float *b, size_t n);
+/* y[u] = scale * dot(x, A + u * stride) over k values, for u < n: one query's attention scores
+ * against n key rows that sit stride floats apart in the KV cache. A row's result does not depend
+ * on n or on where it sits among the n. */
+typedef void (*ms_dot_rows_fn)(float *y, const float *x, const float *A, size_t stride, size_t n, size_t k, float scale);
 /* Out[M][N] (row stride os) += sign * A B with A[M][K] (element (i, x) at A[i * ars + x * acs], so a
  * transposed A is a stride swap) and B[K][N] (row stride bs): the chunked Gated DeltaNet's products. */
 typedef void (*ms_gemm_acc_fn)(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs,
@@ -25,6 +29,7 @@ typedef struct {
     const char *name;        /* "generic" or "wasm-simd128" */
     ms_matmul_fn matmul[MS_DTYPE__COUNT]; /* indexed by ms_dtype */
     ms_dot_fn dot;
+    ms_dot_rows_fn dot_rows;
     ms_gemm_acc_fn gemm_acc;
     ms_silu_mul_fn silu_mul;
     ms_exp_sum_fn exp_sum;
@@ -43,6 +48,7 @@ void ms_matmul_q4_0_generic(const void *W, size_t rows, size_t cols, const float
 void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q4_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 float ms_dot_f32_generic(const float *a, const float *b, size_t n);
+void ms_dot_rows_f32_generic(float *y, const float *x, const float *A, size_t stride, size_t n, size_t k, float scale);
 void ms_gemm_acc_f32_generic(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
 void ms_silu_mul_f32_generic(float *y, const float *g, const float *u, size_t n);
 double ms_exp_sum_f32_generic(float *y, const float *x, size_t n, float shift, float scale);
@@ -56,6 +62,7 @@ void ms_matmul_bf16_simd128(const void *W, size_t rows, size_t cols, const float
 void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 float ms_dot_f32_simd128(const float *a, const float *b, size_t n);
+void ms_dot_rows_f32_4r_simd128(float *y, const float *x, const float *A, size_t stride, size_t n, size_t k, float scale);
 void ms_gemm_acc_f32_4x8_simd128(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
 void ms_silu_mul_f32_simd128(float *y, const float *g, const float *u, size_t n);
 double ms_exp_sum_f32_simd128(float *y, const float *x, size_t n, float shift, float scale);

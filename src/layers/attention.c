@@ -35,7 +35,8 @@ static float *attn_work(const ms_state *s, int part) {
 /* Query heads [nh * part / n, nh * (part + 1) / n), one query at a time (decode, small batches):
  * scores by dot products, then a weighted sum of V. The heads of this range that share a KV head
  * (Qwen3.5: 4 query heads per KV head) go together, so each K and V row is read from memory once
- * for all of them; per head the arithmetic is the same as one head at a time. */
+ * for all of them; per head the arithmetic is the same as one head at a time. Scores come four
+ * key rows at a time from the dot_rows kernel. */
 static void attn_per_token(void *ctx, int part, int n) {
     const attn_job *j = ctx;
     const ms_state *s = j->s;
@@ -52,9 +53,11 @@ static void attn_per_token(void *ctx, int part, int n) {
             h1 = (g + 1) * j->group < h_end ? (g + 1) * j->group : h_end;
             if (h1 - h0 > MS_ATTN_BLOCK) h1 = h0 + MS_ATTN_BLOCK;
             const int G = h1 - h0;
-            for (int u = 0; u <= p; u++) {
-                const float *ku = kc + (size_t)u * kvd + (size_t)g * hd;
-                for (int r = 0; r < G; r++) att[(size_t)r * n_ctx + u] = s->m->kern.dot(q + (h0 + r) * qstride, ku, (size_t)hd) * j->scale;
+            for (int u0 = 0; u0 <= p; u0 += 64) { /* 64 key rows at a time stay in cache for all G heads */
+                const int nb = p + 1 - u0 < 64 ? p + 1 - u0 : 64;
+                for (int r = 0; r < G; r++)
+                    s->m->kern.dot_rows(att + (size_t)r * n_ctx + u0, q + (h0 + r) * qstride, kc + (size_t)u0 * kvd + (size_t)g * hd,
+                                        (size_t)kvd, (size_t)nb, (size_t)hd, j->scale);
             }
             float inv[MS_ATTN_BLOCK];
             for (int r = 0; r < G; r++) {

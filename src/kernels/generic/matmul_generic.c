@@ -15,6 +15,10 @@ float ms_dot_f32_generic(const float *a, const float *b, size_t n) {
     return (s0 + s1) + (s2 + s3);
 }
 
+void ms_dot_rows_f32_generic(float *y, const float *x, const float *A, size_t stride, size_t n, size_t k, float scale) {
+    for (size_t u = 0; u < n; u++) y[u] = scale * ms_dot_f32_generic(x, A + u * stride, k);
+}
+
 void ms_matmul_f32_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
     const float *w = W;
     for (size_t o = 0; o < rows; o++)

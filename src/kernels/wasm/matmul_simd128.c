@@ -25,6 +25,48 @@ float ms_dot_f32_simd128(const float *a, const float *b, size_t n) {
     return s;
 }
 
+/* One row's sum: lanes paired as (0 + 2) + (1 + 3), then the k % 4 tail; the 4-row reduction
+ * below adds in the same order, so a row gives the same score in a group of four or alone. */
+static inline float dot_row_f32(const float *x, const float *a, size_t k) {
+    v128_t s = wasm_f32x4_splat(0);
+    size_t i = 0;
+    for (; i + 4 <= k; i += 4) s = wasm_f32x4_add(s, wasm_f32x4_mul(wasm_v128_load(x + i), wasm_v128_load(a + i)));
+    float r = (wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 2)) + (wasm_f32x4_extract_lane(s, 1) + wasm_f32x4_extract_lane(s, 3));
+    for (; i < k; i++) r += x[i] * a[i];
+    return r;
+}
+
+/* Scores of one query against 4 key rows at a time: each x vector loaded once for 4 rows, four
+ * independent sums, and the four reduced together by two rounds of shuffles. */
+void ms_dot_rows_f32_4r_simd128(float *y, const float *x, const float *A, size_t stride, size_t n, size_t k, float scale) {
+    size_t u = 0;
+    for (; u + 4 <= n; u += 4) {
+        const float *a0 = A + u * stride, *a1 = a0 + stride, *a2 = a1 + stride, *a3 = a2 + stride;
+        v128_t s0 = wasm_f32x4_splat(0), s1 = s0, s2 = s0, s3 = s0;
+        size_t i = 0;
+        for (; i + 4 <= k; i += 4) {
+            const v128_t xv = wasm_v128_load(x + i);
+            s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(xv, wasm_v128_load(a0 + i)));
+            s1 = wasm_f32x4_add(s1, wasm_f32x4_mul(xv, wasm_v128_load(a1 + i)));
+            s2 = wasm_f32x4_add(s2, wasm_f32x4_mul(xv, wasm_v128_load(a2 + i)));
+            s3 = wasm_f32x4_add(s3, wasm_f32x4_mul(xv, wasm_v128_load(a3 + i)));
+        }
+        /* [s0_0 + s0_2, s1_0 + s1_2, s0_1 + s0_3, s1_1 + s1_3], the same for rows 2 and 3, then
+         * lane r = row r's (0 + 2) + (1 + 3) */
+        const v128_t p01 = wasm_f32x4_add(wasm_i32x4_shuffle(s0, s1, 0, 4, 1, 5), wasm_i32x4_shuffle(s0, s1, 2, 6, 3, 7));
+        const v128_t p23 = wasm_f32x4_add(wasm_i32x4_shuffle(s2, s3, 0, 4, 1, 5), wasm_i32x4_shuffle(s2, s3, 2, 6, 3, 7));
+        v128_t t = wasm_f32x4_add(wasm_i32x4_shuffle(p01, p23, 0, 1, 4, 5), wasm_i32x4_shuffle(p01, p23, 2, 3, 6, 7));
+        if (i < k) {
+            float r[4];
+            wasm_v128_store(r, t);
+            for (; i < k; i++) { r[0] += x[i] * a0[i]; r[1] += x[i] * a1[i]; r[2] += x[i] * a2[i]; r[3] += x[i] * a3[i]; }
+            t = wasm_v128_load(r);
+        }
+        wasm_v128_store(y + u, wasm_f32x4_mul(t, wasm_f32x4_splat(scale)));
+    }
+    for (; u < n; u++) y[u] = scale * dot_row_f32(x, A + u * stride, k);
+}
+
 /* Out += sign * A B (kernels.h), tiles of 4 rows x 8 columns: 8 accumulators, each row of B (two
  * vectors) loaded once per 4 rows of A, the A values splatted. Row and column tails go to the
  * generic kernel. */
