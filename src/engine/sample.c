@@ -61,7 +61,10 @@ int ms_sample(const float *logits, int n, float temperature, int top_k, float to
     /* a temperature so small that 1/T overflows samples like 0 (greedy) */
     if (!(temperature > 0) || !isfinite(1.0f / temperature)) temperature = 0;
     const float T = temperature > 0 ? temperature : 1.0f, inv_t = 1.0f / T, lb = logits[best];
-    const double z = (exp_sum ? exp_sum : ms_exp_sum_f32_generic)(NULL, logits, (size_t)n, lb, inv_t);
+    /* with nothing to cut, the draw walks the vocabulary in id order over the same values that
+     * make the denominator: they are kept in scratch instead of being computed twice */
+    const int walk = temperature > 0 && n > 1 && !(top_k > 0 && top_k < n) && !(top_p < 1.0f);
+    const double z = (exp_sum ? exp_sum : ms_exp_sum_f32_generic)(walk ? scratch : NULL, logits, (size_t)n, lb, inv_t);
     const double lz = log(z);
     int pick = best;
     if (temperature > 0 && n > 1) {
@@ -91,10 +94,10 @@ int ms_sample(const float *logits, int n, float temperature, int top_k, float to
             double r = rng_f32(rng) * sum, acc = 0;
             pick = c[m - 1].id;
             for (int a = 0; a < m; a++) { acc += c[a].v; if (r < acc) { pick = c[a].id; break; } }
-        } else { /* no truncation: walk the vocabulary in id order */
+        } else { /* walk: scratch holds e^((logit - max) / T) of every token */
             double r = rng_f32(rng) * z, acc = 0;
             pick = best;
-            for (int i = 0; i < n; i++) { acc += expf((logits[i] - lb) * inv_t); if (r < acc) { pick = i; break; } }
+            for (int i = 0; i < n; i++) { acc += scratch[i]; if (r < acc) { pick = i; break; } }
         }
     }
     if (logprob) *logprob = (float)((logits[pick] - lb) * inv_t - lz);
