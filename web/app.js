@@ -178,7 +178,10 @@ function renderModelFacts() {
   for (const id of ['walk-feature', 'fires-neuron', 'ko-neuron']) $(id).max = c.intermediate_size - 1;
   $('walk-token').innerHTML = state.pieces.map((p, t) => `<option value="${t}">${t}: ${escapeHtml(JSON.stringify(p))}</option>`).join('');
   $('walk-token').value = String(state.pieces.length - 1);
-  $('build-info').textContent = `· ${i.build.why}`;
+  // the engine's own reason string is English diagnostics: the Chinese view summarises it, the tooltip keeps it whole
+  const b = i.build;
+  $('build-info').textContent = `· ${L(`${b.threads > 1 ? `多线程版本，${b.threads} 个线程` : '单线程版本'}${b.simd ? '（SIMD128）' : ''}`, b.why)}`;
+  $('build-info').title = b.why;
 }
 
 function layerRatios() {
