@@ -131,7 +131,7 @@ test('the live features: the demo model shows city and negation neurons with hel
     const shaded = await page.$$eval(`#feature-${f} .tok`, (ts) => ts.length);
     assert.ok(shaded > 3);
   }
-  assert.match(await page.textContent('#features-note'), /code/, 'the page says the code feature is not clean in this model');
+  assert.match(await page.textContent('#features-note'), /代码|code/, 'the page says the code feature is not clean in this model');
 });
 
 test('a sentence of your own re-runs everything; switching a neuron off changes the prediction', async () => {
@@ -149,6 +149,27 @@ test('a sentence of your own re-runs everything; switching a neuron off changes 
   await page.waitForFunction(() => document.querySelectorAll('#ko-after li').length === 5);
   const kl = Number(await page.getAttribute('#ko-kl', 'data-kl'));
   assert.ok(kl > 0, 'the prediction moved');
+});
+
+test('a language switch re-renders every live line: no Chinese left on screen in English', async () => {
+  // after the runs, the knock-out and the feature search above, all of which wrote text in Chinese
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh');
+  await page.click('#lang-toggle');
+  const left = await page.evaluate(() => {
+    const out = [];
+    const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = w.nextNode(); n; n = w.nextNode()) {
+      const el = n.parentElement;
+      if (!el || !el.offsetParent || el.id === 'lang-toggle' || el.closest('.tokens, textarea, #fires-out')) continue;
+      if (/[\u4e00-\u9fff]/.test(n.textContent)) out.push(`${el.id || el.tagName}: ${n.textContent.trim().slice(0, 60)}`);
+    }
+    return out;
+  });
+  assert.deepEqual(left, []);
+  assert.match(await page.textContent('#ko-kl'), /switched off/);
+  assert.match(await page.textContent('#build-info'), /SIMD128|scalar|thread/);
+  await page.click('#lang-toggle');
+  assert.match(await page.textContent('#ko-kl'), /关掉/);
 });
 
 test('phone-sized viewport', async () => {

@@ -7,6 +7,7 @@ const int = (n) => Number(n).toLocaleString('en-US');
 const silu = (z) => z / (1 + Math.exp(-z));
 const DEFAULT_TEXT = 'I flew from Paris to Tokyo last week. The food was not bad at all.';
 const PROBE_SENTENCES = { city: 'I flew from Paris to Tokyo last week', negation: 'The food was not bad at all', code: 'Try this loop: for i in range(10):' };
+const FEATURE_NAMES_ZH = { city: '城市名', negation: '否定词', code: '代码' };
 const FEATURE_TITLES = { city: ['在城市名上激活', 'fires on city names'], negation: ['在否定词上激活', 'fires on negation'], code: ['在代码内部激活', 'fires inside code'] };
 
 const state = { model: null, entry: null, ids: [], text: DEFAULT_TEXT, run: null, features: null, busy: Promise.resolve(), lang: 'zh' };
@@ -104,10 +105,20 @@ async function listModels() {
   return models;
 }
 
+/** the download line under the model picker, in the active language (re-rendered on a switch) */
+function renderProgress() {
+  const p = state.progress;
+  if (!p) return;
+  const mb = (n) => (n / 1048576).toFixed(1);
+  $('progress-text').textContent = `${mb(p.loaded)} / ${mb(p.total)} MB · ${(p.loaded / 1048576 / Math.max(p.seconds, 0.001)).toFixed(1)} MB/s` +
+    (p.fromCache ? L(' · 来自缓存', ' · from cache') : '') + (p.done == null ? '' : L(` · 用时 ${p.done.toFixed(1)} 秒`, ` · ${p.done.toFixed(1)} s`));
+}
+
 async function load(entry) {
   const t0 = performance.now();
   $('load-error').textContent = '';
   $('progress').value = 0;
+  state.progress = null;
   const old = state.model;
   state.model = null;
   try {
@@ -117,15 +128,15 @@ async function load(entry) {
       manifestSha256: entry.manifestSha256,
       onProgress: ({ loaded, total, fromCache }) => {
         $('progress').value = total ? loaded / total : 0;
-        const s = (performance.now() - t0) / 1000;
-        $('progress-text').textContent = `${(loaded / 1048576).toFixed(1)} / ${(total / 1048576).toFixed(1)} MB · ${(loaded / 1048576 / Math.max(s, 0.001)).toFixed(1)} MB/s${fromCache ? L(' · 来自缓存', ' · from cache') : ''}`;
+        state.progress = { loaded, total, fromCache, seconds: (performance.now() - t0) / 1000, done: null };
+        renderProgress();
       },
     });
     state.model = model;
     state.entry = entry;
     state.info = await model.info();
     state.features = null;
-    $('progress-text').textContent += L(` · 用时 ${((performance.now() - t0) / 1000).toFixed(1)} 秒`, ` · ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    if (state.progress) { state.progress.done = (performance.now() - t0) / 1000; renderProgress(); }
     document.body.dataset.model = entry.id;
     state.corrLayerSet = false;
     await runText(state.text);
@@ -154,7 +165,9 @@ async function runText(text) {
   renderLayerChart();
   await renderWalk();
   await renderKnockoutBefore();
-  $('try-status').textContent = L(`${ids.length} 个 token，前向用时 ${run.timings.total_ms.toFixed(1)} 毫秒。`, `${ids.length} tokens, forward pass ${run.timings.total_ms.toFixed(1)} ms.`);
+  renderTryStatus();
+  state.ex = null; // the exercise's answer belongs to the text it was checked on
+  renderExFeedback();
   document.body.dataset.runs = String(Number(document.body.dataset.runs ?? 0) + 1);
 }
 
@@ -255,7 +268,8 @@ async function renderKnockoutBefore() {
     $('ko-neuron').value = st.top_idx[l][(st.T - 1) * st.topK];
   }
   $('ko-after').innerHTML = '';
-  $('ko-kl').textContent = '';
+  state.ko = null;
+  renderKoText();
 }
 function topOf(logits, k) {
   const n = state.info.tokenizer.vocab_size || logits.length;
@@ -280,9 +294,15 @@ $('ko-btn').addEventListener('click', async () => {
   const p = softmax(state.run.logits), q = softmax(r.logits);
   let kl = 0;
   for (let i = 0; i < p.length; i++) if (p[i] > 0) kl += p[i] * Math.log(p[i] / Math.max(q[i], 1e-30));
-  $('ko-kl').textContent = L(`关掉第 ${l} 层的神经元 ${j} 后，下一个 token 分布的 KL 变化 = ${kl.toExponential(2)} nats。`, `With neuron ${j} of layer ${l} switched off, the next-token distribution moved by KL = ${kl.toExponential(2)} nats.`);
+  state.ko = { l, j, kl };
+  renderKoText();
   $('ko-kl').dataset.kl = kl;
 });
+function renderKoText() {
+  const k = state.ko;
+  $('ko-kl').textContent = !k ? '' : L(`关掉第 ${k.l} 层的神经元 ${k.j} 后，下一个 token 分布的 KL 变化 = ${k.kl.toExponential(2)} nats。`,
+    `With neuron ${k.j} of layer ${k.l} switched off, the next-token distribution moved by KL = ${k.kl.toExponential(2)} nats.`);
+}
 function softmax(l) { let mx = -Infinity; for (const v of l) mx = Math.max(mx, v); const e = Array.from(l, (v) => Math.exp(v - mx)); const z = e.reduce((a, b) => a + b, 0); return e.map((v) => v / z); }
 
 // ---------------------------------------------------------------- neurons that fire
@@ -311,7 +331,7 @@ async function findFeatures() {
   for (const name of ['city', 'negation', 'code']) {
     const b = res.best.find((x) => x.feature === name);
     cards.push(`<div class="card" id="feature-${name}" data-layer="${b?.layer ?? ''}" data-neuron="${b?.neuron ?? ''}" data-auc="${b?.heldOutAuc ?? ''}">
-      <h3>“${L(...FEATURE_TITLES[name])}”</h3>
+      <h3 class="feature-title"></h3>
       <p class="note feature-meta"></p><div class="tokens"></div></div>`);
   }
   $('features').innerHTML = cards.join('');
@@ -328,6 +348,7 @@ function renderFeatureText() {
   for (const name of ['city', 'negation', 'code']) {
     const b = state.features.best.find((x) => x.feature === name), card = $(`feature-${name}`);
     if (!card) continue;
+    card.querySelector('.feature-title').textContent = `“${L(...FEATURE_TITLES[name])}”`;
     const meta = card.querySelector('.feature-meta');
     meta.textContent = b ? L(`第 ${b.layer} 层 · 神经元 ${b.neuron}${b.sign < 0 ? '（负向）' : ''} · 留出探针上的 AUC = ${b.heldOutAuc.toFixed(3)}（${b.nPos} 个正例 / ${b.nNeg} 个反例）`, `layer ${b.layer} · neuron ${b.neuron}${b.sign < 0 ? ' (negative direction)' : ''} · AUC on held-out probes = ${b.heldOutAuc.toFixed(3)} (${b.nPos} positive / ${b.nNeg} negative tokens)`) : L('没有找到。', 'none found.');
   }
@@ -335,7 +356,7 @@ function renderFeatureText() {
   const random = state.entry?.kind === 'random';
   $('features-note').textContent = random
     ? L('注意：这是随机权重的模型，没有学到任何东西——上面的“最佳”神经元只是噪声里挑出来的，不代表真实特征。', 'Note: this model has random weights and has learned nothing; the “best” neurons above are picked from noise and are not real features.')
-    : weak.length ? L(`这个模型里 ${weak.map((b) => b.feature).join('、')} 没有干净的单个神经元（最好的 AUC 也低于 0.9）——它们各自只覆盖一部分这类 token，太小的模型常常如此。`, `This model has no clean single neuron for ${weak.map((b) => b.feature).join(', ')} (the best held-out AUC is below 0.9): each candidate covers only some tokens of the kind, as is common in small models.`)
+    : weak.length ? L(`这个模型里${weak.map((b) => FEATURE_NAMES_ZH[b.feature] ?? b.feature).join('、')}没有干净的单个神经元（最好的 AUC 也低于 0.9）——它们各自只覆盖一部分这类 token，太小的模型常常如此。`, `This model has no clean single neuron for ${weak.map((b) => b.feature).join(', ')} (the best held-out AUC is below 0.9): each candidate covers only some tokens of the kind, as is common in small models.`)
       : L(`在 ${state.features.tokens} 个探针 token 上找到；选择用一半探针，AUC 在另一半上计算。`, `Found over ${state.features.tokens} probe tokens; chosen on half of the probes, AUC measured on the other half.`);
 }
 $('fires-run').addEventListener('click', () => shade($('fires-out'), $('fires-text').value, Number($('fires-layer').value), Number($('fires-neuron').value)));
@@ -347,12 +368,22 @@ $('ex-check').addEventListener('click', () => {
   const ratios = layerRatios().map((r) => 100 * r).filter((r) => r > 0);
   const big = Math.max(...ratios), small = Math.min(...ratios);
   const a = Number($('ex-large').value), b = Number($('ex-small').value), ok = Math.abs(a - big) <= 0.15 && Math.abs(b - small) <= 0.15;
-  const fb = $('ex-feedback');
-  fb.className = ok ? 'right' : 'wrong';
-  fb.textContent = ok
-    ? L(`对！最大 ${big.toFixed(1)}%，最小 ${small.toFixed(1)}%：最大层的 MLP 占比是最小层的 ${(big / small).toFixed(1)} 倍，但即便最大的也远小于 100%——MLP 写的是修正。`, `Right! Largest ${big.toFixed(1)}%, smallest ${small.toFixed(1)}%: the biggest share is ${(big / small).toFixed(1)}× the smallest, and even the biggest is far below 100%: the MLP writes a correction.`)
-    : L(`还不对。提示：数值在点击长条后显示；最大的是 ${big.toFixed(1)} 附近吗？`, `Not yet. Hint: the numbers appear when you click the bars; is the largest near ${big.toFixed(1)}?`);
+  state.ex = { ok, big, small };
+  renderExFeedback();
 });
+function renderExFeedback() {
+  const fb = $('ex-feedback'), e = state.ex;
+  if (!e) { fb.textContent = ''; fb.className = ''; return; }
+  const { ok, big, small } = e;
+  fb.className = ok ? 'right' : 'wrong';
+  // the lesson's point holds for most layers; a small model's first or last MLP can be most of its layer's output
+  const tail = big < 50
+    ? L(`但即便最大的也远小于 100%——MLP 写的是修正。`, `and even the biggest is far below 100%: the MLP writes a correction.`)
+    : L(`最大的那层超过一半，不再是小修正（小模型的首尾层常这样）；其余层才是修正。`, `the biggest is over half of its layer's output, no longer a small correction (common in a small model's first or last layer); the other layers are corrections.`);
+  fb.textContent = ok
+    ? L(`对！最大 ${big.toFixed(1)}%，最小 ${small.toFixed(1)}%：最大层的 MLP 占比是最小层的 ${(big / small).toFixed(1)} 倍，`, `Right! Largest ${big.toFixed(1)}%, smallest ${small.toFixed(1)}%: the biggest share is ${(big / small).toFixed(1)}× the smallest, `) + tail
+    : L(`还不对。提示：数值在点击长条后显示；最大的是 ${big.toFixed(1)} 附近吗？`, `Not yet. Hint: the numbers appear when you click the bars; is the largest near ${big.toFixed(1)}?`);
+}
 const QUIZ_FEEDBACK = {
   q1: { a: ['不是：矩阵乘法会混合不同特征。⊙ 只把同一位置的两个数相乘。', 'No: a matrix product mixes features. ⊙ only multiplies the two numbers in the same position.'],
     b: ['对：逐元素相乘，门控的每个特征只管自己那一路取值。', 'Right: element-wise, each gate feature scales only its own value.'],
@@ -373,11 +404,19 @@ document.querySelectorAll('#quiz fieldset').forEach((fs) => {
   });
 });
 
+function renderTryStatus() {
+  if (!state.run) return;
+  const n = state.ids.length, ms = state.run.timings.total_ms.toFixed(1);
+  $('try-status').textContent = L(`${n} 个 token，前向用时 ${ms} 毫秒。`, `${n} tokens, forward pass ${ms} ms.`);
+}
 function renderDynamicText() {
+  renderProgress();
+  renderKoText();
+  renderExFeedback();
   onSilu();
   drawBudget();
   if (state.models) { const v = $('model-select').value; listModelsLabels(); $('model-select').value = v; }
-  if (state.run) { renderModelFacts(); renderBars(); renderLayerChart(); }
+  if (state.run) { renderModelFacts(); renderBars(); renderLayerChart(); renderTryStatus(); }
   renderFeatureText();
   document.querySelectorAll('#quiz input:checked').forEach((el) => el.dispatchEvent(new Event('change', { bubbles: true })));
 }
