@@ -51,6 +51,7 @@ test('auto-run: the demo model loads and every number matches model.forward', as
   const c = want.info.config;
   assert.equal(Number(await page.getAttribute('#size-mlp-params', 'data-value')), 3 * c.hidden_size * c.intermediate_size * c.num_hidden_layers);
   assert.equal(await page.textContent('#strip-layers'), `× ${c.num_hidden_layers}`);
+  assert.equal(await page.textContent('#strip-mixer'), '注意力', 'the demo model has attention layers only');
   const perToken = await page.$$eval('#layer-chart rect[data-t]', (rs) => rs.map((r) => [Number(r.dataset.mlp), Number(r.dataset.post)]));
   const cl = Number(await page.inputValue('#corr-layer'));
   perToken.forEach(([mlp, post], t) => { assert.ok(Math.abs(mlp - want.mlpOut[cl][t]) < 1e-5); assert.ok(Math.abs(post - want.post[cl][t]) < 1e-5); });
@@ -170,6 +171,23 @@ test('a language switch re-renders every live line: no Chinese left on screen in
   assert.match(await page.textContent('#build-info'), /SIMD128|scalar|thread/);
   await page.click('#lang-toggle');
   assert.match(await page.textContent('#ko-kl'), /关掉/);
+});
+
+test('switching to the Qwen3.5-shaped model: strip, bars and layer pickers follow its hybrid stack', async () => {
+  const p = await context.newPage();
+  await p.goto(server.url);
+  await p.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
+  await p.selectOption('#model-select', 'qwen35-synth');
+  await p.waitForFunction(() => document.body.dataset.model === 'qwen35-synth' && document.body.dataset.ready === '1', null, { timeout: 120000 });
+  const m = await loadModel(path.join(SITE, 'weights/qwen35-synth'));
+  const mixers = m.info().mixers, nLin = mixers.filter((x) => x === 'linear').length;
+  m.dispose();
+  assert.ok(nLin > 0 && nLin < mixers.length);
+  assert.equal(await p.textContent('#strip-mixer'), `混合器（${mixers.length - nLin} 层注意力 / ${nLin} 层 DeltaNet）`);
+  assert.deepEqual(await p.$$eval('#bars .bar', (bs) => bs.map((b) => b.dataset.mixer)), mixers);
+  assert.equal(await p.$$eval('#ko-layer option', (os) => os.filter((o) => o.textContent.includes('DeltaNet')).length), nLin);
+  assert.match(await p.textContent('#features-note'), /随机|random/, 'random weights are called random');
+  await p.close();
 });
 
 test('phone-sized viewport', async () => {

@@ -119,6 +119,7 @@ async function load(entry) {
   $('load-error').textContent = '';
   $('progress').value = 0;
   state.progress = null;
+  delete document.body.dataset.ready; // set again when this model has run and its features are found
   const old = state.model;
   state.model = null;
   try {
@@ -176,6 +177,10 @@ function renderModelFacts() {
   const name = e ? L(e.label[0], e.label[1]) : '';
   $('model-name').textContent = `${name} — ${int(i.params.total)} ${L('个参数', 'parameters')}${e?.kind === 'random' ? L('（随机权重）', ' (random weights)') : ''}`;
   $('strip-layers').textContent = `× ${c.num_hidden_layers}`;
+  const nLinear = state.info.mixers.filter((m) => m === 'linear').length;
+  $('strip-mixer').textContent = nLinear
+    ? L(`混合器（${c.num_hidden_layers - nLinear} 层注意力 / ${nLinear} 层 DeltaNet）`, `mixer (${c.num_hidden_layers - nLinear} attention / ${nLinear} DeltaNet)`)
+    : L('注意力', 'attention');
   $('size-hidden').textContent = int(c.hidden_size);
   $('size-inter').textContent = int(c.intermediate_size);
   $('size-ratio').textContent = `${(c.intermediate_size / c.hidden_size).toFixed(2)}×`;
