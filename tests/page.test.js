@@ -190,6 +190,30 @@ test('switching to the Qwen3.5-shaped model: strip, bars and layer pickers follo
   await p.close();
 });
 
+test('a weight set that cannot be loaded: a typed error naming it, and the page goes back to the model it had', async () => {
+  const p = await context.newPage();
+  await p.goto(server.url);
+  await p.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
+  await p.selectOption('#model-select', 'url');
+  await p.fill('#model-url', 'weights/no-such-model/');
+  await p.click('#model-load');
+  await p.waitForFunction(() => document.body.dataset.loadFailed === 'url' && document.body.dataset.ready === '1', null, { timeout: 120000 });
+  const msg = await p.textContent('#load-error');
+  assert.match(msg, /no-such-model/, msg);
+  assert.match(msg, /E_[A-Z_]+/, msg);
+  assert.match(msg, /已换回/, msg);
+  assert.equal(await p.evaluate(() => document.body.dataset.model), 'demo');
+  assert.equal(await p.inputValue('#model-select'), 'demo');
+  const runs = Number(await p.evaluate(() => document.body.dataset.runs));
+  await p.fill('#try-text', 'We visited Rome and Oslo last year.');
+  await p.click('#try-run');
+  await p.waitForFunction((n) => Number(document.body.dataset.runs) > n, runs);
+  await p.click('#lang-toggle');
+  assert.match(await p.textContent('#load-error'), /Loading .*no-such-model.* failed .*Back to/);
+  await p.click('#lang-toggle');
+  await p.close();
+});
+
 test('phone-sized viewport', async () => {
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
   const p = await phone.newPage();

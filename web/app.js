@@ -114,9 +114,19 @@ function renderProgress() {
     (p.fromCache ? L(' · 来自缓存', ' · from cache') : '') + (p.done == null ? '' : L(` · 用时 ${p.done.toFixed(1)} 秒`, ` · ${p.done.toFixed(1)} s`));
 }
 
-async function load(entry) {
+/** the load error line, in the active language (the engine's message itself is English) */
+function renderLoadError() {
+  const e = state.loadError;
+  const label = (m) => (m.kind === 'unknown' ? m.url : L(m.label[0], m.label[1]));
+  const msg = e ? String(e.message).replace(/^E_[A-Z_]+: /, '').replace(/\.$/, '') : '';
+  $('load-error').textContent = !e ? '' : L(`加载 ${label(e.entry)} 失败（${e.code ?? 'error'}）：${msg}`, `Loading ${label(e.entry)} failed (${e.code ?? 'error'}): ${msg}`) +
+    (e.back ? L(`。已换回 ${label(e.back)}。`, `. Back to ${label(e.back)}.`) : '');
+}
+
+async function load(entry, { keepError = false } = {}) {
   const t0 = performance.now();
-  $('load-error').textContent = '';
+  if (!keepError) { state.loadError = null; renderLoadError(); }
+  const prev = state.entry;
   $('progress').value = 0;
   state.progress = null;
   delete document.body.dataset.ready; // set again when this model has run and its features are found
@@ -144,8 +154,15 @@ async function load(entry) {
     await findFeatures();
     document.body.dataset.ready = '1';
   } catch (err) {
-    $('load-error').textContent = L(`加载失败（${err.code ?? 'error'}）：`, `Loading failed (${err.code ?? 'error'}): `) + err.message;
-    document.body.dataset.ready = 'error';
+    // the old model was disposed to free its memory: a failed load goes back to it, so the page stays live
+    const back = prev && prev !== entry && !keepError ? prev : null;
+    state.loadError = { entry, code: err.code, message: err.message, back };
+    renderLoadError();
+    document.body.dataset.loadFailed = entry.id;
+    if (back) {
+      if ([...$('model-select').options].some((o) => o.value === back.id)) { $('model-select').value = back.id; $('url-box').hidden = back.id !== 'url'; }
+      await load(back, { keepError: true });
+    } else document.body.dataset.ready = 'error';
   }
 }
 
@@ -416,6 +433,7 @@ function renderTryStatus() {
 }
 function renderDynamicText() {
   renderProgress();
+  renderLoadError();
   renderKoText();
   renderExFeedback();
   onSilu();
