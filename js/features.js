@@ -8,6 +8,9 @@
  * @typedef {{pos: string[], neg?: string[], at?: 'token'|'word-end'}} FeatureSpec  neg omitted = every
  *   other token; at 'word-end': a labelled span counts once, at its last token
  * @typedef {{feature: string, layer: number, neuron: number, sign: 1|-1, auc: number, heldOutAuc: number, nPos: number, nNeg: number}} FeatureNeuron
+ * @typedef {{feature: string, layer: number, auc: number, heldOutAuc: number, direction: Float32Array, threshold: number}} FeatureDirection
+ *   direction: unit vector over the hidden size, applied to blocks.{layer}.hook_resid_mid / its RMS;
+ *   threshold: the projection halfway between the positive and the negative mean
  */
 
 export const DEFAULT_FEATURES = {
@@ -47,13 +50,14 @@ export function auc(pos, neg) {
 /**
  * @param {{tokenizer: any, forward: Function, nLayers: number, config: any}} model an in-process Model
  * @param {Probe[]} probes
- * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number}} [opts]
- * @returns {{best: FeatureNeuron[], perLayer: Record<string, FeatureNeuron[]>, tokens: number}}
+ * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean}} [opts]
+ *   directions: also the best mean-difference direction of the MLP input per feature (FeatureDirection)
+ * @returns {{best: FeatureNeuron[], perLayer: Record<string, FeatureNeuron[]>, tokens: number, directions?: FeatureDirection[]}}
  */
 export function findFeatureNeurons(model, probes, opts = {}) {
   const features = opts.features ?? DEFAULT_FEATURES;
   const layers = opts.layers ?? Array.from({ length: model.nLayers }, (_, l) => l);
-  const I = model.config.intermediate_size;
+  const I = model.config.intermediate_size, H = model.config.hidden_size;
   const split = opts.heldOutFrom ?? Math.floor(probes.length / 2);
   // per token: its probe half, its labels, and every layer's activations
   const rows = []; // {half, labels:Set, acts: Float32Array[layers.length] }
@@ -62,17 +66,21 @@ export function findFeatureNeurons(model, probes, opts = {}) {
     const ids = model.tokenizer.encode(text, { addSpecial: true });
     if (!ids.length || ids.length > model.contextLength) continue;
     const offs = tokenOffsets(model.tokenizer, ids);
-    const r = model.forward(ids, { stats: false, logits: 'none', hooks: layers.map((l) => `blocks.${l}.mlp.hook_post`) });
+    const hooks = layers.map((l) => `blocks.${l}.mlp.hook_post`);
+    if (opts.directions) hooks.push(...layers.map((l) => `blocks.${l}.hook_resid_mid`));
+    const r = model.forward(ids, { stats: false, logits: 'none', hooks });
     for (let t = 0; t < ids.length; t++) {
       const [a, b] = offs[t];
       const over = spans.filter((s) => s.start < b && s.end > a && b > a);
       const labels = new Set(over.map((s) => s.label));
       // the span ends inside this token: the word is complete here
       const ends = new Set(over.filter((s) => s.end <= b).map((s) => s.label));
-      rows.push({ half: p < split ? 0 : 1, labels, ends, empty: b === a || !/\S/.test(text.slice(a, b)), t, acts: layers.map((l) => r.hooks[`blocks.${l}.mlp.hook_post`].subarray(t * I, (t + 1) * I)) });
+      rows.push({ half: p < split ? 0 : 1, labels, ends, empty: b === a || !/\S/.test(text.slice(a, b)), t, acts: layers.map((l) => r.hooks[`blocks.${l}.mlp.hook_post`].subarray(t * I, (t + 1) * I)),
+        mid: opts.directions ? layers.map((l) => rmsUnit(r.hooks[`blocks.${l}.hook_resid_mid`].subarray(t * H, (t + 1) * H))) : null });
     }
   }
   const best = [], perLayer = {};
+  const directions = opts.directions ? featureDirections(rows, features, layers, H) : undefined;
   for (const [name, spec] of Object.entries(features)) {
     const wordEnd = spec.at === 'word-end';
     const has = (row, names) => names.some((x) => (wordEnd ? row.ends : row.labels).has(x));
@@ -98,5 +106,47 @@ export function findFeatureNeurons(model, probes, opts = {}) {
     const chosen = [...perLayer[name]].sort((x, y) => y.auc - x.auc || x.layer - y.layer)[0];
     if (chosen) best.push(chosen);
   }
-  return { best, perLayer, tokens: rows.length };
+  return { best, perLayer, tokens: rows.length, ...(directions ? { directions } : {}) };
+}
+
+/** x / rms(x): what an MLP reads, before the RMSNorm's per-channel gain */
+function rmsUnit(x) {
+  let ss = 0;
+  for (const v of x) ss += v * v;
+  const k = 1 / Math.sqrt(ss / x.length + 1e-12);
+  return Float32Array.from(x, (v) => v * k);
+}
+
+/**
+ * For comparison with single neurons: per feature, the direction of the MLP input (the residual
+ * stream after the mixer, divided by its RMS) from the mean of the negative tokens to the mean of
+ * the positive tokens, taken on the first part of the probes, scored on the held-out part.
+ */
+function featureDirections(rows, features, layers, H) {
+  const out = [];
+  for (const [name, spec] of Object.entries(features)) {
+    const wordEnd = spec.at === 'word-end';
+    const has = (row, names) => names.some((x) => (wordEnd ? row.ends : row.labels).has(x));
+    const isPos = (row) => has(row, spec.pos);
+    const isNeg = (row) => !row.empty && !spec.pos.some((x) => row.labels.has(x)) && (!spec.neg || has(row, spec.neg));
+    let chosen = null;
+    for (let li = 0; li < layers.length; li++) {
+      const mean = (rs) => { const m = new Float64Array(H); for (const r of rs) for (let i = 0; i < H; i++) m[i] += r.mid[li][i]; return m.map((v) => v / Math.max(rs.length, 1)); };
+      const tr = rows.filter((r) => r.half === 0), te = rows.filter((r) => r.half === 1);
+      const p0 = tr.filter(isPos), n0 = tr.filter(isNeg);
+      if (!p0.length || !n0.length) continue;
+      const mp = mean(p0), mn = mean(n0);
+      const d = Float32Array.from(mp, (v, i) => v - mn[i]);
+      const norm = Math.hypot(...d) || 1;
+      for (let i = 0; i < H; i++) d[i] /= norm;
+      const proj = (r) => { let s = 0; for (let i = 0; i < H; i++) s += r.mid[li][i] * d[i]; return s; };
+      const fit = auc(p0.map(proj), n0.map(proj));
+      const held = auc(te.filter(isPos).map(proj), te.filter(isNeg).map(proj));
+      let thr = 0; // halfway between the two means along d
+      for (let i = 0; i < H; i++) thr += 0.5 * (mp[i] + mn[i]) * d[i];
+      if (!chosen || fit > chosen.auc) chosen = { feature: name, layer: layers[li], auc: fit, heldOutAuc: held, direction: d, threshold: thr };
+    }
+    if (chosen) out.push(chosen);
+  }
+  return out;
 }

@@ -149,6 +149,12 @@ export class Tokenizer {
   encode(text: string, opts?: { addSpecial?: boolean }): number[];
   decode(ids: ArrayLike<number>): string;
   idToToken(id: number): string | undefined;
+  /** inverse of idToToken */
+  tokenToId(token: string): number | undefined;
+  /** the pieces the pre-tokenizer cuts text into before BPE */
+  pretokenize(text: string): string[];
+  /** messages rendered with the tokenizer's chat template */
+  applyChatTemplate(messages: ChatMessage[], opts?: { addGenerationPrompt?: boolean; enableThinking?: boolean }): string;
   decoder(): { push(id: number): string; flush(): string };
   dispose(): void;
 }
@@ -168,6 +174,44 @@ export class Model {
 }
 
 export function loadModel(source: string | URL, opts?: LoadOptions): Promise<Model>;
+/** Only a tokenizer: from a weight set, or from a Hugging Face folder with tokenizer.json. */
+export function loadTokenizer(source: string | URL, opts?: { engine?: unknown }): Promise<Tokenizer>;
+
+/** A labelled probe text: character spans with labels such as 'city', 'negation', 'code'. */
+export interface Probe { text: string; spans: { start: number; end: number; label: string }[] }
+/** pos: labels that make a token positive; neg: labels of the negatives (omitted: every other
+ *  non-blank token); at 'word-end': a labelled span counts once, at its last token. */
+export interface FeatureSpec { pos: string[]; neg?: string[]; at?: 'token' | 'word-end' }
+/** A neuron (mlp.hook_post) and its ROC AUC: chosen on the first part of the probes, heldOutAuc on the rest. */
+export interface FeatureNeuron { feature: string; layer: number; neuron: number; sign: 1 | -1; auc: number; heldOutAuc: number; nPos: number; nNeg: number }
+/** The mean-difference direction of the MLP input (hook_resid_mid divided by its RMS) for a feature. */
+export interface FeatureDirection { feature: string; layer: number; auc: number; heldOutAuc: number; direction: Float32Array; threshold: number }
+export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean }
+export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string, FeatureNeuron[]>; tokens: number; directions?: FeatureDirection[] }
+export const DEFAULT_FEATURES: Record<'city' | 'negation' | 'code', FeatureSpec>;
+/** Ranks MLP neurons by how selectively they fire on labelled tokens. */
+export function findFeatureNeurons(model: Model, probes: Probe[], opts?: FeatureOptions): FeatureResult;
+/** Mann-Whitney AUC: P(a positive scores above a negative), ties count half. */
+export function auc(pos: ArrayLike<number>, neg: ArrayLike<number>): number;
+/** Character offsets [start, end) of each token in the decoded text. */
+export function tokenOffsets(tokenizer: Tokenizer, ids: ArrayLike<number>): [number, number][];
+
+type Async<T> = T extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never;
+/** The model in a Web Worker: the same calls as Model, each returning a promise. */
+export class WorkerModel {
+  readonly tokenizer: { [K in 'encode' | 'decode' | 'idToToken' | 'tokenToId' | 'pretokenize' | 'applyChatTemplate']: Async<Tokenizer[K]> } & { kind: string; bosId: number; eosIds: number[]; vocabSize: number } | null;
+  readonly contextLength: number;
+  readonly config: Record<string, any>;
+  readonly nLayers: number;
+  info(): Promise<ModelInfo>;
+  forward(ids: ArrayLike<number>, opts?: ForwardOptions): Promise<ForwardResult>;
+  generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken>;
+  findFeatureNeurons(probes: Probe[], opts?: FeatureOptions): Promise<FeatureResult>;
+  setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): Promise<void>;
+  reset(): Promise<void>;
+  dispose(): Promise<void>;
+}
+export function loadModelInWorker(source: string | URL, opts?: LoadOptions & { workerUrl?: string | URL }): Promise<WorkerModel>;
 export function topTokens(logits: Float32Array, k: number, tokenizer?: Tokenizer | null): LensToken[];
 export function fmtBytes(n: number): string;
 export const HOOKS: HookKind[];

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadModel, findFeatureNeurons } from '../js/index.js';
+import { loadModel, findFeatureNeurons, tokenOffsets } from '../js/index.js';
 import { corpus, probes, CITIES, NAMES } from '../tools/corpus.mjs';
 import { ROOT, tmpDir } from './helpers.js';
 
@@ -61,6 +61,37 @@ test('feature neurons: city and negation with held-out AUC >= 0.9; code measured
     console.log(`# ${f}: layer ${b.layer} neuron ${b.neuron} held-out AUC ${b.heldOutAuc.toFixed(3)} (${b.nPos} / ${b.nNeg} tokens)`);
     assert.ok(b.heldOutAuc >= min[f], `${f}: ${b.heldOutAuc}`);
   }
+});
+
+test('feature directions: where no neuron reaches 0.9 (code), a mean-difference direction of the MLP input does, checked by brute force', () => {
+  const P = probes(9, 160);
+  const res = findFeatureNeurons(model, P, { top: 1, directions: true });
+  const d = res.directions.find((x) => x.feature === 'code'), b = res.best.find((x) => x.feature === 'code');
+  console.log(`# code: best neuron ${b.heldOutAuc.toFixed(3)}, direction at layer ${d.layer} ${d.heldOutAuc.toFixed(3)}`);
+  assert.equal(d.direction.length, model.config.hidden_size);
+  assert.ok(Math.abs(Math.hypot(...d.direction) - 1) < 1e-5);
+  // the held-out number again, without the library's AUC: every positive/negative pair of the
+  // second half of the probes, projections computed here from the raw hook
+  const H = model.config.hidden_size, pos = [], neg = [];
+  P.slice(80).forEach(({ text, spans }) => {
+    const ids = model.tokenizer.encode(text, { addSpecial: true });
+    if (ids.length > model.contextLength) return;
+    const offs = tokenOffsets(model.tokenizer, ids);
+    const x = model.forward(ids, { stats: false, logits: 'none', hooks: [`blocks.${d.layer}.hook_resid_mid`] }).hooks[`blocks.${d.layer}.hook_resid_mid`];
+    ids.forEach((_, t) => {
+      const [a, e] = offs[t];
+      const code = e > a && spans.some((s) => s.label === 'code' && s.start < e && s.end > a);
+      if (!code && (e === a || !/\S/.test(text.slice(a, e)))) return;
+      let ss = 0, dot = 0;
+      for (let i = 0; i < H; i++) { ss += x[t * H + i] ** 2; dot += x[t * H + i] * d.direction[i]; }
+      (code ? pos : neg).push(dot / Math.sqrt(ss / H));
+    });
+  });
+  let wins = 0;
+  for (const p of pos) for (const q of neg) wins += p > q ? 1 : p === q ? 0.5 : 0;
+  const brute = wins / (pos.length * neg.length);
+  assert.ok(Math.abs(brute - d.heldOutAuc) < 2e-3, `brute force ${brute} vs ${d.heldOutAuc}`);
+  assert.ok(d.heldOutAuc >= 0.9 && d.heldOutAuc > b.heldOutAuc + 0.1, `direction ${d.heldOutAuc} vs neuron ${b.heldOutAuc}`);
 });
 
 test('training reproduces: the first 20 steps of the documented run match the committed log exactly', () => {

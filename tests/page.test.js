@@ -133,6 +133,12 @@ test('the live features: the demo model shows city and negation neurons with hel
     assert.ok(shaded > 3);
   }
   assert.match(await page.textContent('#features-note'), /代码|code/, 'the page says the code feature is not clean in this model');
+  // and shows the direction that is: only on the code card
+  assert.equal(await page.$$eval('.feature-dir', (ps) => ps.length), 1);
+  const dirAuc = Number(await page.getAttribute('#feature-code .feature-dir', 'data-auc'));
+  assert.ok(dirAuc >= 0.9, `code direction: held-out AUC ${dirAuc}`);
+  assert.match(await page.textContent('#feature-code .feature-dir'), /方向/);
+  assert.ok(await page.$$eval('#feature-code .dir-tokens .tok', (ts) => ts.filter((t) => Number(t.dataset.act) > 0).length) >= 3);
 });
 
 test('a sentence of your own re-runs everything; switching a neuron off changes the prediction', async () => {

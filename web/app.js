@@ -347,7 +347,7 @@ async function findFeatures() {
   const m = state.model;
   if (!m.tokenizer || !state.probes) { $('features').innerHTML = ''; $('features-note').textContent = L('这个模型没有分词器，无法运行探针。', 'This model has no tokenizer, so the probes cannot run.'); return; }
   $('features-note').textContent = L('正在用探针句子寻找神经元…', 'Searching neurons with the probe sentences…');
-  const res = await m.findFeatureNeurons(state.probes, { top: 2 });
+  const res = await m.findFeatureNeurons(state.probes, { top: 2, directions: true });
   state.features = res;
   const cards = [];
   for (const name of ['city', 'negation', 'code']) {
@@ -360,10 +360,39 @@ async function findFeatures() {
   for (const name of ['city', 'negation', 'code']) {
     const b = res.best.find((x) => x.feature === name), card = $(`feature-${name}`);
     if (b) await shade(card.querySelector('.tokens'), PROBE_SENTENCES[name], b.layer, b.neuron, b.sign);
+    // where no single neuron is clean, show that a direction of the residual stream is
+    const d = weakWithDirection(name);
+    if (d) {
+      card.insertAdjacentHTML('beforeend', `<p class="note feature-dir" data-layer="${d.layer}" data-auc="${d.heldOutAuc}"></p><div class="tokens dir-tokens"></div>`);
+      await shadeDirection(card.querySelector('.dir-tokens'), PROBE_SENTENCES[name], d);
+    }
   }
   renderFeatureText();
   const b0 = res.best[0];
   if (b0) { $('fires-layer').value = String(b0.layer); $('fires-neuron').value = b0.neuron; await shade($('fires-out'), $('fires-text').value, b0.layer, b0.neuron, b0.sign); }
+}
+/** the best direction for a feature whose best neuron is below 0.9 held out (trained models only) */
+function weakWithDirection(name) {
+  const f = state.features, b = f?.best.find((x) => x.feature === name), d = f?.directions?.find((x) => x.feature === name);
+  return b && d && b.heldOutAuc < 0.9 && d.heldOutAuc > b.heldOutAuc && state.entry?.kind !== 'random' ? d : null;
+}
+async function shadeDirection(el, text, d) {
+  const m = state.model, H = state.info.config.hidden_size;
+  const ids = await m.tokenizer.encode(text);
+  const r = await m.forward(ids, { stats: false, logits: 'none', hooks: [`blocks.${d.layer}.hook_resid_mid`] });
+  const x = r.hooks[`blocks.${d.layer}.hook_resid_mid`];
+  const proj = Array.from(ids, (_, t) => {
+    let ss = 0, dot = 0;
+    for (let i = 0; i < H; i++) { const v = x[t * H + i]; ss += v * v; dot += v * d.direction[i]; }
+    return dot / Math.sqrt(ss / H + 1e-12) - d.threshold;
+  });
+  const mx = Math.max(1e-6, ...proj.map(Math.abs));
+  const parts = [];
+  for (let t = 0; t < ids.length; t++) {
+    const a = proj[t], alpha = Math.max(0, a) / mx, piece = await m.tokenizer.decode([ids[t]]);
+    parts.push(`<span class="tok" data-act="${a}" title="${a.toFixed(3)}" style="background:rgba(var(--shade),${alpha.toFixed(2)});color:${alpha > 0.55 ? '#fff' : 'inherit'}">${escapeHtml(piece)}</span>`);
+  }
+  el.innerHTML = parts.join('');
 }
 function renderFeatureText() {
   if (!state.features) return;
@@ -372,6 +401,12 @@ function renderFeatureText() {
     if (!card) continue;
     card.querySelector('.feature-title').textContent = `“${L(...FEATURE_TITLES[name])}”`;
     const meta = card.querySelector('.feature-meta');
+    const dirNote = card.querySelector('.feature-dir'), d = weakWithDirection(name);
+    if (dirNote && d) {
+      const zh = FEATURE_NAMES_ZH[name] ?? name;
+      dirNote.textContent = L(`不是一个神经元，而是一个方向：第 ${d.layer} 层 MLP 的输入（除以 RMS）投影到“${zh} token 均值减其余 token 均值”的方向上，留出探针上的 AUC = ${d.heldOutAuc.toFixed(3)}。模型知道哪里是${zh}，只是这份知识分散在许多神经元之间：`,
+        `Not a neuron but a direction: layer ${d.layer}'s MLP input (divided by its RMS) projected on the difference between the mean ${name} token and the mean other token separates them with held-out AUC ${d.heldOutAuc.toFixed(3)}. The model knows where ${name} is; the knowledge is spread over many neurons:`);
+    }
     meta.textContent = b ? L(`第 ${b.layer} 层 · 神经元 ${b.neuron}${b.sign < 0 ? '（负向）' : ''} · 留出探针上的 AUC = ${b.heldOutAuc.toFixed(3)}（${b.nPos} 个正例 / ${b.nNeg} 个反例）`, `layer ${b.layer} · neuron ${b.neuron}${b.sign < 0 ? ' (negative direction)' : ''} · AUC on held-out probes = ${b.heldOutAuc.toFixed(3)} (${b.nPos} positive / ${b.nNeg} negative tokens)`) : L('没有找到。', 'none found.');
   }
   const weak = state.features.best.filter((b) => b.heldOutAuc < 0.9);

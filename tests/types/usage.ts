@@ -1,0 +1,35 @@
+// Compiled (never run) by tests/types.test.js with `tsc --noEmit --strict`: the public API as a
+// TypeScript user writes it, so that js/index.d.ts stays complete and consistent with itself.
+import {
+  loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, auc, tokenOffsets, DEFAULT_FEATURES,
+  topTokens, fmtBytes, HOOKS, parseHook, createEngine, MlpscopeError,
+  type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo,
+} from '../../js/index.js';
+
+export async function usage(): Promise<void> {
+  const model: Model = await loadModel('weights/demo', { onProgress: (p) => console.log(p.loaded, p.total, p.file) });
+  const tok = model.tokenizer;
+  if (!tok) return;
+  const ids: number[] = tok.encode('I flew from Paris to Tokyo.');
+  const r: ForwardResult = model.forward(ids, { hooks: ['blocks.0.mlp.hook_post'], logits: 'last' });
+  const info: ModelInfo = model.info();
+  console.log(info.mixers.length, info.build.simd, r.logits?.length, fmtBytes(info.memory.heap), HOOKS[0], parseHook('blocks.0.hook_resid_pre', 6).layer);
+  for await (const t of model.generate('Once', { maxTokens: 4, temperature: 0.8, topP: 0.9, seed: 1 })) console.log(t.text, t.logprob);
+  const probes: Probe[] = [{ text: 'I flew to Oslo.', spans: [{ start: 10, end: 14, label: 'city' }] }];
+  const res: FeatureResult = findFeatureNeurons(model, probes, { top: 2, directions: true, features: { city: DEFAULT_FEATURES.city } });
+  const d = res.directions?.[0];
+  console.log(res.best[0]?.heldOutAuc, d?.direction.length, d?.threshold, auc([1, 2], [0]), tokenOffsets(tok, ids)[0][1]);
+  console.log(topTokens(new Float32Array(4), 2, tok)[0].prob, tok.tokenToId('the'), tok.pretokenize('a b').length, tok.applyChatTemplate([{ role: 'user', content: 'hi' }]));
+  const t2 = await loadTokenizer('weights/demo');
+  console.log(t2.decode([1, 2]));
+  const w = await loadModelInWorker('weights/demo/', { maxContext: 512 });
+  const wr: ForwardResult = await w.forward([1, 2, 3], { stats: false });
+  const wf: FeatureResult = await w.findFeatureNeurons(probes, { top: 1 });
+  const wids: number[] = (await w.tokenizer?.encode('hello')) ?? [];
+  console.log(wr.stats, wf.tokens, wids.length, (await w.info()).contextLength);
+  await w.dispose();
+  const e = await createEngine({ threads: 1 });
+  e.shutdown();
+  try { model.forward([-1]); } catch (err) { if (err instanceof MlpscopeError) console.log(err.code); }
+  model.dispose();
+}
