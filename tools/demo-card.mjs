@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Fills weights/demo/README.md (the model card) from weights/demo/README.md.in with measured
-// numbers: summary.json, greedy samples, and the feature neurons on held-out probes.
+// numbers: summary.json, greedy samples, and the feature neurons (and directions) on held-out probes.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +17,9 @@ for (const p of ['I flew from', 'The food was', 'Lily met', 'Try this loop:', 'O
   for await (const t of m.generate(p, { maxTokens: 32 })) s += t.text;
   samples.push('    ' + s.replace(/\n/g, '\n    '));
 }
-const res = findFeatureNeurons(m, probes(9, 160), { top: 2 });
+const res = findFeatureNeurons(m, probes(9, 160), { top: 2, directions: true });
 const feats = res.best.map((b) => `- ${b.feature}: layer ${b.layer}, neuron ${b.neuron}${b.sign < 0 ? ' (fires negatively)' : ''}, held-out AUC ${b.heldOutAuc.toFixed(3)} (${b.nPos} positive, ${b.nNeg} negative tokens)`);
+const dirs = res.directions.map((d) => `- ${d.feature}: layer ${d.layer}, held-out AUC ${d.heldOutAuc.toFixed(3)}`);
 const card = fs.readFileSync(path.join(dir, 'README.md.in'), 'utf8')
   .replace('@WEIGHT_BYTES@', man.shards.reduce((a, s) => a + s.bytes, 0).toLocaleString('en-US'))
   .replace('@TRAIN_TOKENS@', sum.train_tokens.toLocaleString('en-US'))
@@ -27,7 +28,8 @@ const card = fs.readFileSync(path.join(dir, 'README.md.in'), 'utf8')
   .replace('@VAL_LOSS@', sum.val_loss.toFixed(3))
   .replace('@UNIGRAM@', sum.unigram_baseline.toFixed(3))
   .replace('@SAMPLES@', samples.join('\n\n'))
-  .replace('@FEATURES@', feats.join('\n'));
+  .replace('@FEATURES@', feats.join('\n'))
+  .replace('@DIRECTIONS@', dirs.join('\n'));
 fs.writeFileSync(path.join(dir, 'README.md'), card);
 console.log(card.split('## What it can do')[1].split('## What it cannot')[0]);
 m.dispose();
