@@ -82,14 +82,10 @@ export function findFeatureNeurons(model, probes, opts = {}) {
   const best = [], perLayer = {};
   const directions = opts.directions ? featureDirections(rows, features, layers, H) : undefined;
   for (const [name, spec] of Object.entries(features)) {
-    const wordEnd = spec.at === 'word-end';
-    const has = (row, names) => names.some((x) => (wordEnd ? row.ends : row.labels).has(x));
-    const isPos = (row) => has(row, spec.pos);
-    const isNeg = (row) => !row.empty && !spec.pos.some((x) => row.labels.has(x)) && (!spec.neg || has(row, spec.neg));
+    const halves = splitRows(rows, spec);
     perLayer[name] = [];
+    if (!halves[0].pos.length || !halves[0].neg.length) continue;
     for (let li = 0; li < layers.length; li++) {
-      const halves = [0, 1].map((h) => ({ pos: rows.filter((r) => r.half === h && isPos(r)), neg: rows.filter((r) => r.half === h && isNeg(r)) }));
-      if (!halves[0].pos.length || !halves[0].neg.length) continue;
       const cands = [];
       for (let j = 0; j < I; j++) {
         const a = auc(halves[0].pos.map((r) => r.acts[li][j]), halves[0].neg.map((r) => r.acts[li][j]));
@@ -109,6 +105,15 @@ export function findFeatureNeurons(model, probes, opts = {}) {
   return { best, perLayer, tokens: rows.length, ...(directions ? { directions } : {}) };
 }
 
+/** a feature's positive and negative tokens in each half of the probes: [{pos, neg}, {pos, neg}] */
+function splitRows(rows, spec) {
+  const wordEnd = spec.at === 'word-end';
+  const has = (row, names) => names.some((x) => (wordEnd ? row.ends : row.labels).has(x));
+  const isPos = (row) => has(row, spec.pos);
+  const isNeg = (row) => !row.empty && !spec.pos.some((x) => row.labels.has(x)) && (!spec.neg || has(row, spec.neg));
+  return [0, 1].map((h) => ({ pos: rows.filter((r) => r.half === h && isPos(r)), neg: rows.filter((r) => r.half === h && isNeg(r)) }));
+}
+
 /** x / rms(x): what an MLP reads, before the RMSNorm's per-channel gain */
 function rmsUnit(x) {
   let ss = 0;
@@ -125,23 +130,18 @@ function rmsUnit(x) {
 function featureDirections(rows, features, layers, H) {
   const out = [];
   for (const [name, spec] of Object.entries(features)) {
-    const wordEnd = spec.at === 'word-end';
-    const has = (row, names) => names.some((x) => (wordEnd ? row.ends : row.labels).has(x));
-    const isPos = (row) => has(row, spec.pos);
-    const isNeg = (row) => !row.empty && !spec.pos.some((x) => row.labels.has(x)) && (!spec.neg || has(row, spec.neg));
+    const [{ pos: p0, neg: n0 }, { pos: p1, neg: n1 }] = splitRows(rows, spec);
+    if (!p0.length || !n0.length) continue;
     let chosen = null;
     for (let li = 0; li < layers.length; li++) {
-      const mean = (rs) => { const m = new Float64Array(H); for (const r of rs) for (let i = 0; i < H; i++) m[i] += r.mid[li][i]; return m.map((v) => v / Math.max(rs.length, 1)); };
-      const tr = rows.filter((r) => r.half === 0), te = rows.filter((r) => r.half === 1);
-      const p0 = tr.filter(isPos), n0 = tr.filter(isNeg);
-      if (!p0.length || !n0.length) continue;
+      const mean = (rs) => { const m = new Float64Array(H); for (const r of rs) for (let i = 0; i < H; i++) m[i] += r.mid[li][i]; return m.map((v) => v / rs.length); };
       const mp = mean(p0), mn = mean(n0);
       const d = Float32Array.from(mp, (v, i) => v - mn[i]);
       const norm = Math.hypot(...d) || 1;
       for (let i = 0; i < H; i++) d[i] /= norm;
       const proj = (r) => { let s = 0; for (let i = 0; i < H; i++) s += r.mid[li][i] * d[i]; return s; };
       const fit = auc(p0.map(proj), n0.map(proj));
-      const held = auc(te.filter(isPos).map(proj), te.filter(isNeg).map(proj));
+      const held = auc(p1.map(proj), n1.map(proj));
       let thr = 0; // halfway between the two means along d
       for (let i = 0; i < H; i++) thr += 0.5 * (mp[i] + mn[i]) * d[i];
       if (!chosen || fit > chosen.auc) chosen = { feature: name, layer: layers[li], auc: fit, heldOutAuc: held, direction: d, threshold: thr };

@@ -332,11 +332,14 @@ async function shade(el, text, layer, neuron, sign = 1) {
   const m = state.model, I = state.info.config.intermediate_size;
   const ids = await m.tokenizer.encode(text);
   const r = await m.forward(ids, { stats: false, logits: 'none', hooks: [`blocks.${layer}.mlp.hook_post`] });
-  const acts = Array.from(ids, (_, t) => sign * r.hooks[`blocks.${layer}.mlp.hook_post`][t * I + neuron]);
-  const mx = Math.max(1e-6, ...acts.map(Math.abs));
+  await shadeTokens(el, ids, Array.from(ids, (_, t) => sign * r.hooks[`blocks.${layer}.mlp.hook_post`][t * I + neuron]));
+}
+/** each token shaded by its value: positive values darker, scaled to the largest |value| */
+async function shadeTokens(el, ids, values) {
+  const mx = Math.max(1e-6, ...values.map(Math.abs));
   const parts = [];
   for (let t = 0; t < ids.length; t++) {
-    const a = acts[t], piece = await m.tokenizer.decode([ids[t]]);
+    const a = values[t], piece = await state.model.tokenizer.decode([ids[t]]);
     const alpha = Math.max(0, a) / mx;
     parts.push(`<span class="tok" data-act="${a}" title="${a.toFixed(3)}" style="background:rgba(var(--shade),${alpha.toFixed(2)});color:${alpha > 0.55 ? '#fff' : 'inherit'}">${escapeHtml(piece)}</span>`);
   }
@@ -386,13 +389,7 @@ async function shadeDirection(el, text, d) {
     for (let i = 0; i < H; i++) { const v = x[t * H + i]; ss += v * v; dot += v * d.direction[i]; }
     return dot / Math.sqrt(ss / H + 1e-12) - d.threshold;
   });
-  const mx = Math.max(1e-6, ...proj.map(Math.abs));
-  const parts = [];
-  for (let t = 0; t < ids.length; t++) {
-    const a = proj[t], alpha = Math.max(0, a) / mx, piece = await m.tokenizer.decode([ids[t]]);
-    parts.push(`<span class="tok" data-act="${a}" title="${a.toFixed(3)}" style="background:rgba(var(--shade),${alpha.toFixed(2)});color:${alpha > 0.55 ? '#fff' : 'inherit'}">${escapeHtml(piece)}</span>`);
-  }
-  el.innerHTML = parts.join('');
+  await shadeTokens(el, ids, proj);
 }
 function renderFeatureText() {
   if (!state.features) return;
