@@ -156,7 +156,43 @@ test('a sentence of your own re-runs everything; switching a neuron off changes 
   await page.waitForFunction(() => document.querySelectorAll('#ko-after li').length === 5);
   const kl = Number(await page.getAttribute('#ko-kl', 'data-kl'));
   assert.ok(kl > 0, 'the prediction moved');
+  // "where it mattered": the KL at every position, checked against the same knock-out in Node
+  const l = Number(await page.inputValue('#ko-layer')), j = Number(await page.inputValue('#ko-neuron'));
+  const one = await knockoutKl(text, l, [j]);
+  const shown = JSON.parse(await page.getAttribute('#ko-tokens', 'data-kl'));
+  assert.equal(shown.length, one.length);
+  shown.forEach((v, t) => assert.ok(Math.abs(v - one[t]) <= 1e-4 + 1e-3 * one[t], `position ${t}: page ${v} vs Node ${one[t]}`));
+  assert.ok(Math.abs(kl - one.at(-1)) <= 1e-4 + 1e-3 * one.at(-1));
+  const peak = one.indexOf(Math.max(...one));
+  assert.match(await page.textContent('#ko-peak'), new RegExp(`token ${peak}\\)|第 ${peak} 个`));
+  assert.equal(await page.$$eval('#ko-tokens .tok', (ts) => ts.length), one.length);
+  // the whole MLP of the layer
+  await page.check('#ko-whole');
+  assert.ok(await page.isDisabled('#ko-neuron'));
+  await page.click('#ko-btn');
+  await page.waitForFunction(() => /整个 MLP|whole MLP/.test(document.querySelector('#ko-kl').textContent));
+  const whole = await knockoutKl(text, l, Array.from({ length: (await expected(text)).info.config.intermediate_size }, (_, i) => i));
+  const shownWhole = JSON.parse(await page.getAttribute('#ko-tokens', 'data-kl'));
+  shownWhole.forEach((v, t) => assert.ok(Math.abs(v - whole[t]) <= 1e-4 + 1e-3 * whole[t], `whole MLP, position ${t}: page ${v} vs Node ${whole[t]}`));
+  assert.ok(whole.reduce((a, b) => a + b) > one.reduce((a, b) => a + b), 'the whole MLP matters more than one of its neurons');
+  await page.uncheck('#ko-whole');
 });
+
+/** KL(before‖after) of the next-token distribution at every position, in float64, in Node */
+async function knockoutKl(text, layer, neurons) {
+  const m = await loadModel(path.join(SITE, 'weights/demo'));
+  const ids = m.tokenizer.encode(text), T = ids.length;
+  const a = m.forward(ids, { stats: false, logits: 'all' }).logits;
+  const b = m.forward(ids, { stats: false, logits: 'all', interventions: [{ layer, hook: 'mlp.hook_post', neurons, scale: 0 }] }).logits;
+  m.dispose();
+  const V = a.length / T, out = [];
+  const logSoftmax = (x) => { const mx = Math.max(...x); const lz = Math.log(x.reduce((s, v) => s + Math.exp(v - mx), 0)); return Array.from(x, (v) => v - mx - lz); };
+  for (let t = 0; t < T; t++) {
+    const p = logSoftmax(a.subarray(t * V, (t + 1) * V)), q = logSoftmax(b.subarray(t * V, (t + 1) * V));
+    out.push(p.reduce((s, lp, i) => s + Math.exp(lp) * (lp - q[i]), 0));
+  }
+  return out;
+}
 
 test('a language switch re-renders every live line: no Chinese left on screen in English', async () => {
   // after the runs, the knock-out and the feature search above, all of which wrote text in Chinese

@@ -274,7 +274,7 @@ static char *read_text(const char *path, size_t *n) {
 
 static void usage(void) {
     fprintf(stderr, "usage: mlpscope-train --train FILE --val FILE --out DIR [--out-f32 DIR] [--steps N] [--batch B] [--threads K]\n"
-                    "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--seed S]\n"
+                    "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--wd X] [--seed S]\n"
                     "         [--ckpt FILE] [--resume] [--ckpt-every N] [--log FILE] [--eval-every N]\n"
                     "       mlpscope-train --logits CKPT --ids 1,2,3\n");
     exit(2);
@@ -296,7 +296,7 @@ int main(int argc, char **argv) {
         else if (OPT("--heads")) O.c.nh = atoi(v); else if (OPT("--inter")) O.c.I = atoi(v); else if (OPT("--ctx")) O.c.T = atoi(v);
         else if (OPT("--lr")) O.o.lr = atof(v), O.o.min_lr = O.o.lr / 10; else if (OPT("--seed")) O.seed = strtoull(v, NULL, 10);
         else if (OPT("--eval-every")) O.eval_every = atoi(v); else if (OPT("--ckpt-every")) O.ckpt_every = atoi(v);
-        else if (OPT("--warmup")) O.o.warmup = atoi(v);
+        else if (OPT("--warmup")) O.o.warmup = atoi(v); else if (OPT("--wd")) O.o.wd = atof(v);
         else if (OPT("--logits")) logits_ckpt = v; else if (OPT("--ids")) ids_s = v;
         else if (!strcmp(a, "--resume")) O.resume = 1;
         else usage();
