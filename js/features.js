@@ -2,6 +2,9 @@
 // words, tokens inside code ...). Selectivity is the ROC AUC of a neuron's mlp.hook_post activation
 // for separating positive from negative tokens; neurons are chosen on one part of the probes and
 // reported on the other (held out), so a high number is not a selection artefact.
+// neuronTopActivations() lists where one neuron fires most over a set of texts.
+
+import { fail } from './errors.js';
 
 /**
  * @typedef {{text: string, spans: {start: number, end: number, label: string}[]}} Probe
@@ -149,4 +152,55 @@ function featureDirections(rows, features, layers, H) {
     if (chosen) out.push(chosen);
   }
   return out;
+}
+
+/**
+ * @typedef {{text: number, token: number, activation: number, before: string, piece: string, after: string}} TopActivation
+ *   text: index into the texts; token: position in its token ids (with the BOS the engine adds);
+ *   before / after: up to `window` decoded tokens on each side
+ */
+
+/**
+ * The tokens where one MLP neuron fires most across a set of texts ("max-activating examples"):
+ * blocks.{layer}.mlp.hook_post[neuron] at every token, the k largest of sign × activation.
+ * @param {{tokenizer: any, forward: Function, nLayers: number, config: any, contextLength: number}} model
+ * @param {(string|Probe)[]} texts
+ * @param {{layer: number, neuron: number, k?: number, sign?: 1|-1, window?: number}} opts
+ * @returns {{top: TopActivation[], tokens: number, mean: number, positive: number}}
+ *   tokens: tokens scanned; mean: mean activation over them; positive: share with sign × activation > 0
+ */
+export function neuronTopActivations(model, texts, opts) {
+  const { layer, neuron, k = 10, sign = 1, window = 6 } = opts;
+  const I = model.config.intermediate_size;
+  if (!Number.isInteger(layer) || layer < 0 || layer >= model.nLayers) fail('E_ARG', `neuronTopActivations: layer ${layer} is not in 0..${model.nLayers - 1}`);
+  if (!Number.isInteger(neuron) || neuron < 0 || neuron >= I) fail('E_ARG', `neuronTopActivations: neuron ${neuron} is not in 0..${I - 1}`);
+  if (!Number.isInteger(k) || k < 1) fail('E_ARG', `neuronTopActivations: k must be a positive integer, got ${k}`);
+  if (sign !== 1 && sign !== -1) fail('E_ARG', `neuronTopActivations: sign must be 1 or -1, got ${sign}`);
+  const hook = `blocks.${layer}.mlp.hook_post`;
+  /** @type {{text: number, token: number, activation: number, ids: number[]}[]} */
+  let top = [];
+  let n = 0, sum = 0, pos = 0;
+  for (let p = 0; p < texts.length; p++) {
+    const text = typeof texts[p] === 'string' ? texts[p] : texts[p].text;
+    const ids = model.tokenizer.encode(text, { addSpecial: true });
+    if (!ids.length || ids.length > model.contextLength) continue;
+    const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook] }).hooks[hook];
+    for (let t = 0; t < ids.length; t++) {
+      const a = h[t * I + neuron];
+      n++; sum += a; if (sign * a > 0) pos++;
+      if (top.length < k || sign * a > sign * top[top.length - 1].activation) {
+        top.push({ text: p, token: t, activation: a, ids });
+        top.sort((x, y) => sign * (y.activation - x.activation) || x.text - y.text || x.token - y.token);
+        if (top.length > k) top.pop();
+      }
+    }
+  }
+  const dec = (ids) => model.tokenizer.decode(ids);
+  return {
+    top: top.map(({ text, token, activation, ids }) => ({
+      text, token, activation,
+      before: dec(ids.slice(Math.max(0, token - window), token)), piece: dec([ids[token]]), after: dec(ids.slice(token + 1, token + 1 + window)),
+    })),
+    tokens: n, mean: n ? sum / n : 0, positive: n ? pos / n : 0,
+  };
 }

@@ -191,6 +191,13 @@ export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string,
 export const DEFAULT_FEATURES: Record<'city' | 'negation' | 'code', FeatureSpec>;
 /** Ranks MLP neurons by how selectively they fire on labelled tokens. */
 export function findFeatureNeurons(model: Model, probes: Probe[], opts?: FeatureOptions): FeatureResult;
+/** One place where a neuron fires: `token` indexes the text's ids (with the BOS); before/after are up to `window` decoded tokens. */
+export interface TopActivation { text: number; token: number; activation: number; before: string; piece: string; after: string }
+export interface TopActivationOptions { layer: number; neuron: number; k?: number; sign?: 1 | -1; window?: number }
+/** top: the k largest sign × activation; tokens: tokens scanned; mean: their mean activation; positive: share with sign × activation > 0. */
+export interface TopActivationResult { top: TopActivation[]; tokens: number; mean: number; positive: number }
+/** Where one MLP neuron (blocks.{layer}.mlp.hook_post) fires most over a set of texts. */
+export function neuronTopActivations(model: Model, texts: (string | Probe)[], opts: TopActivationOptions): TopActivationResult;
 /** Mann-Whitney AUC: P(a positive scores above a negative), ties count half. */
 export function auc(pos: ArrayLike<number>, neg: ArrayLike<number>): number;
 /** Character offsets [start, end) of each token in the decoded text. */
@@ -207,6 +214,7 @@ export class WorkerModel {
   forward(ids: ArrayLike<number>, opts?: ForwardOptions): Promise<ForwardResult>;
   generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken>;
   findFeatureNeurons(probes: Probe[], opts?: FeatureOptions): Promise<FeatureResult>;
+  neuronTopActivations(texts: (string | Probe)[], opts: TopActivationOptions): Promise<TopActivationResult>;
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): Promise<void>;
   reset(): Promise<void>;
   dispose(): Promise<void>;

@@ -6,4 +6,4 @@ export { MlpscopeError } from './errors.js';
 export { createEngine } from './wasm.js';
 export { HOOKS, parseHook } from './hooks.js';
 export { loadModelInWorker, WorkerModel } from './worker-client.js';
-export { findFeatureNeurons, auc, tokenOffsets, DEFAULT_FEATURES } from './features.js';
+export { findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES } from './features.js';

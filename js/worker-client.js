@@ -57,6 +57,8 @@ export class WorkerModel {
   reset() { return this.rpc.call('reset'); }
   /** findFeatureNeurons() run inside the worker */
   findFeatureNeurons(probes, opts = {}) { return this.rpc.call('features', [probes, opts]); }
+  /** neuronTopActivations() run inside the worker */
+  neuronTopActivations(texts, opts) { return this.rpc.call('topActivations', [texts, opts]); }
   setDeltaNetMode(mode) { return this.rpc.call('setDeltaNetMode', [mode]); }
   async *generate(prompt, opts = {}) {
     const gid = await this.rpc.call('genStart', [prompt, plain(opts)]);

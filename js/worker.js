@@ -2,7 +2,7 @@
 // Results' typed arrays are transferred, not copied.
 import { loadModel } from './loader.js';
 import { MlpscopeError } from './errors.js';
-import { findFeatureNeurons } from './features.js';
+import { findFeatureNeurons, neuronTopActivations } from './features.js';
 
 let model = null;
 const gens = new Map();
@@ -43,6 +43,7 @@ const ops = {
   pretokenize: (id, text) => tok().pretokenize(text),
   applyChatTemplate: (id, messages, opts) => tok().applyChatTemplate(messages, opts),
   features: (id, probes, opts) => findFeatureNeurons(need(), probes, opts),
+  topActivations: (id, texts, opts) => neuronTopActivations(need(), texts, opts),
   genStart(id, prompt, opts) {
     const g = need().generate(prompt, opts);
     const gid = nextGen++;

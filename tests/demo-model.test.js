@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadModel, findFeatureNeurons, tokenOffsets } from '../js/index.js';
+import { loadModel, findFeatureNeurons, neuronTopActivations, tokenOffsets } from '../js/index.js';
 import { corpus, probes, CITIES, NAMES } from '../tools/corpus.mjs';
 import { ROOT, tmpDir } from './helpers.js';
 
@@ -93,6 +93,33 @@ test('feature directions: where no neuron reaches 0.9 (code), a mean-difference 
   assert.ok(Math.abs(brute - d.heldOutAuc) < 2e-3, `brute force ${brute} vs ${d.heldOutAuc}`);
   assert.ok(d.heldOutAuc >= 0.9 && d.heldOutAuc > b.heldOutAuc + 0.1, `direction ${d.heldOutAuc} vs neuron ${b.heldOutAuc}`);
 });
+
+test('where a neuron fires most: the top tokens equal a brute-force sort of every activation, and the city neuron tops out on cities', () => {
+  const P = probes(9, 160);
+  const city = findFeatureNeurons(model, P, { top: 1 }).best.find((x) => x.feature === 'city');
+  const k = 12, res = neuronTopActivations(model, P, { layer: city.layer, neuron: city.neuron, sign: city.sign, k, window: 4 });
+  const I = model.config.intermediate_size, hook = `blocks.${city.layer}.mlp.hook_post`, all = [];
+  P.forEach(({ text }, p) => {
+    const ids = model.tokenizer.encode(text, { addSpecial: true });
+    const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook] }).hooks[hook];
+    ids.forEach((_, t) => all.push({ p, t, a: h[t * I + city.neuron], inCity: inSpan(P[p], ids, t, 'city') }));
+  });
+  all.sort((x, y) => city.sign * (y.a - x.a));
+  assert.equal(res.tokens, all.length);
+  assert.deepEqual(res.top.map((x) => [x.text, x.token, x.activation]), all.slice(0, k).map((x) => [x.p, x.t, x.a]));
+  assert.ok(Math.abs(res.mean - all.reduce((s, x) => s + x.a, 0) / all.length) < 1e-6);
+  for (const x of res.top) assert.ok(P[x.text].text.includes(x.before + x.piece + x.after), JSON.stringify(x));
+  const cities = all.slice(0, k).filter((x) => x.inCity).length;
+  console.log(`# city neuron L${city.layer} n${city.neuron}: ${cities} of its top ${k} tokens are inside city names; e.g. ${res.top.slice(0, 3).map((x) => JSON.stringify(x.before + '[' + x.piece + ']' + x.after)).join(', ')}`);
+  assert.ok(cities >= k - 2, `${cities} of ${k}`);
+  assert.throws(() => neuronTopActivations(model, P, { layer: 99, neuron: 0 }), { code: 'E_ARG', message: /layer 99/ });
+  assert.throws(() => neuronTopActivations(model, P, { layer: 0, neuron: I }), { code: 'E_ARG', message: new RegExp(`neuron ${I}`) });
+});
+
+function inSpan(probe, ids, t, label) {
+  const [a, b] = tokenOffsets(model.tokenizer, ids)[t];
+  return b > a && probe.spans.some((s) => s.label === label && s.start < b && s.end > a);
+}
 
 test('training reproduces: the first 20 steps of the documented run match the committed log exactly', () => {
   const work = tmpDir('retrain');

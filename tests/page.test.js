@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../tools/serve.mjs';
-import { loadModel } from '../js/index.js';
+import { loadModel, neuronTopActivations } from '../js/index.js';
 import { CHROMIUM_ARGS } from './browser-harness.js';
 import { ROOT } from './helpers.js';
 
@@ -139,6 +139,32 @@ test('the live features: the demo model shows city and negation neurons with hel
   assert.ok(dirAuc >= 0.9, `code direction: held-out AUC ${dirAuc}`);
   assert.match(await page.textContent('#feature-code .feature-dir'), /方向/);
   assert.ok(await page.$$eval('#feature-code .dir-tokens .tok', (ts) => ts.filter((t) => Number(t.dataset.act) > 0).length) >= 3);
+});
+
+test('any neuron: where it fires most in the probe sentences, as neuronTopActivations gives it in Node', async () => {
+  const probes = JSON.parse(fs.readFileSync(path.join(SITE, 'probes.json'), 'utf8')).probes;
+  const m = await loadModel(path.join(SITE, 'weights/demo'));
+  const check = async () => {
+    const l = Number(await page.inputValue('#fires-layer')), j = Number(await page.inputValue('#fires-neuron')), sign = Number(await page.inputValue('#fires-sign'));
+    const want = neuronTopActivations(m, probes, { layer: l, neuron: j, sign, k: 8, window: 6 });
+    const got = await page.$$eval('#fires-top li', (ls) => ls.map((li) => [Number(li.dataset.text), Number(li.dataset.token), Number(li.dataset.act), li.querySelector('mark').textContent]));
+    assert.deepEqual(got, want.top.map((x) => [x.text, x.token, x.activation, x.piece]));
+    return want;
+  };
+  // at first: the best city neuron (it fires negative), so its top tokens are city names
+  const city = Number(await page.getAttribute('#feature-city', 'data-neuron'));
+  assert.equal(Number(await page.inputValue('#fires-neuron')), city);
+  const first = await check();
+  assert.ok(first.top.filter((x) => /^[A-Z]|^[a-z]{2,}$/.test(x.piece.trim())).length >= 6, JSON.stringify(first.top.map((x) => x.piece)));
+  assert.match(await page.textContent('#fires-top-note'), new RegExp(`${first.tokens}`));
+  // another neuron, the other direction
+  await page.selectOption('#fires-layer', '3');
+  await page.fill('#fires-neuron', '17');
+  await page.selectOption('#fires-sign', '1');
+  await page.click('#fires-run');
+  await page.waitForFunction(() => /17/.test(document.querySelector('#fires-top-note').textContent));
+  await check();
+  m.dispose();
 });
 
 test('a sentence of your own re-runs everything; switching a neuron off changes the prediction', async () => {

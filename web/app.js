@@ -147,6 +147,8 @@ async function load(entry, { keepError = false } = {}) {
     state.entry = entry;
     state.info = await model.info();
     state.features = null;
+    state.topActs = null;
+    $('fires-top').innerHTML = '';
     if (state.progress) { state.progress.done = (performance.now() - t0) / 1000; renderProgress(); }
     document.body.dataset.model = entry.id;
     state.corrLayerSet = false;
@@ -412,7 +414,30 @@ async function findFeatures() {
   }
   renderFeatureText();
   const b0 = res.best[0];
-  if (b0) { $('fires-layer').value = String(b0.layer); $('fires-neuron').value = b0.neuron; await shade($('fires-out'), $('fires-text').value, b0.layer, b0.neuron, b0.sign); }
+  if (b0) { $('fires-layer').value = String(b0.layer); $('fires-neuron').value = b0.neuron; $('fires-sign').value = String(b0.sign); await showNeuron(); }
+}
+/** the "any neuron" card: shade the reader's text, then list where the neuron fires most in the probes */
+async function showNeuron() {
+  const l = Number($('fires-layer').value), j = Number($('fires-neuron').value), sign = Number($('fires-sign').value);
+  const I = state.info.config.intermediate_size;
+  if (!Number.isInteger(j) || j < 0 || j >= I) { $('fires-top').innerHTML = ''; state.topActs = null; renderTopActsNote(); return; }
+  await shade($('fires-out'), $('fires-text').value, l, j, sign);
+  if (!state.probes || !state.model.tokenizer) return;
+  // the big models scan fewer sentences (each one is a forward pass of the whole model)
+  const texts = state.info.config.hidden_size >= 512 ? state.probes.slice(0, 40) : state.probes;
+  const res = await state.model.neuronTopActivations(texts, { layer: l, neuron: j, sign, k: 8, window: 6 });
+  $('fires-top').innerHTML = res.top.map((x) => `<li data-act="${x.activation}" data-text="${x.text}" data-token="${x.token}"><code>${nl(x.before)}<mark>${escapeHtml(x.piece)}</mark>${nl(x.after)}</code> · ${x.activation.toFixed(3)}</li>`).join('');
+  state.topActs = { l, j, sign, texts: texts.length, tokens: res.tokens, positive: res.positive };
+  renderTopActsNote();
+}
+/** a context around a token, its line breaks shown as ⏎ */
+const nl = (t) => escapeHtml(t).replace(/\n/g, '⏎');
+function renderTopActsNote() {
+  const a = state.topActs;
+  $('fires-sign').options[0].textContent = L('正值', 'positive');
+  $('fires-sign').options[1].textContent = L('负值', 'negative');
+  $('fires-top-note').textContent = !a ? '' : L(`在 ${a.texts} 个探针句子的 ${a.tokens} 个 token 中排序；第 ${a.l} 层神经元 ${a.j} 在其中 ${(100 * a.positive).toFixed(1)}% 的 token 上为${a.sign > 0 ? '正' : '负'}值。`,
+    `Ranked over ${a.tokens} tokens of ${a.texts} probe sentences; neuron ${a.j} of layer ${a.l} is ${a.sign > 0 ? 'positive' : 'negative'} on ${(100 * a.positive).toFixed(1)}% of them.`);
 }
 /** the best direction for a feature whose best neuron is below 0.9 held out (trained models only) */
 function weakWithDirection(name) {
@@ -453,7 +478,7 @@ function renderFeatureText() {
     : weak.length ? L(`这个模型里${weak.map((b) => FEATURE_NAMES_ZH[b.feature] ?? b.feature).join('、')}没有干净的单个神经元（最好的 AUC 也低于 0.9）——它们各自只覆盖一部分这类 token，太小的模型常常如此。`, `This model has no clean single neuron for ${weak.map((b) => b.feature).join(', ')} (the best held-out AUC is below 0.9): each candidate covers only some tokens of the kind, as is common in small models.`)
       : L(`在 ${state.features.tokens} 个探针 token 上找到；选择用一半探针，AUC 在另一半上计算。`, `Found over ${state.features.tokens} probe tokens; chosen on half of the probes, AUC measured on the other half.`);
 }
-$('fires-run').addEventListener('click', () => shade($('fires-out'), $('fires-text').value, Number($('fires-layer').value), Number($('fires-neuron').value)));
+$('fires-run').addEventListener('click', showNeuron);
 
 // ---------------------------------------------------------------- try it, exercise, quiz
 $('try-run').addEventListener('click', async () => { state.koChosen = false; await runText($('try-text').value); });
@@ -513,6 +538,7 @@ function renderDynamicText() {
   if (state.models) { const v = $('model-select').value; listModelsLabels(); $('model-select').value = v; }
   if (state.run) { renderModelFacts(); renderBars(); renderLayerChart(); renderTryStatus(); }
   renderFeatureText();
+  renderTopActsNote();
   document.querySelectorAll('#quiz input:checked').forEach((el) => el.dispatchEvent(new Event('change', { bubbles: true })));
 }
 function listModelsLabels() {

@@ -1,7 +1,7 @@
 // Compiled (never run) by tests/types.test.js with `tsc --noEmit --strict`: the public API as a
 // TypeScript user writes it, so that js/index.d.ts stays complete and consistent with itself.
 import {
-  loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, auc, tokenOffsets, DEFAULT_FEATURES,
+  loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES,
   topTokens, fmtBytes, HOOKS, parseHook, createEngine, MlpscopeError,
   type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo,
 } from '../../js/index.js';
@@ -19,12 +19,16 @@ export async function usage(): Promise<void> {
   const res: FeatureResult = findFeatureNeurons(model, probes, { top: 2, directions: true, features: { city: DEFAULT_FEATURES.city } });
   const d = res.directions?.[0];
   console.log(res.best[0]?.heldOutAuc, d?.direction.length, d?.threshold, auc([1, 2], [0]), tokenOffsets(tok, ids)[0][1]);
+  const ta = neuronTopActivations(model, ['I flew to Oslo.', probes[0]], { layer: 0, neuron: 3, k: 5, sign: -1 });
+  console.log(ta.top[0]?.before, ta.top[0]?.piece, ta.top[0]?.activation, ta.tokens, ta.mean, ta.positive);
   console.log(topTokens(new Float32Array(4), 2, tok)[0].prob, tok.tokenToId('the'), tok.pretokenize('a b').length, tok.applyChatTemplate([{ role: 'user', content: 'hi' }]));
   const t2 = await loadTokenizer('weights/demo');
   console.log(t2.decode([1, 2]));
   const w = await loadModelInWorker('weights/demo/', { maxContext: 512 });
   const wr: ForwardResult = await w.forward([1, 2, 3], { stats: false });
   const wf: FeatureResult = await w.findFeatureNeurons(probes, { top: 1 });
+  const wt = await w.neuronTopActivations(['hello'], { layer: 1, neuron: 2 });
+  console.log(wt.top.length);
   const wids: number[] = (await w.tokenizer?.encode('hello')) ?? [];
   console.log(wr.stats, wf.tokens, wids.length, (await w.info()).contextLength);
   await w.dispose();
