@@ -6,7 +6,10 @@
 //   mlpscope tokenize SOURCE --text T [--json]     SOURCE: a weight set or a tokenizer.json folder
 //   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
 //                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--int8-activations]
+//   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
+//   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
 import fs from 'node:fs';
+import { findFeatureNeurons, neuronTopActivations } from './features.js';
 import { loadModel } from './loader.js';
 import { loadTokenizer } from './tokenizer.js';
 import { createEngine } from './wasm.js';
@@ -18,7 +21,11 @@ const USAGE = `usage:
   mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] [--embed-dtype D] --out DIR
   mlpscope info DIR [--context N]
   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
-               [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--int8-activations]`;
+               [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--int8-activations]
+  mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
+  mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
+    (probes: a JSON file {probes: [{text, spans: [{start, end, label}]}]} or its array; default: the
+     project's generated probe set, seed 9, 160 sentences. texts: one text per line)`;
 
 function parseArgs(argv, spec) {
   const out = { _: [] };
@@ -163,6 +170,68 @@ async function run(argv) {
   model.dispose();
 }
 
+/** the probe set from --probes, or the project's generated one (tools/corpus.mjs, shipped with the package) */
+async function readProbes(file) {
+  if (file === undefined) {
+    const { probes } = await import('../tools/corpus.mjs');
+    return probes(9, 160);
+  }
+  let v;
+  try { v = JSON.parse(fs.readFileSync(file, 'utf8')); } catch (err) { throw new MlpscopeError('E_ARG', `--probes ${file}: ${err.message}`); }
+  const list = Array.isArray(v) ? v : v?.probes;
+  const bad = !Array.isArray(list) ? -1 : list.findIndex((p) => typeof p?.text !== 'string' || !Array.isArray(p.spans)
+    || p.spans.some((s) => !Number.isInteger(s?.start) || !Number.isInteger(s?.end) || typeof s?.label !== 'string'));
+  if (bad !== -1 || !list.length) throw new MlpscopeError('E_ARG', `--probes ${file}: ${bad === -1 ? 'expected {probes: [...]} or an array of probes, none found' : `probe ${bad} needs text and spans [{start, end, label}]`}`);
+  return list;
+}
+
+async function features(argv) {
+  const a = parseArgs(argv, { probes: 'v', top: 'v', layers: 'v', directions: 'flag', json: 'flag' });
+  if (a._.length !== 1) throw new MlpscopeError('E_ARG', 'features needs DIR\n' + USAGE);
+  const probes = await readProbes(a.probes);
+  const model = await loadModel(a._[0]);
+  const top = num(a.top ?? 3, 'top', { int: true, min: 1, max: 1000 });
+  const layers = a.layers === undefined ? undefined : String(a.layers).split(',').map((x) => num(x, 'layers', { int: true, min: 0, max: model.nLayers - 1 }));
+  if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${a._[0]} has no tokenizer: the probes cannot be encoded`);
+  const res = findFeatureNeurons(model, probes, { top, layers, directions: !!a.directions });
+  if (a.json) {
+    const dirs = res.directions?.map((d) => ({ ...d, direction: Array.from(d.direction) }));
+    process.stdout.write(JSON.stringify({ tokens: res.tokens, best: res.best, perLayer: res.perLayer, ...(dirs ? { directions: dirs } : {}) }) + '\n');
+  } else {
+    console.log(`${probes.length} probe texts, ${res.tokens} tokens; neurons chosen on the first half (AUC), reported on the second (held out)`);
+    for (const [name, rows] of Object.entries(res.perLayer)) {
+      console.log(`\n${name}\nlayer  neuron  sign     AUC  held-out   pos / neg`);
+      for (const r of rows) console.log(`${String(r.layer).padStart(5)}  ${String(r.neuron).padStart(6)}  ${(r.sign > 0 ? '+' : '-').padStart(4)}  ${r.auc.toFixed(3).padStart(6)}  ${r.heldOutAuc.toFixed(3).padStart(8)}  ${r.nPos} / ${r.nNeg}`);
+      const b = res.best.find((x) => x.feature === name), d = res.directions?.find((x) => x.feature === name);
+      if (b) console.log(`best: layer ${b.layer} neuron ${b.neuron}, held-out AUC ${b.heldOutAuc.toFixed(3)}`);
+      if (d) console.log(`mean-difference direction of the MLP input: layer ${d.layer}, held-out AUC ${d.heldOutAuc.toFixed(3)}`);
+    }
+  }
+  model.dispose();
+}
+
+async function neuron(argv) {
+  const a = parseArgs(argv, { layer: 'v', neuron: 'v', sign: 'v', k: 'v', window: 'v', texts: 'v', probes: 'v', json: 'flag' });
+  if (a._.length !== 1 || a.layer === undefined || a.neuron === undefined) throw new MlpscopeError('E_ARG', 'neuron needs DIR, --layer and --neuron\n' + USAGE);
+  let texts;
+  if (a.texts !== undefined) {
+    try { texts = fs.readFileSync(a.texts, 'utf8').split('\n').filter((l) => l.trim() !== ''); } catch (err) { throw new MlpscopeError('E_ARG', `--texts ${a.texts}: ${err.message}`); }
+    if (!texts.length) throw new MlpscopeError('E_ARG', `--texts ${a.texts}: no text in it`);
+  } else texts = await readProbes(a.probes);
+  const model = await loadModel(a._[0]);
+  if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${a._[0]} has no tokenizer: the texts cannot be encoded`);
+  const opts = { layer: num(a.layer, 'layer', { int: true, min: 0, max: model.nLayers - 1 }), neuron: num(a.neuron, 'neuron', { int: true, min: 0, max: model.config.intermediate_size - 1 }),
+    sign: num(a.sign ?? 1, 'sign', { int: true, min: -1, max: 1 }), k: num(a.k ?? 10, 'k', { int: true, min: 1, max: 10000 }), window: num(a.window ?? 6, 'window', { int: true, min: 0, max: 1000 }) };
+  if (opts.sign === 0) throw new MlpscopeError('E_ARG', '--sign must be 1 or -1, not "0"');
+  const res = neuronTopActivations(model, texts, opts);
+  if (a.json) process.stdout.write(JSON.stringify(res) + '\n');
+  else {
+    console.log(`layer ${opts.layer} neuron ${opts.neuron} (mlp.hook_post): ${res.tokens} tokens of ${texts.length} texts, mean ${res.mean.toFixed(4)}, ${opts.sign > 0 ? 'positive' : 'negative'} on ${(100 * res.positive).toFixed(1)}%`);
+    for (const x of res.top) console.log(`${x.activation.toFixed(3).padStart(9)}  ${JSON.stringify(x.before).slice(1, -1)}[[${JSON.stringify(x.piece).slice(1, -1)}]]${JSON.stringify(x.after).slice(1, -1)}`);
+  }
+  model.dispose();
+}
+
 function topK(logits, k) {
   const idx = Array.from(logits.keys()).sort((x, y) => logits[y] - logits[x] || x - y).slice(0, k);
   return idx.map((i) => [i, logits[i]]);
@@ -177,6 +246,8 @@ async function main() {
     else if (cmd === 'synth') await synth(rest);
     else if (cmd === 'info') await info(rest);
     else if (cmd === 'tokenize') await tokenize(rest);
+    else if (cmd === 'features') await features(rest);
+    else if (cmd === 'neuron') await neuron(rest);
     else { console.error(USAGE); process.exit(2); }
   } catch (err) {
     const code = err instanceof MlpscopeError ? err.code : 'E_INTERNAL';

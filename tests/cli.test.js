@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CLI, STORIES, golden, tmpDir } from './helpers.js';
+import { CLI, ROOT, STORIES, golden, tmpDir } from './helpers.js';
 
 const out = tmpDir('cli');
 test('mlpscope convert + run --json reproduce llama2.c', () => {
@@ -46,4 +46,47 @@ test('CLI errors carry the code and exit non-zero', () => {
   const conv = spawnSync(process.execPath, [CLI, 'convert', trunc, path.join(STORIES, 'tok512.bin'), '--out', tmpDir('o')], { encoding: 'utf8' });
   assert.equal(conv.status, 1);
   assert.match(conv.stderr, /E_CHECKPOINT.*truncated/);
+});
+
+test('mlpscope features and mlpscope neuron on the demo model agree with the API', async () => {
+  const { loadModel, findFeatureNeurons, neuronTopActivations } = await import('../js/index.js');
+  const { probes } = await import('../tools/corpus.mjs');
+  const DEMO = path.join(ROOT, 'weights/demo');
+  const m = await loadModel(DEMO);
+  const want = findFeatureNeurons(m, probes(9, 160), { top: 1, directions: true });
+  const got = JSON.parse(execFileSync(process.execPath, [CLI, 'features', DEMO, '--top', '1', '--directions', '--json'], { encoding: 'utf8' }));
+  assert.deepEqual(got.best, want.best);
+  assert.equal(got.directions.length, 3);
+  got.directions.forEach((d, i) => assert.equal(d.heldOutAuc, want.directions[i].heldOutAuc));
+  const table = execFileSync(process.execPath, [CLI, 'features', DEMO, '--top', '1', '--layers', '1'], { encoding: 'utf8' });
+  assert.match(table, /^city$/m);
+  assert.match(table, /best: layer 1 neuron 166, held-out AUC 0\.999/);
+  // a probe file of one's own, and a texts file
+  const dir = tmpDir('features');
+  const own = [{ text: 'We drove from Oslo to Rome.', spans: [{ start: 14, end: 18, label: 'city' }, { start: 22, end: 26, label: 'city' }] },
+    { text: 'We drove from home to the lake.', spans: [{ start: 14, end: 18, label: 'noun' }, { start: 26, end: 30, label: 'noun' }] }];
+  fs.writeFileSync(path.join(dir, 'p.json'), JSON.stringify({ probes: [...own, ...own] }));
+  const g2 = JSON.parse(execFileSync(process.execPath, [CLI, 'features', DEMO, '--probes', path.join(dir, 'p.json'), '--json'], { encoding: 'utf8' }));
+  assert.deepEqual(g2.best, findFeatureNeurons(m, [...own, ...own], { top: 3 }).best);
+  fs.writeFileSync(path.join(dir, 't.txt'), 'I flew from Paris to Tokyo.\n\nThe food was not bad at all.\n');
+  const n = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '1', '--neuron', '166', '--sign', '-1', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
+  assert.deepEqual(n, neuronTopActivations(m, ['I flew from Paris to Tokyo.', 'The food was not bad at all.'], { layer: 1, neuron: 166, sign: -1, k: 3 }));
+  const txt = execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '1', '--neuron', '166', '--sign', '-1', '--k', '2'], { encoding: 'utf8' });
+  assert.match(txt, /6805 tokens of 160 texts/);
+  assert.equal(txt.trim().split('\n').length, 3);
+  m.dispose();
+  // bad input: typed errors naming what is wrong
+  fs.writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ probes: [{ text: 'x', spans: [{ start: 0 }] }] }));
+  for (const [args, re] of [
+    [['features', DEMO, '--probes', path.join(dir, 'bad.json')], /E_ARG.*bad\.json.*probe 0/],
+    [['features', DEMO, '--probes', path.join(dir, 'nope.json')], /E_ARG.*nope\.json/],
+    [['features', DEMO, '--layers', '9'], /E_ARG.*--layers/],
+    [['neuron', DEMO, '--layer', '1'], /E_ARG.*--neuron/],
+    [['neuron', DEMO, '--layer', '1', '--neuron', '448'], /E_ARG.*--neuron/],
+    [['neuron', DEMO, '--layer', '1', '--neuron', '4', '--sign', '0'], /E_ARG.*--sign/],
+  ]) {
+    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 1, args.join(' '));
+    assert.match(r.stderr, re);
+  }
 });

@@ -11,7 +11,7 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
   const out = tmpDir('pack');
   const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', out], { cwd: ROOT, encoding: 'utf8' }));
   const files = packed[0].files.map((f) => f.path);
-  for (const f of ['js/index.js', 'js/index.d.ts', 'js/worker.js', 'build/wasm/mlpscope.wasm', 'build/wasm/mlpscope-mt.wasm', 'js/threads.js', 'js/thread-worker.js', 'bin/mlpscope.js', 'examples/knockout.mjs', 'README.md'])
+  for (const f of ['js/index.js', 'js/index.d.ts', 'js/worker.js', 'build/wasm/mlpscope.wasm', 'build/wasm/mlpscope-mt.wasm', 'js/threads.js', 'js/thread-worker.js', 'bin/mlpscope.js', 'tools/corpus.mjs', 'examples/knockout.mjs', 'README.md'])
     assert.ok(files.includes(f), `${f} is in the package`);
   assert.ok(!files.some((f) => f.startsWith('tests/') || f.startsWith('src/') || f.startsWith('node_modules/')));
   const tarball = path.join(out, packed[0].filename);
@@ -30,6 +30,9 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
   const run2 = JSON.parse(execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['run', weights, '--prompt', 'Once upon a time', '--max-tokens', '8', '--threads', '2', '--json'], { cwd: proj, encoding: 'utf8' }));
   assert.match(run2.text, /there was a/);
   assert.equal(run2.build.threads, 2, run2.build.why);
+  // the feature tools from node_modules, with the probe generator the package ships
+  const feats = execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['features', path.join(ROOT, 'weights/demo'), '--top', '1', '--layers', '1'], { cwd: proj, encoding: 'utf8' });
+  assert.match(feats, /best: layer 1 neuron 166/);
   fs.writeFileSync(path.join(proj, 'types.mjs'), "import { loadModel, loadModelInWorker, HOOKS } from 'mlpscope';\nconsole.log(typeof loadModel, typeof loadModelInWorker, HOOKS.length);\n");
   assert.equal(execFileSync(process.execPath, ['types.mjs'], { cwd: proj, encoding: 'utf8' }).trim(), 'function function 8');
   assert.ok(fs.existsSync(path.join(proj, 'node_modules/mlpscope/js/index.d.ts')));
