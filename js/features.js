@@ -155,9 +155,10 @@ function featureDirections(rows, features, layers, H) {
 }
 
 /**
- * @typedef {{text: number, token: number, activation: number, before: string, piece: string, after: string}} TopActivation
+ * @typedef {{text: number, token: number, activation: number, before: string, piece: string, after: string, labels?: string[]}} TopActivation
  *   text: index into the texts; token: position in its token ids (with the BOS the engine adds);
- *   before / after: up to `window` decoded tokens on each side
+ *   before / after: up to `window` decoded tokens on each side; labels (probe texts only): the
+ *   labels of the probe's spans that overlap the token
  */
 
 /**
@@ -196,10 +197,16 @@ export function neuronTopActivations(model, texts, opts) {
     }
   }
   const dec = (ids) => model.tokenizer.decode(ids);
+  /** labels of the probe spans that overlap the token (probes only) */
+  const labels = (p, ids, t) => {
+    const [a, b] = tokenOffsets(model.tokenizer, ids)[t];
+    return b > a ? [...new Set(texts[p].spans.filter((s) => s.start < b && s.end > a).map((s) => s.label))] : [];
+  };
   return {
     top: top.map(({ text, token, activation, ids }) => ({
       text, token, activation,
       before: dec(ids.slice(Math.max(0, token - window), token)), piece: dec([ids[token]]), after: dec(ids.slice(token + 1, token + 1 + window)),
+      ...(typeof texts[text] === 'string' ? {} : { labels: labels(text, ids, token) }),
     })),
     tokens: n, mean: n ? sum / n : 0, positive: n ? pos / n : 0,
   };

@@ -191,8 +191,8 @@ export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string,
 export const DEFAULT_FEATURES: Record<'city' | 'negation' | 'code', FeatureSpec>;
 /** Ranks MLP neurons by how selectively they fire on labelled tokens. */
 export function findFeatureNeurons(model: Model, probes: Probe[], opts?: FeatureOptions): FeatureResult;
-/** One place where a neuron fires: `token` indexes the text's ids (with the BOS); before/after are up to `window` decoded tokens. */
-export interface TopActivation { text: number; token: number; activation: number; before: string; piece: string; after: string }
+/** One place where a neuron fires: `token` indexes the text's ids (with the BOS); before/after are up to `window` decoded tokens; labels (probe texts only): the labels of the spans over the token. */
+export interface TopActivation { text: number; token: number; activation: number; before: string; piece: string; after: string; labels?: string[] }
 export interface TopActivationOptions { layer: number; neuron: number; k?: number; sign?: 1 | -1; window?: number }
 /** top: the k largest sign × activation; tokens: tokens scanned; mean: their mean activation; positive: share with sign × activation > 0. */
 export interface TopActivationResult { top: TopActivation[]; tokens: number; mean: number; positive: number }

@@ -109,9 +109,15 @@ test('where a neuron fires most: the top tokens equal a brute-force sort of ever
   assert.deepEqual(res.top.map((x) => [x.text, x.token, x.activation]), all.slice(0, k).map((x) => [x.p, x.t, x.a]));
   assert.ok(Math.abs(res.mean - all.reduce((s, x) => s + x.a, 0) / all.length) < 1e-6);
   for (const x of res.top) assert.ok(P[x.text].text.includes(x.before + x.piece + x.after), JSON.stringify(x));
+  res.top.forEach((x, i) => assert.equal(x.labels.includes('city'), all[i].inCity, JSON.stringify(x)));
   const cities = all.slice(0, k).filter((x) => x.inCity).length;
   console.log(`# city neuron L${city.layer} n${city.neuron}: ${cities} of its top ${k} tokens are inside city names; e.g. ${res.top.slice(0, 3).map((x) => JSON.stringify(x.before + '[' + x.piece + ']' + x.after)).join(', ')}`);
   assert.ok(cities >= k - 2, `${cities} of ${k}`);
+  // the negation neuron is selective (AUC 0.90) but not monosemantic: its strongest activations are elsewhere
+  const neg = findFeatureNeurons(model, P, { top: 1 }).best.find((x) => x.feature === 'negation');
+  const nt = neuronTopActivations(model, P, { layer: neg.layer, neuron: neg.neuron, sign: neg.sign, k: 8 });
+  for (const x of nt.top) assert.equal(x.labels.includes('negation'), inSpan(P[x.text], model.tokenizer.encode(P[x.text].text, { addSpecial: true }), x.token, 'negation'));
+  console.log(`# negation neuron L${neg.layer} n${neg.neuron}: ${nt.top.filter((x) => x.labels.includes('negation')).length} of its top 8 tokens are negation words: ${nt.top.map((x) => JSON.stringify(x.piece)).join(' ')}`);
   assert.throws(() => neuronTopActivations(model, P, { layer: 99, neuron: 0 }), { code: 'E_ARG', message: /layer 99/ });
   assert.throws(() => neuronTopActivations(model, P, { layer: 0, neuron: I }), { code: 'E_ARG', message: new RegExp(`neuron ${I}`) });
 });

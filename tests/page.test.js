@@ -133,6 +133,18 @@ test('the live features: the demo model shows city and negation neurons with hel
     assert.ok(shaded > 3);
   }
   assert.match(await page.textContent('#features-note'), /代码|code/, 'the page says the code feature is not clean in this model');
+  // each card says how many of its neuron's 8 strongest activations are of its kind, as Node counts them
+  const probeSet = JSON.parse(fs.readFileSync(path.join(SITE, 'probes.json'), 'utf8')).probes;
+  const m = await loadModel(path.join(SITE, 'weights/demo'));
+  for (const f of ['city', 'negation', 'code']) {
+    const [layer, neuron] = await page.$eval(`#feature-${f}`, (c) => [Number(c.dataset.layer), Number(c.dataset.neuron)]);
+    const sign = (await page.textContent(`#feature-${f} .feature-meta`)).includes('负向') ? -1 : 1;
+    const top = neuronTopActivations(m, probeSet, { layer, neuron, sign, k: 8 }).top;
+    assert.equal(Number(await page.getAttribute(`#feature-${f} .feature-top`, 'data-in')), top.filter((x) => x.labels.includes(f)).length, f);
+  }
+  m.dispose();
+  assert.equal(await page.getAttribute('#feature-city .feature-top', 'data-in'), '8');
+  assert.match(await page.textContent('#feature-negation .feature-top'), /单义/, 'the negation neuron is selective but fires hardest elsewhere, and the page says so');
   // and shows the direction that is: only on the code card
   assert.equal(await page.$$eval('.feature-dir', (ps) => ps.length), 1);
   const dirAuc = Number(await page.getAttribute('#feature-code .feature-dir', 'data-auc'));

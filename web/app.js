@@ -399,12 +399,15 @@ async function findFeatures() {
     const b = res.best.find((x) => x.feature === name);
     cards.push(`<div class="card" id="feature-${name}" data-layer="${b?.layer ?? ''}" data-neuron="${b?.neuron ?? ''}" data-auc="${b?.heldOutAuc ?? ''}">
       <h3 class="feature-title"></h3>
-      <p class="note feature-meta"></p><div class="tokens"></div></div>`);
+      <p class="note feature-meta"></p><div class="tokens"></div><p class="note feature-top"></p></div>`);
   }
   $('features').innerHTML = cards.join('');
+  state.featureTops = {};
   for (const name of ['city', 'negation', 'code']) {
     const b = res.best.find((x) => x.feature === name), card = $(`feature-${name}`);
     if (b) await shade(card.querySelector('.tokens'), PROBE_SENTENCES[name], b.layer, b.neuron, b.sign);
+    // its strongest activations: is the selective neuron also a clean one?
+    if (b) state.featureTops[name] = (await m.neuronTopActivations(probeTexts(), { layer: b.layer, neuron: b.neuron, sign: b.sign, k: 8 })).top;
     // where no single neuron is clean, show that a direction of the residual stream is
     const d = weakWithDirection(name);
     if (d) {
@@ -416,6 +419,8 @@ async function findFeatures() {
   const b0 = res.best[0];
   if (b0) { $('fires-layer').value = String(b0.layer); $('fires-neuron').value = b0.neuron; $('fires-sign').value = String(b0.sign); await showNeuron(); }
 }
+/** the probe sentences a neuron's top activations are taken from: fewer for the big models (each one is a forward pass) */
+const probeTexts = () => (state.info.config.hidden_size >= 512 ? state.probes.slice(0, 40) : state.probes);
 /** the "any neuron" card: shade the reader's text, then list where the neuron fires most in the probes */
 async function showNeuron() {
   const l = Number($('fires-layer').value), j = Number($('fires-neuron').value), sign = Number($('fires-sign').value);
@@ -423,8 +428,7 @@ async function showNeuron() {
   if (!Number.isInteger(j) || j < 0 || j >= I) { $('fires-top').innerHTML = ''; state.topActs = null; renderTopActsNote(); return; }
   await shade($('fires-out'), $('fires-text').value, l, j, sign);
   if (!state.probes || !state.model.tokenizer) return;
-  // the big models scan fewer sentences (each one is a forward pass of the whole model)
-  const texts = state.info.config.hidden_size >= 512 ? state.probes.slice(0, 40) : state.probes;
+  const texts = probeTexts();
   const res = await state.model.neuronTopActivations(texts, { layer: l, neuron: j, sign, k: 8, window: 6 });
   $('fires-top').innerHTML = res.top.map((x) => `<li data-act="${x.activation}" data-text="${x.text}" data-token="${x.token}"><code>${nl(x.before)}<mark>${escapeHtml(x.piece)}</mark>${nl(x.after)}</code> · ${x.activation.toFixed(3)}</li>`).join('');
   state.topActs = { l, j, sign, texts: texts.length, tokens: res.tokens, positive: res.positive };
@@ -468,6 +472,14 @@ function renderFeatureText() {
       const zh = FEATURE_NAMES_ZH[name] ?? name;
       dirNote.textContent = L(`不是一个神经元，而是一个方向：第 ${d.layer} 层 MLP 的输入（除以 RMS）投影到“${zh} token 均值减其余 token 均值”的方向上，留出探针上的 AUC = ${d.heldOutAuc.toFixed(3)}。模型知道哪里是${zh}，只是这份知识分散在许多神经元之间：`,
         `Not a neuron but a direction: layer ${d.layer}'s MLP input (divided by its RMS) projected on the difference between the mean ${name} token and the mean other token separates them with held-out AUC ${d.heldOutAuc.toFixed(3)}. The model knows where ${name} is; the knowledge is spread over many neurons:`);
+    }
+    const top = state.featureTops?.[name], topNote = card.querySelector('.feature-top');
+    if (top && topNote) {
+      const n = top.filter((x) => x.labels?.includes(name)).length, k = top.length, pieces = top.map((x) => JSON.stringify(x.piece)).join(' ');
+      const what = { city: ['在城市名里', 'inside a city name', 'inside city names'], negation: ['是否定词', 'a negation word', 'negation words'], code: ['在代码里', 'inside code', 'inside code'] }[name];
+      topNote.dataset.in = n; topNote.dataset.k = k;
+      topNote.textContent = L(`它在探针句子里最强的 ${k} 次激活中，有 ${n} 次${what[0]}：${pieces}。`, `Of its ${k} strongest activations in the probe sentences, ${n} ${n === 1 ? 'is' : 'are'} ${n === 1 ? what[1] : what[2]}: ${pieces}.`)
+        + (n < k / 2 && state.entry?.kind !== 'random' ? L('有选择性不等于单义：它把这类 token 排在其它 token 前面（这就是 AUC），但激活最强的却是别的东西。', ' Selective is not the same as monosemantic: it ranks these tokens above the others (that is the AUC), yet it fires hardest on other things.') : '');
     }
     meta.textContent = b ? L(`第 ${b.layer} 层 · 神经元 ${b.neuron}${b.sign < 0 ? '（负向）' : ''} · 留出探针上的 AUC = ${b.heldOutAuc.toFixed(3)}（${b.nPos} 个正例 / ${b.nNeg} 个反例）`, `layer ${b.layer} · neuron ${b.neuron}${b.sign < 0 ? ' (negative direction)' : ''} · AUC on held-out probes = ${b.heldOutAuc.toFixed(3)} (${b.nPos} positive / ${b.nNeg} negative tokens)`) : L('没有找到。', 'none found.');
   }
