@@ -96,13 +96,15 @@ test('feature directions: where no neuron reaches 0.9 (code), a mean-difference 
 
 test('where a neuron fires most: the top tokens equal a brute-force sort of every activation, and the city neuron tops out on cities', () => {
   const P = probes(9, 160);
-  const city = findFeatureNeurons(model, P, { top: 1 }).best.find((x) => x.feature === 'city');
+  const best = findFeatureNeurons(model, P, { top: 1 }).best;
+  const city = best.find((x) => x.feature === 'city');
   const k = 12, res = neuronTopActivations(model, P, { layer: city.layer, neuron: city.neuron, sign: city.sign, k, window: 4 });
   const I = model.config.intermediate_size, hook = `blocks.${city.layer}.mlp.hook_post`, all = [];
   P.forEach(({ text }, p) => {
     const ids = model.tokenizer.encode(text, { addSpecial: true });
     const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook] }).hooks[hook];
-    ids.forEach((_, t) => all.push({ p, t, a: h[t * I + city.neuron], inCity: inSpan(P[p], ids, t, 'city') }));
+    const offs = tokenOffsets(model.tokenizer, ids);
+    ids.forEach((_, t) => all.push({ p, t, a: h[t * I + city.neuron], inCity: inSpan(P[p], offs[t], 'city') }));
   });
   all.sort((x, y) => city.sign * (y.a - x.a));
   assert.equal(res.tokens, all.length);
@@ -114,16 +116,15 @@ test('where a neuron fires most: the top tokens equal a brute-force sort of ever
   console.log(`# city neuron L${city.layer} n${city.neuron}: ${cities} of its top ${k} tokens are inside city names; e.g. ${res.top.slice(0, 3).map((x) => JSON.stringify(x.before + '[' + x.piece + ']' + x.after)).join(', ')}`);
   assert.ok(cities >= k - 2, `${cities} of ${k}`);
   // the negation neuron is selective (AUC 0.90) but not monosemantic: its strongest activations are elsewhere
-  const neg = findFeatureNeurons(model, P, { top: 1 }).best.find((x) => x.feature === 'negation');
+  const neg = best.find((x) => x.feature === 'negation');
   const nt = neuronTopActivations(model, P, { layer: neg.layer, neuron: neg.neuron, sign: neg.sign, k: 8 });
-  for (const x of nt.top) assert.equal(x.labels.includes('negation'), inSpan(P[x.text], model.tokenizer.encode(P[x.text].text, { addSpecial: true }), x.token, 'negation'));
+  for (const x of nt.top) assert.equal(x.labels.includes('negation'), inSpan(P[x.text], tokenOffsets(model.tokenizer, model.tokenizer.encode(P[x.text].text, { addSpecial: true }))[x.token], 'negation'));
   console.log(`# negation neuron L${neg.layer} n${neg.neuron}: ${nt.top.filter((x) => x.labels.includes('negation')).length} of its top 8 tokens are negation words: ${nt.top.map((x) => JSON.stringify(x.piece)).join(' ')}`);
   assert.throws(() => neuronTopActivations(model, P, { layer: 99, neuron: 0 }), { code: 'E_ARG', message: /layer 99/ });
   assert.throws(() => neuronTopActivations(model, P, { layer: 0, neuron: I }), { code: 'E_ARG', message: new RegExp(`neuron ${I}`) });
 });
 
-function inSpan(probe, ids, t, label) {
-  const [a, b] = tokenOffsets(model.tokenizer, ids)[t];
+function inSpan(probe, [a, b], label) {
   return b > a && probe.spans.some((s) => s.label === label && s.start < b && s.end > a);
 }
 
