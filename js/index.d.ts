@@ -169,9 +169,16 @@ export class Model {
   forward(ids: ArrayLike<number>, opts?: ForwardOptions): ForwardResult;
   generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken>;
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): void;
+  /** A neuron's down_proj column and its direct effect on the logits (the layers after it ignored). */
+  neuronOutput(layer: number, neuron: number, opts?: { k?: number }): NeuronOutput;
+  /** lm_head · ((offset + final_norm) ⊙ v) and the tokens it raises / lowers most. */
+  unembedDirection(v: ArrayLike<number>, opts?: { k?: number }): DirectionLogits;
   reset(): void;
   dispose(): void;
 }
+export interface LogitToken { id: number; token: string | undefined; logit: number }
+export interface DirectionLogits { logits: Float32Array; promoted: LogitToken[]; suppressed: LogitToken[] }
+export interface NeuronOutput extends DirectionLogits { direction: Float32Array; norm: number }
 
 export function loadModel(source: string | URL, opts?: LoadOptions): Promise<Model>;
 /** Only a tokenizer: from a weight set, or from a Hugging Face folder with tokenizer.json. */
@@ -215,6 +222,8 @@ export class WorkerModel {
   generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken>;
   findFeatureNeurons(probes: Probe[], opts?: FeatureOptions): Promise<FeatureResult>;
   neuronTopActivations(texts: (string | Probe)[], opts: TopActivationOptions): Promise<TopActivationResult>;
+  neuronOutput(layer: number, neuron: number, opts?: { k?: number }): Promise<NeuronOutput>;
+  unembedDirection(v: ArrayLike<number>, opts?: { k?: number }): Promise<DirectionLogits>;
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): Promise<void>;
   reset(): Promise<void>;
   dispose(): Promise<void>;

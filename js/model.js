@@ -1,4 +1,5 @@
-// Model: forward with statistics, hooks, interventions and logit lens; streaming generation.
+// Model: forward with statistics, hooks, interventions and logit lens; streaming generation;
+// what a neuron writes, read through the head (neuronOutput, unembedDirection).
 import { MlpscopeError } from './errors.js';
 import { parseHook, hookId } from './hooks.js';
 
@@ -8,6 +9,7 @@ const STAT_NAMES = ['resid_pre_l2', 'attn_out_l2', 'resid_mid_l2', 'mlp_out_l2',
  * @typedef {{ layer: number, hook: 'mlp.hook_post'|'hook_mlp_out', neurons?: number[], scale: number }} Intervention
  * @typedef {{ stats?: boolean, topK?: number, hooks?: string[], interventions?: Intervention[],
  *   logits?: 'last'|'all'|'none', logitLens?: {positions: number[], k?: number}, continue?: boolean }} ForwardOptions
+ * @typedef {{ id: number, token: string|undefined, logit: number }} LogitToken
  */
 
 export class Model {
@@ -52,6 +54,50 @@ export class Model {
     this._alive();
     if (!(Number.isInteger(chunk) && chunk >= 1 && chunk <= 64)) throw new MlpscopeError('E_ARG', 'chunk must be an integer in [1, 64]');
     this.e.x.ms_state_set_gdn(this.s, recurrent ? 1 : 0, chunk);
+  }
+
+  /**
+   * What neuron `neuron` of layer `layer` writes: its column of down_proj (the direction added to
+   * the residual stream per unit of mlp.hook_post) and that direction read by the head, i.e. its
+   * direct effect on the logits, lm_head · ((offset + final_norm) ⊙ column), ignoring the layers
+   * after it. promoted / suppressed: the k tokens of the real vocabulary it raises / lowers most.
+   * @param {number} layer @param {number} neuron @param {{k?: number}} [opts]
+   * @returns {{direction: Float32Array, norm: number, logits: Float32Array, promoted: LogitToken[], suppressed: LogitToken[]}}
+   */
+  neuronOutput(layer, neuron, { k = 10 } = {}) {
+    this._alive();
+    const e = this.e, H = this.config.hidden_size;
+    if (!Number.isInteger(k) || k < 1) throw new MlpscopeError('E_ARG', `k must be a positive integer, got ${k}`);
+    if (!Number.isInteger(layer) || !Number.isInteger(neuron)) throw new MlpscopeError('E_ARG', `layer and neuron must be integers, got ${layer}, ${neuron}`);
+    const p = e.malloc(H * 4);
+    try {
+      e.check(e.x.ms_mlp_down_column(this.m, layer, neuron, p, e.err) === 0);
+      const direction = e.f32.slice(p >> 2, (p >> 2) + H);
+      return { direction, norm: Math.hypot(...direction), ...this.unembedDirection(direction, { k }) };
+    } finally { e.free(p); }
+  }
+
+  /**
+   * A residual-stream direction read by the head: lm_head · ((offset + final_norm) ⊙ v), with the
+   * k tokens of the real vocabulary it raises and lowers most.
+   * @param {ArrayLike<number>} v hidden_size values @param {{k?: number}} [opts]
+   * @returns {{logits: Float32Array, promoted: LogitToken[], suppressed: LogitToken[]}}
+   */
+  unembedDirection(v, { k = 10 } = {}) {
+    this._alive();
+    const e = this.e, H = this.config.hidden_size, V = this.config.vocab_size;
+    if (v?.length !== H) throw new MlpscopeError('E_ARG', `the direction has ${v?.length} values, the model's hidden size is ${H}`);
+    if (!Number.isInteger(k) || k < 1) throw new MlpscopeError('E_ARG', `k must be a positive integer, got ${k}`);
+    const vp = e.malloc(H * 4), lp = e.malloc(V * 4);
+    try {
+      e.f32.set(Float32Array.from(v), vp >> 2);
+      e.check(e.x.ms_unembed_direction(this.m, vp, lp, e.err) === 0);
+      const logits = e.f32.slice(lp >> 2, (lp >> 2) + V);
+      const n = Math.min(V, this.tokenizer?.vocabSize || this._info.tokenizer?.vocab_size || V);
+      const ids = Array.from({ length: n }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
+      const tok = (id) => ({ id, token: this.tokenizer?.idToToken(id), logit: logits[id] });
+      return { logits, promoted: ids.slice(0, k).map(tok), suppressed: ids.slice(-k).reverse().map(tok) };
+    } finally { e.free(vp); e.free(lp); }
   }
 
   /** Clear the sequence state (KV cache, DeltaNet state). */

@@ -59,6 +59,8 @@ export class WorkerModel {
   findFeatureNeurons(probes, opts = {}) { return this.rpc.call('features', [probes, opts]); }
   /** neuronTopActivations() run inside the worker */
   neuronTopActivations(texts, opts) { return this.rpc.call('topActivations', [texts, opts]); }
+  neuronOutput(layer, neuron, opts = {}) { return this.rpc.call('neuronOutput', [layer, neuron, opts]); }
+  unembedDirection(v, opts = {}) { return this.rpc.call('unembedDirection', [Array.from(v), opts]); }
   setDeltaNetMode(mode) { return this.rpc.call('setDeltaNetMode', [mode]); }
   async *generate(prompt, opts = {}) {
     const gid = await this.rpc.call('genStart', [prompt, plain(opts)]);

@@ -44,6 +44,8 @@ const ops = {
   applyChatTemplate: (id, messages, opts) => tok().applyChatTemplate(messages, opts),
   features: (id, probes, opts) => findFeatureNeurons(need(), probes, opts),
   topActivations: (id, texts, opts) => neuronTopActivations(need(), texts, opts),
+  neuronOutput: (id, layer, neuron, opts) => need().neuronOutput(layer, neuron, opts),
+  unembedDirection: (id, v, opts) => need().unembedDirection(v, opts),
   genStart(id, prompt, opts) {
     const g = need().generate(prompt, opts);
     const gid = nextGen++;

@@ -39,10 +39,16 @@ test('Worker wrapper: same logits as in-page, llama2.c greedy ids, transferred t
     const busyMs = performance.now() - t0;
     clearInterval(iv);
     const info = await wm.info();
+    // what a neuron writes, and where it fires, computed in the worker = on the page
+    const wo = await wm.neuronOutput(2, 5, { k: 4 }), lo = local.neuronOutput(2, 5, { k: 4 });
+    const outSame = wo.logits.every((v, i) => v === lo.logits[i]) && JSON.stringify(wo.promoted) === JSON.stringify(lo.promoted);
+    const texts = ['Once upon a time, there was a little girl.', 'She liked to play in the park.'];
+    const wt = await wm.neuronTopActivations(texts, { layer: 1, neuron: 3, k: 4 });
+    const topSame = JSON.stringify(wt) === JSON.stringify(window.mlpscope.neuronTopActivations(local, texts, { layer: 1, neuron: 3, k: 4 }));
     await wm.dispose();
     local.dispose();
     return { ids, maxDiff, gen, logitsType: fw.logits.constructor.name, logitsLen: fw.logits.length, hookLen: fw.hooks['blocks.2.mlp.hook_post'].length,
-      statsType: fw.stats.mlp_out_l2[0].constructor.name, ticks, busyMs, info, lastProgress: progress.at(-1), chat: wm.tokenizer.chatTemplate };
+      statsType: fw.stats.mlp_out_l2[0].constructor.name, ticks, busyMs, info, lastProgress: progress.at(-1), chat: wm.tokenizer.chatTemplate, outSame, topSame, woType: wo.logits.constructor.name };
   }, { c });
   assert.deepEqual(r.ids, c.prompt_ids);
   assert.equal(r.maxDiff, 0, 'worker and in-page engine compute the same logits');
@@ -52,6 +58,9 @@ test('Worker wrapper: same logits as in-page, llama2.c greedy ids, transferred t
   assert.equal(r.hookLen, 172 * c.greedy_ids.length);
   assert.equal(r.statsType, 'Float32Array');
   assert.equal(r.info.params.total, 260032);
+  assert.ok(r.outSame, 'neuronOutput in the worker = in the page');
+  assert.ok(r.topSame, 'neuronTopActivations in the worker = in the page');
+  assert.equal(r.woType, 'Float32Array');
   assert.equal(r.lastProgress.loaded, r.lastProgress.total);
   assert.ok(r.ticks >= Math.floor(r.busyMs / 5) * 0.3, `page stayed responsive: ${r.ticks} ticks in ${r.busyMs.toFixed(0)} ms`);
   assert.deepEqual(h.errors, []);

@@ -169,6 +169,14 @@ test('any neuron: where it fires most in the probe sentences, as neuronTopActiva
   const first = await check();
   assert.ok(first.top.filter((x) => /^[A-Z]|^[a-z]{2,}$/.test(x.piece.trim())).length >= 6, JSON.stringify(first.top.map((x) => x.piece)));
   assert.match(await page.textContent('#fires-top-note'), new RegExp(`${first.tokens}`));
+  // what it writes: firing negatively, it pushes up the tokens its column pushes down
+  const out = m.neuronOutput(Number(await page.inputValue('#fires-layer')), city, { k: 40 });
+  const text6 = (ts) => ts.filter((t) => { const s = m.tokenizer.decode([t.id]); return s && !/[\uFFFD\u0000-\u0008\u000B-\u001F\u007F]/.test(s); }).slice(0, 6).map((t) => t.id);
+  assert.deepEqual(await page.$$eval('#fires-up li', (ls) => ls.map((li) => Number(li.dataset.id))), text6(out.suppressed));
+  assert.deepEqual(await page.$$eval('#fires-down li', (ls) => ls.map((li) => Number(li.dataset.id))), text6(out.promoted));
+  assert.equal(await page.$$eval('#fires-down li', (ls) => ls.length), 6);
+  const ups = await page.$$eval('#fires-up li code', (cs) => cs.map((c) => c.textContent));
+  assert.ok(ups.filter((t) => [' to', ' is', ' in', ' on', ' at', ',', ' last', ' arrives'].includes(t)).length >= 4, ups.join('|'));
   // another neuron, the other direction
   await page.selectOption('#fires-layer', '3');
   await page.fill('#fires-neuron', '17');

@@ -148,7 +148,7 @@ async function load(entry, { keepError = false } = {}) {
     state.info = await model.info();
     state.features = null;
     state.topActs = null;
-    $('fires-top').innerHTML = '';
+    for (const id of ['fires-top', 'fires-up', 'fires-down']) $(id).innerHTML = '';
     if (state.progress) { state.progress.done = (performance.now() - t0) / 1000; renderProgress(); }
     document.body.dataset.model = entry.id;
     state.corrLayerSet = false;
@@ -427,7 +427,24 @@ async function showNeuron() {
   const I = state.info.config.intermediate_size;
   if (!Number.isInteger(j) || j < 0 || j >= I) { $('fires-top').innerHTML = ''; state.topActs = null; renderTopActsNote(); return; }
   await shade($('fires-out'), $('fires-text').value, l, j, sign);
-  if (!state.probes || !state.model.tokenizer) return;
+  if (!state.model.tokenizer) return;
+  // what it writes: a neuron firing negatively writes minus its column, so up and down swap
+  // (byte pieces that are not text on their own, shown as �, are left out: they say nothing to a reader)
+  const out = await state.model.neuronOutput(l, j, { k: 40 });
+  const [up, down] = sign > 0 ? [out.promoted, out.suppressed] : [out.suppressed, out.promoted];
+  const list = async (ts) => {
+    const rows = [];
+    for (const t of ts) {
+      const text = await state.model.tokenizer.decode([t.id]);
+      if (!text || /[\uFFFD\u0000-\u0008\u000B-\u001F\u007F]/.test(text)) continue;
+      rows.push(`<li data-id="${t.id}" data-logit="${sign * t.logit}"><code>${nl(text)}</code> · ${(sign * t.logit).toFixed(2)}</li>`);
+      if (rows.length === 6) break;
+    }
+    return rows.join('');
+  };
+  $('fires-up').innerHTML = await list(up);
+  $('fires-down').innerHTML = await list(down);
+  if (!state.probes) return;
   const texts = probeTexts();
   const res = await state.model.neuronTopActivations(texts, { layer: l, neuron: j, sign, k: 8, window: 6 });
   $('fires-top').innerHTML = res.top.map((x) => `<li data-act="${x.activation}" data-text="${x.text}" data-token="${x.token}"><code>${nl(x.before)}<mark>${escapeHtml(x.piece)}</mark>${nl(x.after)}</code> · ${x.activation.toFixed(3)}</li>`).join('');

@@ -1,5 +1,6 @@
 /* The C ABI exported to JS: thin wrappers, no logic. Pointers and sizes cross as 32-bit ints;
  * 64-bit quantities as doubles. Every function that can fail takes an ms_err*. */
+#include "../engine/attribution.h"
 #include "../engine/forward.h"
 #include "../engine/sample.h"
 #include "../io/convert.h"
@@ -200,6 +201,8 @@ API(ms_run_intervene) int ms_run_intervene(ms_run *r, int layer, int hook, const
     return MS_OK;
 }
 
+API(ms_mlp_down_column) int ms_mlp_down_column_api(ms_model *m, int layer, int neuron, float *out, ms_err *err) { return ms_mlp_down_column(m, layer, neuron, out, err); }
+API(ms_unembed_direction) int ms_unembed_direction_api(ms_model *m, const float *v, float *logits, ms_err *err) { return ms_unembed_direction(m, v, logits, err); }
 API(ms_run_exec) int ms_run_exec(ms_run *r, const int32_t *ids, ms_err *err) { return ms_forward(r->s, ids, r->T, &r->o, err); }
 API(ms_run_logits) float *ms_run_logits(ms_run *r) { return r->logits; }
 /* which: 0 resid_pre 1 attn_out 2 resid_mid 3 mlp_out 4 resid_post 5 ratio 6 top_idx 7 top_val

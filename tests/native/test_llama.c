@@ -3,6 +3,7 @@
 #include "../../tools/native_host.h"
 #include "../../src/util/json.h"
 #include "../../src/util/threads.h"
+#include "../../src/engine/attribution.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,5 +166,32 @@ void test_llama(const ms_t_env *env) {
     ms_json_free(&j);
     free(gtext);
     ms_tokenizer_free(tok);
+    /* a neuron's write read by the head: against a plain loop over dequantized rows */
+    {
+        const int I = m->cfg.intermediate, Lc = m->cfg.n_layers;
+        float *col = malloc(sizeof(float) * (size_t)H), *lg = malloc(sizeof(float) * (size_t)V);
+        float *row = malloc(sizeof(float) * (size_t)(H > I ? H : I));
+        CHECK(ms_mlp_down_column(m, Lc - 1, I - 1, col, &e) == 0, "down column: %s", e.msg);
+        CHECK(ms_unembed_direction(m, col, lg, &e) == 0, "unembed direction: %s", e.msg);
+        double worst_a = 0, mx_a = 0;
+        for (int v = 0; v < V; v++) {
+            ms_tensor_row_f32(m->lm_head, v, row);
+            double acc = 0;
+            for (int h = 0; h < H; h++) acc += (double)row[h] * ((const float *)m->final_norm->data)[h] * col[h];
+            worst_a = fmax(worst_a, fabs(acc - lg[v]));
+            mx_a = fmax(mx_a, fabs(acc));
+        }
+        CHECK(worst_a / mx_a < 1e-5, "neuron logits vs plain loop: rel diff %g", worst_a / mx_a);
+        for (int h = 0; h < H; h++) {
+            ms_tensor_row_f32(m->layers[Lc - 1].down, h, row);
+            if (row[I - 1] != col[h]) { CHECK(0, "down column element %d", h); break; }
+        }
+        ms_err_clear(&e);
+        CHECK(ms_mlp_down_column(m, Lc, 0, col, &e) == MS_E_ARG && strstr(e.msg, "layer"), "bad layer: %s", e.msg);
+        ms_err_clear(&e);
+        CHECK(ms_mlp_down_column(m, 0, I, col, &e) == MS_E_ARG && strstr(e.msg, "neuron"), "bad neuron: %s", e.msg);
+        ms_err_clear(&e);
+        free(col); free(lg); free(row);
+    }
     ms_model_free(m);
 }

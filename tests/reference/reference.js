@@ -120,6 +120,13 @@ export class Reference {
     this.S = c.types.map(() => Array.from({ length: c.hv }, () => new Float64Array(c.dk * c.dvh)));
   }
 
+  /** Neuron j of layer l's down_proj column read by the head: head · (final-norm scale ⊙ column). */
+  neuronLogits(l, j) {
+    const c = this.c, D = this.W[`layers.${l}.mlp.down_proj`], w = this.W.norm;
+    const g = Float64Array.from({ length: c.H }, (_, h) => D[h * c.I + j] * (c.qwen ? 1 + w[h] : w[h]));
+    return matvec(c.tied ? this.W.embed_tokens : this.W.lm_head, g, c.V, c.H);
+  }
+
   /** Feeds ids one at a time; returns per-position logits (all) and statistics [layer][pos]. */
   run(ids) {
     const c = this.c;

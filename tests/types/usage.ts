@@ -21,6 +21,8 @@ export async function usage(): Promise<void> {
   console.log(res.best[0]?.heldOutAuc, d?.direction.length, d?.threshold, auc([1, 2], [0]), tokenOffsets(tok, ids)[0][1]);
   const ta = neuronTopActivations(model, ['I flew to Oslo.', probes[0]], { layer: 0, neuron: 3, k: 5, sign: -1 });
   console.log(ta.top[0]?.before, ta.top[0]?.piece, ta.top[0]?.activation, ta.tokens, ta.mean, ta.positive);
+  const no = model.neuronOutput(1, 2, { k: 3 });
+  console.log(no.norm, no.direction.length, no.promoted[0]?.token, no.suppressed[0]?.logit, model.unembedDirection(no.direction).logits.length);
   console.log(topTokens(new Float32Array(4), 2, tok)[0].prob, tok.tokenToId('the'), tok.pretokenize('a b').length, tok.applyChatTemplate([{ role: 'user', content: 'hi' }]));
   const t2 = await loadTokenizer('weights/demo');
   console.log(t2.decode([1, 2]));
@@ -28,7 +30,7 @@ export async function usage(): Promise<void> {
   const wr: ForwardResult = await w.forward([1, 2, 3], { stats: false });
   const wf: FeatureResult = await w.findFeatureNeurons(probes, { top: 1 });
   const wt = await w.neuronTopActivations(['hello'], { layer: 1, neuron: 2 });
-  console.log(wt.top.length);
+  console.log(wt.top.length, (await w.neuronOutput(0, 1)).promoted.length, (await w.unembedDirection([1, 2])).suppressed.length);
   const wids: number[] = (await w.tokenizer?.encode('hello')) ?? [];
   console.log(wr.stats, wf.tokens, wids.length, (await w.info()).contextLength);
   await w.dispose();

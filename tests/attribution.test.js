@@ -1,0 +1,60 @@
+// What a neuron writes, read by the head (model.neuronOutput / unembedDirection), against the
+// independent float64 reference on a Qwen3.5 model (zero-centred norms, untied head) and on
+// stories260K (plain norms, tied head); typed errors; the demo model's city neuron. (The Worker
+// path: tests/browser-api.test.js.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { loadModel } from '../js/index.js';
+import { Reference } from './reference/reference.js';
+import { CLI, ROOT, convertStories, tmpDir } from './helpers.js';
+
+function relVec(a, b) {
+  let w = 0, s = 0;
+  for (let i = 0; i < b.length; i++) { w = Math.max(w, Math.abs(a[i] - b[i])); s = Math.max(s, Math.abs(b[i])); }
+  return w / s;
+}
+
+for (const [name, make] of [
+  ['qwen35-a (q8, zero-centred norms)', () => { const d = tmpDir('attr-q'); execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-a.json'), '--seed', '5', '--dtype', 'q8', '--out', d], { stdio: 'pipe' }); return d; }],
+  ['stories260K (f32, tied head)', () => convertStories('f32')],
+]) {
+  test(`neuronOutput on ${name} equals the float64 reference`, async () => {
+    const dir = make();
+    const model = await loadModel(dir), ref = new Reference(dir);
+    const { num_hidden_layers: L, intermediate_size: I, hidden_size: H } = model.config;
+    for (const [l, j] of [[0, 0], [L - 1, I - 1], [Math.floor(L / 2), 37 % I]]) {
+      const o = model.neuronOutput(l, j, { k: 5 });
+      const want = ref.neuronLogits(l, j);
+      assert.equal(o.direction.length, H);
+      assert.ok(relVec(o.logits, want) < 1e-5, `layer ${l} neuron ${j}: ${relVec(o.logits, want)}`);
+      for (let h = 0; h < H; h++) assert.ok(Math.abs(o.direction[h] - ref.W[`layers.${l}.mlp.down_proj`][h * I + j]) < 1e-6);
+      assert.ok(Math.abs(o.norm - Math.hypot(...o.direction)) < 1e-6);
+      // promoted / suppressed: the extremes of the logits over the real vocabulary, best first
+      const n = model.tokenizer?.vocabSize || model.config.vocab_size;
+      const sorted = Array.from(o.logits.subarray(0, n)).sort((a, b) => b - a);
+      assert.deepEqual(o.promoted.map((t) => t.logit), sorted.slice(0, 5));
+      assert.deepEqual(o.suppressed.map((t) => t.logit), sorted.slice(-5).reverse());
+      // linear in the direction
+      const twice = model.unembedDirection(Float32Array.from(o.direction, (v) => 2 * v), { k: 1 });
+      assert.ok(relVec(twice.logits, o.logits.map((v) => 2 * v)) < 1e-5);
+    }
+    for (const [args, re] of [[[L, 0], /layer 2|layer \d+ is not in/], [[0, I], /neuron \d+ is not in/], [[0, -1], /neuron -1/], [[0.5, 0], /integers/]])
+      assert.throws(() => model.neuronOutput(...args), { code: 'E_ARG', message: re });
+    assert.throws(() => model.unembedDirection([1, 2, 3]), { code: 'E_ARG', message: new RegExp(`hidden size is ${H}`) });
+    assert.throws(() => model.neuronOutput(0, 0, { k: 0 }), { code: 'E_ARG' });
+    model.dispose();
+  });
+}
+
+test('the demo model: its city neuron (which fires negatively) writes what follows a city name', async () => {
+  const dir = path.join(ROOT, 'weights/demo');
+  const model = await loadModel(dir);
+  const o = model.neuronOutput(1, 166, { k: 8 });
+  // a negative activation times the column: the tokens it raises are the column's most suppressed
+  const after = o.suppressed.map((t) => model.tokenizer.decode([t.id]));
+  console.log(`# layer 1 neuron 166, as it fires (negative): raises ${after.map((s) => JSON.stringify(s)).join(' ')}`);
+  assert.ok(after.filter((s) => [' to', ' is', ' in', ' on', ' at', ',', '.', ' last', ' arrives'].includes(s)).length >= 5, after.join('|'));
+  model.dispose();
+});
