@@ -224,10 +224,18 @@ async function neuron(argv) {
     sign: num(a.sign ?? 1, 'sign', { int: true, min: -1, max: 1 }), k: num(a.k ?? 10, 'k', { int: true, min: 1, max: 10000 }), window: num(a.window ?? 6, 'window', { int: true, min: 0, max: 1000 }) };
   if (opts.sign === 0) throw new MlpscopeError('E_ARG', '--sign must be 1 or -1, not "0"');
   const res = neuronTopActivations(model, texts, opts);
-  if (a.json) process.stdout.write(JSON.stringify(res) + '\n');
+  // what it writes, as it fires: a neuron firing negatively writes minus its column
+  const o = model.neuronOutput(opts.layer, opts.neuron, { k: 10 });
+  const [up, down] = opts.sign > 0 ? [o.promoted, o.suppressed] : [o.suppressed, o.promoted];
+  const show = (t) => ({ id: t.id, text: model.tokenizer.decode([t.id]), logit: opts.sign * t.logit });
+  const writes = { norm: o.norm, up: up.map(show), down: down.map(show) };
+  if (a.json) process.stdout.write(JSON.stringify({ ...res, writes }) + '\n');
   else {
     console.log(`layer ${opts.layer} neuron ${opts.neuron} (mlp.hook_post): ${res.tokens} tokens of ${texts.length} texts, mean ${res.mean.toFixed(4)}, ${opts.sign > 0 ? 'positive' : 'negative'} on ${(100 * res.positive).toFixed(1)}%`);
     for (const x of res.top) console.log(`${x.activation.toFixed(3).padStart(9)}  ${JSON.stringify(x.before).slice(1, -1)}[[${JSON.stringify(x.piece).slice(1, -1)}]]${JSON.stringify(x.after).slice(1, -1)}`);
+    const line = (ts) => ts.map((t) => `${JSON.stringify(t.text)} ${t.logit.toFixed(2)}`).join(', ');
+    console.log(`when it fires it writes |down_proj column| = ${o.norm.toFixed(3)}; read by the head it pushes up ${line(writes.up)}`);
+    console.log(`and pushes down ${line(writes.down)}`);
   }
   model.dispose();
 }

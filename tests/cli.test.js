@@ -70,10 +70,15 @@ test('mlpscope features and mlpscope neuron on the demo model agree with the API
   assert.deepEqual(g2.best, findFeatureNeurons(m, [...own, ...own], { top: 3 }).best);
   fs.writeFileSync(path.join(dir, 't.txt'), 'I flew from Paris to Tokyo.\n\nThe food was not bad at all.\n');
   const n = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '1', '--neuron', '166', '--sign', '-1', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
-  assert.deepEqual(n, neuronTopActivations(m, ['I flew from Paris to Tokyo.', 'The food was not bad at all.'], { layer: 1, neuron: 166, sign: -1, k: 3 }));
+  const { writes, ...top } = n;
+  assert.deepEqual(top, neuronTopActivations(m, ['I flew from Paris to Tokyo.', 'The food was not bad at all.'], { layer: 1, neuron: 166, sign: -1, k: 3 }));
+  const o = m.neuronOutput(1, 166, { k: 10 });
+  assert.deepEqual(writes.up.map((t) => [t.id, t.logit]), o.suppressed.map((t) => [t.id, -t.logit]), 'firing negatively, it pushes up what its column pushes down');
+  assert.ok(writes.up.some((t) => t.text === ' to'));
   const txt = execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '1', '--neuron', '166', '--sign', '-1', '--k', '2'], { encoding: 'utf8' });
   assert.match(txt, /6805 tokens of 160 texts/);
-  assert.equal(txt.trim().split('\n').length, 3);
+  assert.equal(txt.trim().split('\n').length, 5);
+  assert.match(txt, /pushes up " is" [0-9.]+, " on"/);
   m.dispose();
   // bad input: typed errors naming what is wrong
   fs.writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ probes: [{ text: 'x', spans: [{ start: 0 }] }] }));
