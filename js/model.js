@@ -87,6 +87,7 @@ export class Model {
     this._alive();
     const e = this.e, H = this.config.hidden_size, V = this.config.vocab_size;
     if (v?.length !== H) throw new MlpscopeError('E_ARG', `the direction has ${v?.length} values, the model's hidden size is ${H}`);
+    for (let i = 0; i < H; i++) if (!Number.isFinite(v[i])) throw new MlpscopeError('E_ARG', `the direction's value ${i} is ${v[i]}, not a finite number`);
     if (!Number.isInteger(k) || k < 1) throw new MlpscopeError('E_ARG', `k must be a positive integer, got ${k}`);
     const vp = e.malloc(H * 4), lp = e.malloc(V * 4);
     try {
@@ -94,9 +95,8 @@ export class Model {
       e.check(e.x.ms_unembed_direction(this.m, vp, lp, e.err) === 0);
       const logits = e.f32.slice(lp >> 2, (lp >> 2) + V);
       const n = Math.min(V, this.tokenizer?.vocabSize || this._info.tokenizer?.vocab_size || V);
-      const ids = Array.from({ length: n }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
       const tok = (id) => ({ id, token: this.tokenizer?.idToToken(id), logit: logits[id] });
-      return { logits, promoted: ids.slice(0, k).map(tok), suppressed: ids.slice(-k).reverse().map(tok) };
+      return { logits, promoted: extreme(logits, n, k, 1).map(tok), suppressed: extreme(logits, n, k, -1).map(tok) };
     } finally { e.free(vp); e.free(lp); }
   }
 
@@ -281,6 +281,19 @@ export class Model {
   }
 
   _alive() { if (this._disposed) throw new MlpscopeError('E_STATE', 'the model was disposed'); }
+}
+
+/** ids of the k largest (sign 1) or smallest (sign -1) of x[0..n), most extreme first, ties to the lower id */
+function extreme(x, n, k, sign) {
+  const best = [];
+  const before = (a, b) => sign * (x[a] - x[b]) > 0 || (x[a] === x[b] && a < b);
+  for (let i = 0; i < n; i++) {
+    if (best.length === k && !before(i, best[k - 1])) continue;
+    let j = best.length < k ? best.length : k - 1;
+    while (j > 0 && before(i, best[j - 1])) { best[j] = best[j - 1]; j--; }
+    best[j] = i;
+  }
+  return best;
 }
 
 function perLayer(view, ptr, L, width) {

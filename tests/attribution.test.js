@@ -44,6 +44,7 @@ for (const [name, make] of [
       assert.throws(() => model.neuronOutput(...args), { code: 'E_ARG', message: re });
     assert.throws(() => model.unembedDirection([1, 2, 3]), { code: 'E_ARG', message: new RegExp(`hidden size is ${H}`) });
     assert.throws(() => model.neuronOutput(0, 0, { k: 0 }), { code: 'E_ARG' });
+    assert.throws(() => model.unembedDirection(new Float32Array(H).fill(NaN)), { code: 'E_ARG', message: /value 0 is NaN/ });
     model.dispose();
   });
 }
