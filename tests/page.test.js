@@ -177,6 +177,12 @@ test('any neuron: where it fires most in the probe sentences, as neuronTopActiva
   assert.equal(await page.$$eval('#fires-down li', (ls) => ls.length), 6);
   const ups = await page.$$eval('#fires-up li code', (cs) => cs.map((c) => c.textContent));
   assert.ok(ups.filter((t) => [' to', ' is', ' in', ' on', ' at', ',', ' last', ' arrives'].includes(t)).length >= 4, ups.join('|'));
+  // "look closer" on the negation card puts its neuron into the card
+  const negNeuron = Number(await page.getAttribute('#feature-negation', 'data-neuron'));
+  await page.click('#feature-negation .feature-inspect');
+  await page.waitForFunction((j) => new RegExp(`(neuron |神经元 )${j}\\b`).test(document.querySelector('#fires-top-note').textContent), negNeuron);
+  assert.equal(Number(await page.inputValue('#fires-neuron')), negNeuron);
+  await check();
   // another neuron, the other direction
   await page.selectOption('#fires-layer', '3');
   await page.fill('#fires-neuron', '17');

@@ -399,9 +399,16 @@ async function findFeatures() {
     const b = res.best.find((x) => x.feature === name);
     cards.push(`<div class="card" id="feature-${name}" data-layer="${b?.layer ?? ''}" data-neuron="${b?.neuron ?? ''}" data-auc="${b?.heldOutAuc ?? ''}">
       <h3 class="feature-title"></h3>
-      <p class="note feature-meta"></p><div class="tokens"></div><p class="note feature-top"></p></div>`);
+      <p class="note feature-meta"></p><div class="tokens"></div><p class="note feature-top"></p>
+      ${b ? `<button type="button" class="link feature-inspect" data-layer="${b.layer}" data-neuron="${b.neuron}" data-sign="${b.sign}"></button>` : ''}</div>`);
   }
   $('features').innerHTML = cards.join('');
+  // "look closer": the neuron goes into the any-neuron card below
+  for (const btn of document.querySelectorAll('.feature-inspect')) btn.addEventListener('click', async () => {
+    $('fires-layer').value = btn.dataset.layer; $('fires-neuron').value = btn.dataset.neuron; $('fires-sign').value = btn.dataset.sign;
+    await showNeuron();
+    $('fires-card').scrollIntoView({ behavior: 'smooth', block: 'start' });
+  });
   state.featureTops = {};
   for (const name of ['city', 'negation', 'code']) {
     const b = res.best.find((x) => x.feature === name), card = $(`feature-${name}`);
@@ -490,6 +497,8 @@ function renderFeatureText() {
       dirNote.textContent = L(`不是一个神经元，而是一个方向：第 ${d.layer} 层 MLP 的输入（除以 RMS）投影到“${zh} token 均值减其余 token 均值”的方向上，留出探针上的 AUC = ${d.heldOutAuc.toFixed(3)}。模型知道哪里是${zh}，只是这份知识分散在许多神经元之间：`,
         `Not a neuron but a direction: layer ${d.layer}'s MLP input (divided by its RMS) projected on the difference between the mean ${name} token and the mean other token separates them with held-out AUC ${d.heldOutAuc.toFixed(3)}. The model knows where ${name} is; the knowledge is spread over many neurons:`);
     }
+    const inspect = card.querySelector('.feature-inspect');
+    if (inspect) inspect.textContent = L('在下面的卡片里细看这个神经元 ↓', 'Look closer at this neuron in the card below ↓');
     const top = state.featureTops?.[name], topNote = card.querySelector('.feature-top');
     if (top && topNote) {
       const n = top.filter((x) => x.labels?.includes(name)).length, k = top.length, pieces = top.map((x) => JSON.stringify(x.piece)).join(' ');

@@ -1,6 +1,6 @@
 /* The C ABI exported to JS: thin wrappers, no logic. Pointers and sizes cross as 32-bit ints;
  * 64-bit quantities as doubles. Every function that can fail takes an ms_err*. */
-#include "../engine/attribution.h"
+#include "../stats/attribution.h"
 #include "../engine/forward.h"
 #include "../engine/sample.h"
 #include "../io/convert.h"

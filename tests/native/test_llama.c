@@ -3,7 +3,7 @@
 #include "../../tools/native_host.h"
 #include "../../src/util/json.h"
 #include "../../src/util/threads.h"
-#include "../../src/engine/attribution.h"
+#include "../../src/stats/attribution.h"
 #include <stdlib.h>
 #include <string.h>
 
