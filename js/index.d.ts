@@ -171,8 +171,8 @@ export class Model {
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): void;
   /** A neuron's down_proj column and its direct effect on the logits (the layers after it ignored). */
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): NeuronOutput;
-  /** lm_head · ((offset + final_norm) ⊙ v) and the tokens it raises / lowers most. */
-  unembedDirection(v: ArrayLike<number>, opts?: { k?: number }): DirectionLogits;
+  /** lm_head · ((offset + final_norm) ⊙ v) and the tokens it raises / lowers most; normalize: v / rms(v) first (the logit lens of a residual vector). */
+  unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): DirectionLogits;
   reset(): void;
   dispose(): void;
 }
@@ -223,7 +223,7 @@ export class WorkerModel {
   findFeatureNeurons(probes: Probe[], opts?: FeatureOptions): Promise<FeatureResult>;
   neuronTopActivations(texts: (string | Probe)[], opts: TopActivationOptions): Promise<TopActivationResult>;
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): Promise<NeuronOutput>;
-  unembedDirection(v: ArrayLike<number>, opts?: { k?: number }): Promise<DirectionLogits>;
+  unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): Promise<DirectionLogits>;
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): Promise<void>;
   reset(): Promise<void>;
   dispose(): Promise<void>;

@@ -79,11 +79,13 @@ export class Model {
 
   /**
    * A residual-stream direction read by the head: lm_head · ((offset + final_norm) ⊙ v), with the
-   * k tokens of the real vocabulary it raises and lowers most.
-   * @param {ArrayLike<number>} v hidden_size values @param {{k?: number}} [opts]
+   * k tokens of the real vocabulary it raises and lowers most. With normalize: true, v is first
+   * divided by its RMS, i.e. the full final RMSNorm: the logit lens of any residual vector (e.g. a
+   * layer's hook_resid_mid, what the stream predicts before that layer's MLP).
+   * @param {ArrayLike<number>} v hidden_size values @param {{k?: number, normalize?: boolean}} [opts]
    * @returns {{logits: Float32Array, promoted: LogitToken[], suppressed: LogitToken[]}}
    */
-  unembedDirection(v, { k = 10 } = {}) {
+  unembedDirection(v, { k = 10, normalize = false } = {}) {
     this._alive();
     const e = this.e, H = this.config.hidden_size, V = this.config.vocab_size;
     if (v?.length !== H) throw new MlpscopeError('E_ARG', `the direction has ${v?.length} values, the model's hidden size is ${H}`);
@@ -92,7 +94,7 @@ export class Model {
     const vp = e.malloc(H * 4), lp = e.malloc(V * 4);
     try {
       e.f32.set(Float32Array.from(v), vp >> 2);
-      e.check(e.x.ms_unembed_direction(this.m, vp, lp, e.err) === 0);
+      e.check(e.x.ms_unembed_direction(this.m, vp, normalize ? 1 : 0, lp, e.err) === 0);
       const logits = e.f32.slice(lp >> 2, (lp >> 2) + V);
       const n = Math.min(V, this.tokenizer?.vocabSize || this._info.tokenizer?.vocab_size || V);
       const tok = (id) => ({ id, token: this.tokenizer?.idToToken(id), logit: logits[id] });

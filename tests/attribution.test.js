@@ -40,6 +40,18 @@ for (const [name, make] of [
       const twice = model.unembedDirection(Float32Array.from(o.direction, (v) => 2 * v), { k: 1 });
       assert.ok(relVec(twice.logits, o.logits.map((v) => 2 * v)) < 1e-5);
     }
+    // normalize: true is the whole final RMSNorm: on the last layer's resid_post it gives the model's
+    // own logits, on any layer the logit lens the forward pass computes
+    const ids = [1, 5, 9, 200 % model.config.vocab_size, 3];
+    const fw = model.forward(ids, { logits: 'all', hooks: [`blocks.${L - 1}.hook_resid_post`, 'blocks.0.hook_resid_post'], logitLens: { positions: [2], k: 3 } });
+    const V = model.config.vocab_size;
+    for (const t of [0, 4]) {
+      const x = fw.hooks[`blocks.${L - 1}.hook_resid_post`].subarray(t * H, (t + 1) * H);
+      const lens = model.unembedDirection(x, { normalize: true, k: 3 });
+      assert.deepEqual(Array.from(lens.logits), Array.from(fw.logits.subarray(t * V, (t + 1) * V)), `position ${t}`);
+    }
+    const lens0 = model.unembedDirection(fw.hooks['blocks.0.hook_resid_post'].subarray(2 * H, 3 * H), { normalize: true, k: 3 });
+    assert.deepEqual(lens0.promoted.map((t) => t.id), fw.logitLens[0].layers[0].map((t) => t.id));
     for (const [args, re] of [[[L, 0], /layer 2|layer \d+ is not in/], [[0, I], /neuron \d+ is not in/], [[0, -1], /neuron -1/], [[0.5, 0], /integers/]])
       assert.throws(() => model.neuronOutput(...args), { code: 'E_ARG', message: re });
     assert.throws(() => model.unembedDirection([1, 2, 3]), { code: 'E_ARG', message: new RegExp(`hidden size is ${H}`) });

@@ -78,6 +78,44 @@ test('clicking the largest and the smallest bar shows their ratios and mixer kin
   assert.equal(await page.getAttribute('#ex-feedback', 'class'), 'wrong');
 });
 
+test('how the prediction forms: the logit lens after each mixer and each MLP, and the last row is the real output', async () => {
+  const m = await loadModel(path.join(SITE, 'weights/demo'));
+  const ids = m.tokenizer.encode(DEFAULT_TEXT), T = ids.length, H = m.config.hidden_size, L = m.nLayers, V = m.config.vocab_size;
+  const readRows = () => page.$$eval('#lens-table tr[data-layer]', (rs) => rs.map((r) => ({ mid: Number(r.dataset.mid), post: Number(r.dataset.post), ppost: Number(r.dataset.ppost), changed: r.classList.contains('mlp-changed') })));
+  const hooks = [];
+  for (let l = 0; l < L; l++) hooks.push(`blocks.${l}.hook_resid_mid`, `blocks.${l}.hook_resid_post`);
+  const r = m.forward(ids, { logits: 'all', hooks });
+  const argmax = (x) => x.reduce((b, v, i) => (v > x[b] ? i : b), 0);
+  const lensAt = (t) => Array.from({ length: L }, (_, l) => {
+    const at = (name) => argmax(m.unembedDirection(r.hooks[name].subarray(t * H, (t + 1) * H), { normalize: true, k: 1 }).logits);
+    return { mid: at(`blocks.${l}.hook_resid_mid`), post: at(`blocks.${l}.hook_resid_post`) };
+  });
+  // the page starts at the token where the most MLPs change the top guess (the later one on a tie)
+  let want = 0, most = -1;
+  for (let t = 0; t < T; t++) { const k = lensAt(t).filter((x) => x.mid !== x.post).length; if (k >= most) { most = k; want = t; } }
+  const t0 = Number(await page.inputValue('#lens-token'));
+  assert.equal(t0, want);
+  const rows = await readRows();
+  assert.equal(rows.length, L);
+  assert.equal(rows.filter((x) => x.changed).length, most);
+  lensAt(t0).forEach((x, l) => {
+    assert.equal(rows[l].mid, x.mid, `layer ${l} after the mixer`);
+    assert.equal(rows[l].post, x.post, `layer ${l} after the MLP`);
+    assert.equal(rows[l].changed, x.mid !== x.post);
+  });
+  // the last row is the model's own prediction, with its probability
+  const lg = r.logits.subarray(t0 * V, (t0 + 1) * V), best = argmax(lg);
+  let z = 0; for (let i = 0; i < V; i++) z += Math.exp(lg[i] - lg[best]);
+  assert.equal(rows.at(-1).post, best);
+  assert.ok(Math.abs(rows.at(-1).ppost - 1 / z) < 1e-4);
+  // another position
+  await page.selectOption('#lens-token', '3');
+  await page.waitForFunction(() => /第 3 个|token 3,/.test(document.querySelector('#lens-note').textContent));
+  const r3 = m.forward(ids.slice(0, 4), { logits: 'last' });
+  assert.equal(Number(await page.getAttribute('#lens-table tr[data-layer]:last-child', 'data-post')), argmax(r3.logits));
+  m.dispose();
+});
+
 test('SiLU slider at z = -1 reads -0.269 / 0.000 / -0.269', async () => {
   await page.focus('#silu-z');
   await page.keyboard.press('Home'); // z = -6

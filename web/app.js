@@ -148,6 +148,7 @@ async function load(entry, { keepError = false } = {}) {
     state.info = await model.info();
     state.features = null;
     state.topActs = null;
+    state.lens = null;
     for (const id of ['fires-top', 'fires-up', 'fires-down']) $(id).innerHTML = '';
     if (state.progress) { state.progress.done = (performance.now() - t0) / 1000; renderProgress(); }
     document.body.dataset.model = entry.id;
@@ -185,6 +186,10 @@ async function runText(text) {
   renderLayerChart();
   await renderWalk();
   await renderKnockoutBefore();
+  $('lens-token').innerHTML = $('walk-token').innerHTML;
+  $('lens-token').value = String(ids.length - 1);
+  state.lensChosen = false;
+  await renderLens();
   renderTryStatus();
   state.ex = null; // the exercise's answer belongs to the text it was checked on
   renderExFeedback();
@@ -282,6 +287,52 @@ async function renderWalk() {
 for (const id of ['walk-layer', 'walk-token']) $(id).addEventListener('change', () => { state.walkFeatureChosen = false; renderWalk(); });
 $('walk-feature').addEventListener('change', () => { state.walkFeatureChosen = true; renderWalk(); });
 $('corr-layer').addEventListener('change', renderLayerChart);
+
+// ---------------------------------------------------------------- logit lens: after the mixer, after the MLP
+async function renderLens() {
+  const m = state.model, c = state.info.config, H = c.hidden_size, L_ = c.num_hidden_layers;
+  if (!m.tokenizer) return;
+  const names = [];
+  for (let l = 0; l < L_; l++) names.push(`blocks.${l}.hook_resid_mid`, `blocks.${l}.hook_resid_post`);
+  const r = await m.forward(state.ids, { stats: false, logits: 'none', hooks: names });
+  const n = state.info.tokenizer?.vocab_size || c.vocab_size;
+  /** the top token of the stream at position t, with its probability */
+  const top1 = async (name, t) => {
+    const d = await m.unembedDirection(r.hooks[name].subarray(t * H, (t + 1) * H), { normalize: true, k: 1 });
+    const best = d.promoted[0], lg = d.logits;
+    let z = 0;
+    for (let i = 0; i < n; i++) z += Math.exp(lg[i] - best.logit);
+    return { id: best.id, p: 1 / z, text: await m.tokenizer.decode([best.id]) };
+  };
+  const lensAt = async (t) => {
+    const rows = [];
+    for (let l = 0; l < L_; l++) rows.push({ l, mid: await top1(names[2 * l], t), post: await top1(names[2 * l + 1], t) });
+    return rows;
+  };
+  let t = Number($('lens-token').value), rows = null;
+  if (!state.lensChosen && H < 512) {
+    // small models: start at the token where the most MLPs change the guess (later ones win ties)
+    let most = -1;
+    for (let u = 0; u < state.ids.length; u++) {
+      const rs = await lensAt(u), k = rs.filter((x) => x.mid.id !== x.post.id).length;
+      if (k >= most) { most = k; t = u; rows = rs; }
+    }
+    $('lens-token').value = String(t);
+  }
+  state.lens = { t, rows: rows ?? await lensAt(t) };
+  renderLensTable();
+}
+function renderLensTable() {
+  const s = state.lens;
+  if (!s) return;
+  const cell = (x) => `<code>${nl(JSON.stringify(x.text))}</code> · ${(100 * x.p).toFixed(1)}%`;
+  $('lens-table').innerHTML = `<tr><th>${L('层', 'layer')}</th><th>${L('混合器之后', 'after the mixer')}</th><th>${L('MLP 之后', 'after the MLP')}</th></tr>` +
+    s.rows.map(({ l, mid, post }) => `<tr data-layer="${l}" data-mid="${mid.id}" data-post="${post.id}" data-pmid="${mid.p}" data-ppost="${post.p}"${mid.id !== post.id ? ' class="mlp-changed"' : ''}><td>${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : L('注意力', 'attention')}</td><td>${cell(mid)}</td><td>${cell(post)}</td></tr>`).join('');
+  const changed = s.rows.filter((r) => r.mid.id !== r.post.id).map((r) => r.l), last = s.rows.at(-1).post;
+  $('lens-note').textContent = L(`在第 ${s.t} 个 token 之后，${changed.length ? `第 ${changed.join('、')} 层的 MLP 改变了首选 token` : '没有哪一层的 MLP 改变首选 token'}；模型最终预测 ${JSON.stringify(last.text)}（${(100 * last.p).toFixed(1)}%）。`,
+    `After token ${s.t}, ${changed.length ? `the MLP of layer${changed.length > 1 ? 's' : ''} ${changed.join(', ')} changed the top guess` : 'no MLP changed the top guess'}; the model finally predicts ${JSON.stringify(last.text)} (${(100 * last.p).toFixed(1)}%).`);
+}
+$('lens-token').addEventListener('change', () => { state.lensChosen = true; renderLens(); });
 
 async function renderKnockoutBefore() {
   const top = topOf(state.run.logits, 5);
@@ -577,6 +628,7 @@ function renderDynamicText() {
   if (state.run) { renderModelFacts(); renderBars(); renderLayerChart(); renderTryStatus(); }
   renderFeatureText();
   renderTopActsNote();
+  renderLensTable();
   document.querySelectorAll('#quiz input:checked').forEach((el) => el.dispatchEvent(new Event('change', { bubbles: true })));
 }
 function listModelsLabels() {
