@@ -364,9 +364,9 @@ async function tokenList(top) {
 $('ko-layer').addEventListener('change', () => { state.koChosen = true; });
 $('ko-neuron').addEventListener('change', () => { state.koChosen = true; });
 $('ko-whole').addEventListener('change', () => { $('ko-neuron').disabled = $('ko-whole').checked; });
-// the per-position view needs every position's logits twice; past this many floats (Qwen3.5's
-// 248,320-token vocabulary × 128 tokens) only the last position is compared
-const KO_ALL_LIMIT = 32 * 1024 * 1024;
+// the per-position view needs every position's logits twice; past this many floats (32 MB each:
+// Qwen3.5's 248,320-token vocabulary × 33 tokens) only the last position is compared
+const KO_ALL_LIMIT = 8 * 1024 * 1024;
 $('ko-btn').addEventListener('click', async () => {
   const m = state.model, ids = state.ids, c = state.info.config, T = ids.length;
   const l = Number($('ko-layer').value), whole = $('ko-whole').checked;
