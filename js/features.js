@@ -53,8 +53,10 @@ export function auc(pos, neg) {
 /**
  * @param {{tokenizer: any, forward: Function, nLayers: number, config: any}} model an in-process Model
  * @param {Probe[]} probes
- * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean}} [opts]
- *   directions: also the best mean-difference direction of the MLP input per feature (FeatureDirection)
+ * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean, topActivations?: number}} [opts]
+ *   directions: also the best mean-difference direction of the MLP input per feature (FeatureDirection);
+ *   topActivations: k — each best neuron also gets `top`, its k strongest activations over all the
+ *   probes (as neuronTopActivations gives them, from the same forward passes)
  * @returns {{best: FeatureNeuron[], perLayer: Record<string, FeatureNeuron[]>, tokens: number, directions?: FeatureDirection[]}}
  */
 export function findFeatureNeurons(model, probes, opts = {}) {
@@ -63,7 +65,8 @@ export function findFeatureNeurons(model, probes, opts = {}) {
   const I = model.config.intermediate_size, H = model.config.hidden_size;
   const split = opts.heldOutFrom ?? Math.floor(probes.length / 2);
   // per token: its probe half, its labels, and every layer's activations
-  const rows = []; // {half, labels:Set, acts: Float32Array[layers.length] }
+  const rows = []; // {half, p, t, labels:Set, acts: Float32Array[layers.length] }
+  const idsOf = [];
   for (let p = 0; p < probes.length; p++) {
     const { text, spans } = probes[p];
     const ids = model.tokenizer.encode(text, { addSpecial: true });
@@ -72,13 +75,14 @@ export function findFeatureNeurons(model, probes, opts = {}) {
     const hooks = layers.map((l) => `blocks.${l}.mlp.hook_post`);
     if (opts.directions) hooks.push(...layers.map((l) => `blocks.${l}.hook_resid_mid`));
     const r = model.forward(ids, { stats: false, logits: 'none', hooks });
+    idsOf[p] = ids;
     for (let t = 0; t < ids.length; t++) {
       const [a, b] = offs[t];
       const over = spans.filter((s) => s.start < b && s.end > a && b > a);
       const labels = new Set(over.map((s) => s.label));
       // the span ends inside this token: the word is complete here
       const ends = new Set(over.filter((s) => s.end <= b).map((s) => s.label));
-      rows.push({ half: p < split ? 0 : 1, labels, ends, empty: b === a || !/\S/.test(text.slice(a, b)), t, acts: layers.map((l) => r.hooks[`blocks.${l}.mlp.hook_post`].subarray(t * I, (t + 1) * I)),
+      rows.push({ half: p < split ? 0 : 1, p, labels, ends, empty: b === a || !/\S/.test(text.slice(a, b)), t, acts: layers.map((l) => r.hooks[`blocks.${l}.mlp.hook_post`].subarray(t * I, (t + 1) * I)),
         mid: opts.directions ? layers.map((l) => rmsUnit(r.hooks[`blocks.${l}.hook_resid_mid`].subarray(t * H, (t + 1) * H))) : null });
     }
   }
@@ -103,9 +107,27 @@ export function findFeatureNeurons(model, probes, opts = {}) {
       perLayer[name].push(...top);
     }
     const chosen = [...perLayer[name]].sort((x, y) => y.auc - x.auc || x.layer - y.layer)[0];
+    if (chosen && opts.topActivations) chosen.top = topOfRows(model, rows, idsOf, probes, layers.indexOf(chosen.layer), chosen, opts.topActivations);
     if (chosen) best.push(chosen);
   }
   return { best, perLayer, tokens: rows.length, ...(directions ? { directions } : {}) };
+}
+
+/** the k rows where the neuron's sign × activation is largest, as neuronTopActivations reports them (window 6) */
+function topOfRows(model, rows, idsOf, probes, li, { neuron, sign }, k) {
+  const top = [...rows].sort((x, y) => sign * (y.acts[li][neuron] - x.acts[li][neuron]) || x.p - y.p || x.t - y.t).slice(0, k);
+  return top.map((r) => describe(model, probes, idsOf[r.p], r.p, r.t, r.acts[li][neuron], 6));
+}
+
+/** a token in its context: TopActivation */
+function describe(model, texts, ids, p, t, activation, window) {
+  const dec = (x) => model.tokenizer.decode(x);
+  const out = { text: p, token: t, activation, before: dec(ids.slice(Math.max(0, t - window), t)), piece: dec([ids[t]]), after: dec(ids.slice(t + 1, t + 1 + window)) };
+  if (typeof texts[p] !== 'string') {
+    const [a, b] = tokenOffsets(model.tokenizer, ids)[t];
+    out.labels = b > a ? [...new Set(texts[p].spans.filter((s) => s.start < b && s.end > a).map((s) => s.label))] : [];
+  }
+  return out;
 }
 
 /** a feature's positive and negative tokens in each half of the probes: [{pos, neg}, {pos, neg}] */
@@ -196,18 +218,8 @@ export function neuronTopActivations(model, texts, opts) {
       }
     }
   }
-  const dec = (ids) => model.tokenizer.decode(ids);
-  /** labels of the probe spans that overlap the token (probes only) */
-  const labels = (p, ids, t) => {
-    const [a, b] = tokenOffsets(model.tokenizer, ids)[t];
-    return b > a ? [...new Set(texts[p].spans.filter((s) => s.start < b && s.end > a).map((s) => s.label))] : [];
-  };
   return {
-    top: top.map(({ text, token, activation, ids }) => ({
-      text, token, activation,
-      before: dec(ids.slice(Math.max(0, token - window), token)), piece: dec([ids[token]]), after: dec(ids.slice(token + 1, token + 1 + window)),
-      ...(typeof texts[text] === 'string' ? {} : { labels: labels(text, ids, token) }),
-    })),
+    top: top.map(({ text, token, activation, ids }) => describe(model, texts, ids, text, token, activation, window)),
     tokens: n, mean: n ? sum / n : 0, positive: n ? pos / n : 0,
   };
 }

@@ -190,10 +190,11 @@ export interface Probe { text: string; spans: { start: number; end: number; labe
  *  non-blank token); at 'word-end': a labelled span counts once, at its last token. */
 export interface FeatureSpec { pos: string[]; neg?: string[]; at?: 'token' | 'word-end' }
 /** A neuron (mlp.hook_post) and its ROC AUC: chosen on the first part of the probes, heldOutAuc on the rest. */
-export interface FeatureNeuron { feature: string; layer: number; neuron: number; sign: 1 | -1; auc: number; heldOutAuc: number; nPos: number; nNeg: number }
+export interface FeatureNeuron { feature: string; layer: number; neuron: number; sign: 1 | -1; auc: number; heldOutAuc: number; nPos: number; nNeg: number; top?: TopActivation[] }
 /** The mean-difference direction of the MLP input (hook_resid_mid divided by its RMS) for a feature. */
 export interface FeatureDirection { feature: string; layer: number; auc: number; heldOutAuc: number; direction: Float32Array; threshold: number }
-export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean }
+/** topActivations: k, each best neuron also gets `top`, its k strongest activations over all the probes. */
+export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number }
 export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string, FeatureNeuron[]>; tokens: number; directions?: FeatureDirection[] }
 export const DEFAULT_FEATURES: Record<'city' | 'negation' | 'code', FeatureSpec>;
 /** Ranks MLP neurons by how selectively they fire on labelled tokens. */

@@ -96,7 +96,9 @@ test('feature directions: where no neuron reaches 0.9 (code), a mean-difference 
 
 test('where a neuron fires most: the top tokens equal a brute-force sort of every activation, and the city neuron tops out on cities', () => {
   const P = probes(9, 160);
-  const best = findFeatureNeurons(model, P, { top: 1 }).best;
+  const best = findFeatureNeurons(model, P, { top: 1, topActivations: 8 }).best;
+  // the top activations findFeatureNeurons returns (from its own forward passes) = neuronTopActivations'
+  for (const b of best) assert.deepEqual(b.top, neuronTopActivations(model, P, { layer: b.layer, neuron: b.neuron, sign: b.sign, k: 8 }).top, b.feature);
   const city = best.find((x) => x.feature === 'city');
   const k = 12, res = neuronTopActivations(model, P, { layer: city.layer, neuron: city.neuron, sign: city.sign, k, window: 4 });
   const I = model.config.intermediate_size, hook = `blocks.${city.layer}.mlp.hook_post`, all = [];

@@ -443,7 +443,7 @@ async function findFeatures() {
   const m = state.model;
   if (!m.tokenizer || !state.probes) { $('features').innerHTML = ''; $('features-note').textContent = L('这个模型没有分词器，无法运行探针。', 'This model has no tokenizer, so the probes cannot run.'); return; }
   $('features-note').textContent = L('正在用探针句子寻找神经元…', 'Searching neurons with the probe sentences…');
-  const res = await m.findFeatureNeurons(state.probes, { top: 2, directions: true });
+  const res = await m.findFeatureNeurons(state.probes, { top: 2, directions: true, topActivations: 8 });
   state.features = res;
   const cards = [];
   for (const name of ['city', 'negation', 'code']) {
@@ -465,7 +465,7 @@ async function findFeatures() {
     const b = res.best.find((x) => x.feature === name), card = $(`feature-${name}`);
     if (b) await shade(card.querySelector('.tokens'), PROBE_SENTENCES[name], b.layer, b.neuron, b.sign);
     // its strongest activations: is the selective neuron also a clean one?
-    if (b) state.featureTops[name] = (await m.neuronTopActivations(probeTexts(), { layer: b.layer, neuron: b.neuron, sign: b.sign, k: 8 })).top;
+    if (b) state.featureTops[name] = b.top;
     // where no single neuron is clean, show that a direction of the residual stream is
     const d = weakWithDirection(name);
     if (d) {
