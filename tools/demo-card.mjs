@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadModel, findFeatureNeurons, neuronTopActivations } from '../js/index.js';
+import { loadModel, findFeatureNeurons } from '../js/index.js';
 import { probes } from './corpus.mjs';
 
 const dir = path.join(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), 'weights/demo');
@@ -17,11 +17,9 @@ for (const p of ['I flew from', 'The food was', 'Lily met', 'Try this loop:', 'O
   for await (const t of m.generate(p, { maxTokens: 32 })) s += t.text;
   samples.push('    ' + s.replace(/\n/g, '\n    '));
 }
-const res = findFeatureNeurons(m, probes(9, 160), { top: 2, directions: true });
-
-const P = probes(9, 160);
+const res = findFeatureNeurons(m, probes(9, 160), { top: 2, directions: true, topActivations: 8 });
 const feats = res.best.map((b) => {
-  const top = neuronTopActivations(m, P, { layer: b.layer, neuron: b.neuron, sign: b.sign, k: 8 }).top;
+  const top = b.top;
   const n = top.filter((x) => x.labels.includes(b.feature)).length;
   return `- ${b.feature}: layer ${b.layer}, neuron ${b.neuron}${b.sign < 0 ? ' (fires negatively)' : ''}, held-out AUC ${b.heldOutAuc.toFixed(3)} (${b.nPos} positive, ${b.nNeg} negative tokens); ` +
     `${n} of its 8 strongest activations in the probes are ${b.feature} tokens: ${top.map((x) => '`' + JSON.stringify(x.piece) + '`').join(' ')}`;
