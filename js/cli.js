@@ -8,6 +8,7 @@
 //                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--int8-activations]
 //   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
 //   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
+//   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
 import fs from 'node:fs';
 import { findFeatureNeurons, neuronTopActivations } from './features.js';
 import { loadModel } from './loader.js';
@@ -24,6 +25,7 @@ const USAGE = `usage:
                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--int8-activations]
   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
+  mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
     (probes: a JSON file {probes: [{text, spans: [{start, end, label}]}]} or its array; default: the
      project's generated probe set, seed 9, 160 sentences. texts: one text per line)`;
 
@@ -240,6 +242,38 @@ async function neuron(argv) {
   model.dispose();
 }
 
+/** the logit lens at one position: what the stream predicts after each layer's mixer and after its MLP */
+async function lens(argv) {
+  const a = parseArgs(argv, { prompt: 'v', ids: 'v', position: 'v', k: 'v', json: 'flag' });
+  if (a._.length !== 1 || (a.prompt === undefined && a.ids === undefined)) throw new MlpscopeError('E_ARG', 'lens needs DIR and --prompt or --ids\n' + USAGE);
+  const model = await loadModel(a._[0]);
+  const ids = a.ids !== undefined ? String(a.ids).split(',').filter((x) => x.trim() !== '').map((x) => num(x, 'ids', { int: true })) : model._encodePrompt(a.prompt);
+  const T = Math.min(ids.length, model.contextLength), H = model.config.hidden_size, L = model.nLayers;
+  const pos = num(a.position ?? T - 1, 'position', { int: true, min: 0, max: T - 1 }), k = num(a.k ?? 3, 'k', { int: true, min: 1, max: 100 });
+  const hooks = [];
+  for (let l = 0; l < L; l++) hooks.push(`blocks.${l}.hook_resid_mid`, `blocks.${l}.hook_resid_post`);
+  const r = model.forward(ids.slice(0, pos + 1), { stats: false, logits: 'none', hooks });
+  const n = model.tokenizer?.vocabSize || model.config.vocab_size;
+  const at = (name) => {
+    const d = model.unembedDirection(r.hooks[name].subarray(pos * H, (pos + 1) * H), { normalize: true, k });
+    let z = 0;
+    for (let i = 0; i < n; i++) z += Math.exp(d.logits[i] - d.promoted[0].logit);
+    return d.promoted.map((t) => ({ id: t.id, text: model.tokenizer ? model.tokenizer.decode([t.id]) : String(t.id), prob: Math.exp(t.logit - d.promoted[0].logit) / z }));
+  };
+  const rows = Array.from({ length: L }, (_, l) => ({ layer: l, mixer: model.info().mixers[l], afterMixer: at(hooks[2 * l]), afterMlp: at(hooks[2 * l + 1]) }));
+  if (a.json) process.stdout.write(JSON.stringify({ position: pos, token: ids[pos], rows }) + '\n');
+  else {
+    const fmt = (ts) => ts.map((t) => `${JSON.stringify(t.text)} ${(100 * t.prob).toFixed(1)}%`).join(', ');
+    console.log(`logit lens after token ${pos} (${model.tokenizer ? JSON.stringify(model.tokenizer.decode([ids[pos]])) : ids[pos]}); * = the MLP changed the top token`);
+    for (const row of rows) {
+      const ch = row.afterMixer[0].id !== row.afterMlp[0].id ? '*' : ' ';
+      console.log(`${String(row.layer).padStart(3)} ${row.mixer.padEnd(6)} after mixer: ${fmt(row.afterMixer)}`);
+      console.log(`${ch.padStart(3)} ${''.padEnd(6)} after MLP:   ${fmt(row.afterMlp)}`);
+    }
+  }
+  model.dispose();
+}
+
 function topK(logits, k) {
   const idx = Array.from(logits.keys()).sort((x, y) => logits[y] - logits[x] || x - y).slice(0, k);
   return idx.map((i) => [i, logits[i]]);
@@ -256,6 +290,7 @@ async function main() {
     else if (cmd === 'tokenize') await tokenize(rest);
     else if (cmd === 'features') await features(rest);
     else if (cmd === 'neuron') await neuron(rest);
+    else if (cmd === 'lens') await lens(rest);
     else { console.error(USAGE); process.exit(2); }
   } catch (err) {
     const code = err instanceof MlpscopeError ? err.code : 'E_INTERNAL';

@@ -95,3 +95,26 @@ test('mlpscope features and mlpscope neuron on the demo model agree with the API
     assert.match(r.stderr, re);
   }
 });
+
+test('mlpscope lens: the stream after each mixer and each MLP; the last row is the model output', async () => {
+  const { loadModel } = await import('../js/index.js');
+  const DEMO = path.join(ROOT, 'weights/demo');
+  const m = await loadModel(DEMO);
+  const ids = m.tokenizer.encode('I flew from Paris to', { addSpecial: true });
+  const got = JSON.parse(execFileSync(process.execPath, [CLI, 'lens', DEMO, '--ids', ids.join(','), '--position', '3', '--k', '2', '--json'], { encoding: 'utf8' }));
+  assert.equal(got.position, 3);
+  assert.equal(got.rows.length, m.nLayers);
+  const r = m.forward(ids.slice(0, 4), { logits: 'last' });
+  const argmax = (x) => x.reduce((b, v, i) => (v > x[b] ? i : b), 0);
+  assert.equal(got.rows.at(-1).afterMlp[0].id, argmax(r.logits));
+  let z = 0; for (const v of r.logits) z += Math.exp(v - r.logits[argmax(r.logits)]);
+  assert.ok(Math.abs(got.rows.at(-1).afterMlp[0].prob - 1 / z) < 1e-5);
+  for (const row of got.rows) assert.ok(row.afterMixer[0].prob >= row.afterMixer[1].prob && row.afterMlp.length === 2);
+  const txt = execFileSync(process.execPath, [CLI, 'lens', DEMO, '--prompt', 'I flew from Paris to'], { encoding: 'utf8' });
+  assert.match(txt, /after MLP: {3}" /);
+  assert.equal(txt.trim().split('\n').length, 1 + 2 * m.nLayers);
+  const bad = spawnSync(process.execPath, [CLI, 'lens', DEMO, '--prompt', 'I flew', '--position', '9'], { encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /E_ARG.*--position/);
+  m.dispose();
+});
