@@ -266,6 +266,13 @@ test('a sentence of your own re-runs everything; switching a neuron off changes 
   shownWhole.forEach((v, t) => assert.ok(Math.abs(v - whole[t]) <= 1e-4 + 1e-3 * whole[t], `whole MLP, position ${t}: page ${v} vs Node ${whole[t]}`));
   assert.ok(whole.reduce((a, b) => a + b) > one.reduce((a, b) => a + b), 'the whole MLP matters more than one of its neurons');
   await page.uncheck('#ko-whole');
+  // from the any-neuron card: its neuron goes into the knock-out
+  await page.selectOption('#fires-layer', '1');
+  await page.fill('#fires-neuron', '166');
+  await page.click('#fires-ko');
+  await page.waitForFunction(() => /neuron 166 of layer 1|第 1 层的神经元 166/.test(document.querySelector('#ko-kl').textContent));
+  const k166 = await knockoutKl(text, 1, [166]);
+  assert.ok(Math.abs(Number(await page.getAttribute('#ko-kl', 'data-kl')) - k166.at(-1)) <= 1e-4 + 1e-3 * k166.at(-1));
 });
 
 /** KL(before‖after) of the next-token distribution at every position, in float64, in Node */

@@ -568,6 +568,14 @@ function renderFeatureText() {
       : L(`在 ${state.features.tokens} 个探针 token 上找到；选择用一半探针，AUC 在另一半上计算。`, `Found over ${state.features.tokens} probe tokens; chosen on half of the probes, AUC measured on the other half.`);
 }
 $('fires-run').addEventListener('click', showNeuron);
+// the same neuron into the knock-out card, switched off on the reader's sentence
+$('fires-ko').addEventListener('click', async () => {
+  $('ko-layer').value = $('fires-layer').value; $('ko-neuron').value = $('fires-neuron').value;
+  $('ko-whole').checked = false; $('ko-neuron').disabled = false;
+  state.koChosen = true;
+  $('ko-btn').click();
+  $('ko-btn').closest('.card').scrollIntoView({ behavior: 'smooth', block: 'start' });
+});
 
 // ---------------------------------------------------------------- try it, exercise, quiz
 $('try-run').addEventListener('click', async () => { state.koChosen = false; await runText($('try-text').value); });
