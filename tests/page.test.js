@@ -215,6 +215,19 @@ test('any neuron: where it fires most in the probe sentences, as neuronTopActiva
   assert.equal(await page.$$eval('#fires-down li', (ls) => ls.length), 6);
   const ups = await page.$$eval('#fires-up li code', (cs) => cs.map((c) => c.textContent));
   assert.ok(ups.filter((t) => [' to', ' is', ' in', ' on', ' at', ',', ' last', ' arrives'].includes(t)).length >= 4, ups.join('|'));
+  // the most active neurons at a token of the card's text: the engine's top-3 per layer, as chips
+  const fidsText = await page.inputValue('#fires-text'), fids = m.tokenizer.encode(fidsText);
+  const st = m.forward(fids, { topK: 3, logits: 'none' }).stats, tok = Number(await page.inputValue('#fires-tok'));
+  const chips = await page.$$eval('#fires-neighbours button', (bs) => bs.map((b) => [Number(b.dataset.layer), Number(b.dataset.neuron), b.getAttribute('aria-pressed')]));
+  assert.equal(chips.length, 3 * m.nLayers);
+  chips.forEach(([l, j], i) => assert.equal(j, st.top_idx[l][tok * 3 + (i % 3)]));
+  assert.ok(chips.some(([l, j, pressed]) => l === 1 && j === city && pressed === 'true'), 'the city neuron is among the most active at its strongest token, and marked');
+  // a chip loads its neuron
+  const [cl, cj] = chips.find(([l]) => l === 3);
+  await page.click(`#fires-neighbours button[data-layer="3"][data-neuron="${cj}"]`);
+  await page.waitForFunction((j) => new RegExp(`(neuron |神经元 )${j}\\b`).test(document.querySelector('#fires-top-note').textContent), cj);
+  assert.equal(Number(await page.inputValue('#fires-layer')), cl);
+  await check();
   // "look closer" on the negation card puts its neuron into the card
   const negNeuron = Number(await page.getAttribute('#feature-negation', 'data-neuron'));
   await page.click('#feature-negation .feature-inspect');

@@ -479,6 +479,34 @@ async function findFeatures() {
 }
 /** the probe sentences a neuron's top activations are taken from: fewer for the big models (each one is a forward pass) */
 const probeTexts = () => (state.info.config.hidden_size >= 512 ? state.probes.slice(0, 40) : state.probes);
+/** the most active neurons (|mlp.hook_post|, every layer) at one token of the card's text, as buttons
+ *  that load them into the card; the token defaults to where the card's neuron fires most */
+async function renderNeighbours(keepToken = false) {
+  const m = state.model, ids = await m.tokenizer.encode($('fires-text').value);
+  if (!ids.length) return;
+  const r = await m.forward(ids, { stats: true, topK: 3, logits: 'none' });
+  const st = r.stats, k = st.topK;
+  if (!keepToken) {
+    const acts = Array.from($('fires-out').querySelectorAll('.tok'), (e) => Number(e.dataset.act));
+    const best = acts.reduce((b, v, t) => (v > acts[b] ? t : b), 0);
+    $('fires-tok').innerHTML = (await Promise.all(ids.map(async (id, t) => `<option value="${t}">${t}: ${escapeHtml(JSON.stringify(await m.tokenizer.decode([id])))}</option>`))).join('');
+    $('fires-tok').value = String(best);
+  }
+  const t = Number($('fires-tok').value), cur = [Number($('fires-layer').value), Number($('fires-neuron').value)];
+  const chips = [];
+  for (let l = 0; l < st.layers; l++)
+    for (let i = 0; i < k; i++) {
+      const j = st.top_idx[l][t * k + i], v = st.top_val[l][t * k + i];
+      chips.push(`<button type="button" data-layer="${l}" data-neuron="${j}" data-act="${v}" aria-pressed="${l === cur[0] && j === cur[1]}">L${l} · #${j} · ${v.toFixed(2)}</button>`);
+    }
+  $('fires-neighbours').innerHTML = chips.join('');
+  for (const b of $('fires-neighbours').querySelectorAll('button')) b.addEventListener('click', () => {
+    $('fires-layer').value = b.dataset.layer; $('fires-neuron').value = b.dataset.neuron;
+    $('fires-sign').value = Number(b.dataset.act) < 0 ? '-1' : '1';
+    showNeuron();
+  });
+}
+$('fires-tok').addEventListener('change', () => renderNeighbours(true));
 /** the "any neuron" card: shade the reader's text, then list where the neuron fires most in the probes */
 async function showNeuron() {
   const l = Number($('fires-layer').value), j = Number($('fires-neuron').value), sign = Number($('fires-sign').value);
@@ -486,6 +514,7 @@ async function showNeuron() {
   if (!Number.isInteger(j) || j < 0 || j >= I) { $('fires-top').innerHTML = ''; state.topActs = null; renderTopActsNote(); return; }
   await shade($('fires-out'), $('fires-text').value, l, j, sign);
   if (!state.model.tokenizer) return;
+  await renderNeighbours();
   // what it writes: a neuron firing negatively writes minus its column, so up and down swap
   // (byte pieces that are not text on their own, shown as �, are left out: they say nothing to a reader)
   const out = await state.model.neuronOutput(l, j, { k: 40 });
