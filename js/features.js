@@ -53,7 +53,9 @@ export function auc(pos, neg) {
 /**
  * @param {{tokenizer: any, forward: Function, nLayers: number, config: any}} model an in-process Model
  * @param {Probe[]} probes
- * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean, topActivations?: number}} [opts]
+ * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean, topActivations?: number, maxBytes?: number}} [opts]
+ *   maxBytes (default 256 MiB): activations held at once; past it the layers are taken in groups,
+ *   one pass over the probes per group (same results, more forward passes);
  *   directions: also the best mean-difference direction of the MLP input per feature (FeatureDirection);
  *   topActivations: k — each best neuron also gets `top`, its k strongest activations over all the
  *   probes (as neuronTopActivations gives them, from the same forward passes)
@@ -64,17 +66,14 @@ export function findFeatureNeurons(model, probes, opts = {}) {
   const layers = opts.layers ?? Array.from({ length: model.nLayers }, (_, l) => l);
   const I = model.config.intermediate_size, H = model.config.hidden_size;
   const split = opts.heldOutFrom ?? Math.floor(probes.length / 2);
-  // per token: its probe half, its labels, and every layer's activations
-  const rows = []; // {half, p, t, labels:Set, acts: Float32Array[layers.length] }
+  // per token: its probe half, its labels; the activations are filled in per group of layers
+  const rows = []; // {half, p, t, labels:Set, ends:Set, empty, acts: Float32Array[group], mid: Float32Array[group]}
   const idsOf = [];
   for (let p = 0; p < probes.length; p++) {
     const { text, spans } = probes[p];
     const ids = model.tokenizer.encode(text, { addSpecial: true });
     if (!ids.length || ids.length > model.contextLength) continue;
     const offs = tokenOffsets(model.tokenizer, ids);
-    const hooks = layers.map((l) => `blocks.${l}.mlp.hook_post`);
-    if (opts.directions) hooks.push(...layers.map((l) => `blocks.${l}.hook_resid_mid`));
-    const r = model.forward(ids, { stats: false, logits: 'none', hooks });
     idsOf[p] = ids;
     for (let t = 0; t < ids.length; t++) {
       const [a, b] = offs[t];
@@ -82,35 +81,75 @@ export function findFeatureNeurons(model, probes, opts = {}) {
       const labels = new Set(over.map((s) => s.label));
       // the span ends inside this token: the word is complete here
       const ends = new Set(over.filter((s) => s.end <= b).map((s) => s.label));
-      rows.push({ half: p < split ? 0 : 1, p, labels, ends, empty: b === a || !/\S/.test(text.slice(a, b)), t, acts: layers.map((l) => r.hooks[`blocks.${l}.mlp.hook_post`].subarray(t * I, (t + 1) * I)),
-        mid: opts.directions ? layers.map((l) => rmsUnit(r.hooks[`blocks.${l}.hook_resid_mid`].subarray(t * H, (t + 1) * H))) : null });
+      rows.push({ half: p < split ? 0 : 1, p, labels, ends, empty: b === a || !/\S/.test(text.slice(a, b)), t, acts: null, mid: null });
     }
   }
-  const best = [], perLayer = {};
-  const directions = opts.directions ? featureDirections(rows, features, layers, H) : undefined;
-  for (const [name, spec] of Object.entries(features)) {
-    const halves = splitRows(rows, spec);
-    perLayer[name] = [];
-    if (!halves[0].pos.length || !halves[0].neg.length) continue;
-    for (let li = 0; li < layers.length; li++) {
-      const cands = [];
-      for (let j = 0; j < I; j++) {
-        const a = auc(halves[0].pos.map((r) => r.acts[li][j]), halves[0].neg.map((r) => r.acts[li][j]));
-        cands.push({ j, a: Math.max(a, 1 - a), sign: a >= 0.5 ? 1 : -1 });
+  // Every layer's activations of every probe token at once would be tokens × layers × (I + H)
+  // floats: 2.3 GB for Qwen3.5-0.8B on the default probes. Layers are taken in groups that fit
+  // maxBytes, one pass over the probes per group (one group, one pass, for small models).
+  const perLayer = tokensBytes(rows.length, I + (opts.directions ? H : 0));
+  const groupSize = Math.max(1, Math.floor((opts.maxBytes ?? 256 * 2 ** 20) / perLayer));
+  const halvesOf = Object.fromEntries(Object.entries(features).map(([name, spec]) => [name, splitRows(rows, spec)]));
+  const found = Object.fromEntries(Object.keys(features).map((name) => [name, []]));
+  const tops = new Map(); // `${feature}:${layer}`: the top activations of that layer's first candidate
+  let directions = opts.directions ? [] : undefined;
+  for (let g0 = 0; g0 < layers.length; g0 += groupSize) {
+    const group = layers.slice(g0, g0 + groupSize);
+    const hooks = group.map((l) => `blocks.${l}.mlp.hook_post`);
+    if (opts.directions) hooks.push(...group.map((l) => `blocks.${l}.hook_resid_mid`));
+    let k = 0;
+    for (let p = 0; p < probes.length; p++) {
+      const ids = idsOf[p];
+      if (!ids) continue;
+      const r = model.forward(ids, { stats: false, logits: 'none', hooks });
+      for (let t = 0; t < ids.length; t++, k++) {
+        rows[k].acts = group.map((l) => r.hooks[`blocks.${l}.mlp.hook_post`].subarray(t * I, (t + 1) * I));
+        rows[k].mid = opts.directions ? group.map((l) => rmsUnit(r.hooks[`blocks.${l}.hook_resid_mid`].subarray(t * H, (t + 1) * H))) : null;
       }
-      cands.sort((x, y) => y.a - x.a || x.j - y.j);
-      const top = cands.slice(0, opts.top ?? 3).map((c) => {
-        const h = halves[1];
-        const held = auc(h.pos.map((r) => c.sign * r.acts[li][c.j]), h.neg.map((r) => c.sign * r.acts[li][c.j]));
-        return { feature: name, layer: layers[li], neuron: c.j, sign: c.sign, auc: c.a, heldOutAuc: held, nPos: h.pos.length, nNeg: h.neg.length };
-      });
-      perLayer[name].push(...top);
     }
-    const chosen = [...perLayer[name]].sort((x, y) => y.auc - x.auc || x.layer - y.layer)[0];
-    if (chosen && opts.topActivations) chosen.top = topOfRows(model, rows, idsOf, probes, layers.indexOf(chosen.layer), chosen, opts.topActivations);
+    if (directions) directions = mergeDirections(directions, featureDirections(rows, features, group, H));
+    for (const name of Object.keys(features)) {
+      const halves = halvesOf[name];
+      if (!halves[0].pos.length || !halves[0].neg.length) continue;
+      for (let li = 0; li < group.length; li++) {
+        const cands = [];
+        for (let j = 0; j < I; j++) {
+          const a = auc(halves[0].pos.map((r) => r.acts[li][j]), halves[0].neg.map((r) => r.acts[li][j]));
+          cands.push({ j, a: Math.max(a, 1 - a), sign: a >= 0.5 ? 1 : -1 });
+        }
+        cands.sort((x, y) => y.a - x.a || x.j - y.j);
+        const top = cands.slice(0, opts.top ?? 3).map((c) => {
+          const h = halves[1];
+          const held = auc(h.pos.map((r) => c.sign * r.acts[li][c.j]), h.neg.map((r) => c.sign * r.acts[li][c.j]));
+          return { feature: name, layer: group[li], neuron: c.j, sign: c.sign, auc: c.a, heldOutAuc: held, nPos: h.pos.length, nNeg: h.neg.length };
+        });
+        found[name].push(...top);
+        if (opts.topActivations && top.length) tops.set(`${name}:${group[li]}`, topOfRows(model, rows, idsOf, probes, li, top[0], opts.topActivations));
+      }
+    }
+  }
+  for (const r of rows) { r.acts = null; r.mid = null; }
+  const best = [];
+  for (const name of Object.keys(features)) {
+    // the highest AUC of any layer (the first candidate of its layer; ties: the lower layer)
+    const chosen = [...found[name]].sort((x, y) => y.auc - x.auc || x.layer - y.layer)[0];
+    if (chosen && opts.topActivations) chosen.top = tops.get(`${name}:${chosen.layer}`);
     if (chosen) best.push(chosen);
   }
-  return { best, perLayer, tokens: rows.length, ...(directions ? { directions } : {}) };
+  return { best, perLayer: found, tokens: rows.length, ...(directions ? { directions } : {}) };
+}
+
+const tokensBytes = (tokens, width) => tokens * width * 4;
+
+/** per feature, the better of two groups' directions (the earlier group wins a tie, like a lower layer) */
+function mergeDirections(a, b) {
+  const out = [...a];
+  for (const d of b) {
+    const i = out.findIndex((x) => x.feature === d.feature);
+    if (i < 0) out.push(d);
+    else if (d.auc > out[i].auc) out[i] = d;
+  }
+  return out;
 }
 
 /** the k rows where the neuron's sign × activation is largest, as neuronTopActivations reports them (window 6) */

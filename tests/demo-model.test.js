@@ -130,6 +130,14 @@ function inSpan(probe, [a, b], label) {
   return b > a && probe.spans.some((s) => s.label === label && s.start < b && s.end > a);
 }
 
+test('a memory budget takes the layers in groups (one pass each) and changes nothing', () => {
+  const P = probes(9, 160).slice(0, 40), opts = { top: 2, directions: true, topActivations: 4 };
+  const one = findFeatureNeurons(model, P, opts);
+  // 1 byte: one layer per pass, six passes; 3 layers per pass: two
+  const perLayerBytes = one.tokens * (model.config.intermediate_size + model.config.hidden_size) * 4;
+  for (const maxBytes of [1, 3 * perLayerBytes]) assert.deepEqual(findFeatureNeurons(model, P, { ...opts, maxBytes }), one, `maxBytes ${maxBytes}`);
+});
+
 test('training reproduces: the first 20 steps of the documented run match the committed log exactly', () => {
   const work = tmpDir('retrain');
   execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '1', '--docs', '300000', '--out', path.join(work, 'train.txt')]);

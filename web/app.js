@@ -442,8 +442,11 @@ async function shadeTokens(el, ids, values) {
 async function findFeatures() {
   const m = state.model;
   if (!m.tokenizer || !state.probes) { $('features').innerHTML = ''; $('features-note').textContent = L('这个模型没有分词器，无法运行探针。', 'This model has no tokenizer, so the probes cannot run.'); return; }
-  $('features-note').textContent = L('正在用探针句子寻找神经元…', 'Searching neurons with the probe sentences…');
-  const res = await m.findFeatureNeurons(state.probes, { top: 2, directions: true, topActivations: 8 });
+  const probes = probeTexts();
+  $('features-note').textContent = probes.length < state.probes.length
+    ? L(`正在用 ${probes.length} 个探针句子寻找神经元（大模型只用一部分探针；每个句子都要跑一遍整个模型）…`, `Searching neurons with ${probes.length} probe sentences (a big model gets a part of them: each one is a pass through the whole model)…`)
+    : L('正在用探针句子寻找神经元…', 'Searching neurons with the probe sentences…');
+  const res = await m.findFeatureNeurons(probes, { top: 2, directions: true, topActivations: 8 });
   state.features = res;
   const cards = [];
   for (const name of ['city', 'negation', 'code']) {
@@ -478,7 +481,7 @@ async function findFeatures() {
   if (b0) { $('fires-layer').value = String(b0.layer); $('fires-neuron').value = b0.neuron; $('fires-sign').value = String(b0.sign); await showNeuron(); }
 }
 /** the probe sentences a neuron's top activations are taken from: fewer for the big models (each one is a forward pass) */
-const probeTexts = () => (state.info.config.hidden_size >= 512 ? state.probes.slice(0, 40) : state.probes);
+const probeTexts = () => (state.info.config.hidden_size >= 512 ? state.probes.slice(0, 48) : state.probes);
 /** the most active neurons (|mlp.hook_post|, every layer) at one token of the card's text, as buttons
  *  that load them into the card; the token defaults to where the card's neuron fires most */
 async function renderNeighbours(keepToken = false) {
