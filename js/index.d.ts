@@ -193,8 +193,9 @@ export interface FeatureSpec { pos: string[]; neg?: string[]; at?: 'token' | 'wo
 export interface FeatureNeuron { feature: string; layer: number; neuron: number; sign: 1 | -1; auc: number; heldOutAuc: number; nPos: number; nNeg: number; top?: TopActivation[] }
 /** The mean-difference direction of the MLP input (hook_resid_mid divided by its RMS) for a feature. */
 export interface FeatureDirection { feature: string; layer: number; auc: number; heldOutAuc: number; direction: Float32Array; threshold: number }
-/** topActivations: k, each best neuron also gets `top`, its k strongest activations over all the probes. */
-export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number }
+/** topActivations: k, each best neuron also gets `top`, its k strongest activations over all the probes;
+ *  maxBytes (default 256 MiB): activations held at once, past it the layers go in groups (one pass each). */
+export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number; maxBytes?: number }
 export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string, FeatureNeuron[]>; tokens: number; directions?: FeatureDirection[] }
 export const DEFAULT_FEATURES: Record<'city' | 'negation' | 'code', FeatureSpec>;
 /** Ranks MLP neurons by how selectively they fire on labelled tokens. */

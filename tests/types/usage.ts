@@ -16,7 +16,7 @@ export async function usage(): Promise<void> {
   console.log(info.mixers.length, info.build.simd, r.logits?.length, fmtBytes(info.memory.heap), HOOKS[0], parseHook('blocks.0.hook_resid_pre', 6).layer);
   for await (const t of model.generate('Once', { maxTokens: 4, temperature: 0.8, topP: 0.9, seed: 1 })) console.log(t.text, t.logprob);
   const probes: Probe[] = [{ text: 'I flew to Oslo.', spans: [{ start: 10, end: 14, label: 'city' }] }];
-  const res: FeatureResult = findFeatureNeurons(model, probes, { top: 2, directions: true, topActivations: 4, features: { city: DEFAULT_FEATURES.city } });
+  const res: FeatureResult = findFeatureNeurons(model, probes, { top: 2, directions: true, topActivations: 4, maxBytes: 2 ** 26, features: { city: DEFAULT_FEATURES.city } });
   console.log(res.best[0]?.top?.[0]?.labels);
   const d = res.directions?.[0];
   console.log(res.best[0]?.heldOutAuc, d?.direction.length, d?.threshold, auc([1, 2], [0]), tokenOffsets(tok, ids)[0][1]);
