@@ -343,6 +343,7 @@ async function renderKnockoutBefore() {
     $('ko-neuron').value = st.top_idx[l][(st.T - 1) * st.topK];
   }
   $('ko-after').innerHTML = '';
+  delete $('ko-kl').dataset.kl;
   $('ko-where').hidden = true;
   state.ko = null;
   renderKoText();
@@ -378,7 +379,7 @@ $('ko-btn').addEventListener('click', async () => {
   const r = await m.forward(ids, { stats: false, logits, interventions: [{ layer: l, hook: 'mlp.hook_post', neurons, scale: 0 }] });
   const V = r.logits.length / (all ? T : 1);
   const last = (x) => x.subarray((all ? T - 1 : 0) * V, (all ? T : 1) * V);
-  $('ko-after').innerHTML = await tokenList(topOf(last(r.logits), 5));
+  const after = await tokenList(topOf(last(r.logits), 5));
   const perPos = all ? Array.from({ length: T }, (_, t) => klDiv(base.subarray(t * V, (t + 1) * V), r.logits.subarray(t * V, (t + 1) * V))) : null;
   const kl = all ? perPos[T - 1] : klDiv(base, r.logits);
   state.ko = { l, j, kl, perPos, peak: null };
@@ -395,6 +396,7 @@ $('ko-btn').addEventListener('click', async () => {
   $('ko-where').hidden = !perPos;
   renderKoText();
   $('ko-kl').dataset.kl = kl;
+  $('ko-after').innerHTML = after; // last: tests wait for it
 });
 /** KL(p‖q) in nats between the softmaxes of two logit vectors */
 function klDiv(a, b) {
