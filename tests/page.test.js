@@ -142,7 +142,7 @@ test('budget bars: 8 h², 12 h², 8 h² (break-even), 10.5 h² (~30% more) with 
 });
 
 test('quiz: right and wrong answers get their feedback', async () => {
-  for (const [q, wrong, right] of [['q1', 'a', 'b'], ['q2', 'c', 'a'], ['q3', 'a', 'b']]) {
+  for (const [q, wrong, right] of [['q1', 'a', 'b'], ['q2', 'c', 'a'], ['q3', 'a', 'b'], ['q4', 'a', 'b']]) {
     await page.check(`input[name=${q}][value=${wrong}]`);
     assert.match(await page.getAttribute(`fieldset[data-q="${q[1]}"] .feedback`, 'class'), /wrong/);
     await page.check(`input[name=${q}][value=${right}]`);

@@ -644,6 +644,9 @@ const QUIZ_FEEDBACK = {
   q3: { a: ['不是：精度和参数个数无关。', 'No: precision has nothing to do with the number of parameters.'],
     b: ['对：三个 hidden × intermediate 的矩阵、每层一份，加起来约占三分之一。', 'Right: three hidden × intermediate matrices per layer add up to about a third.'],
     c: ['不是：每层只有一个 MLP 模块。', 'No: there is exactly one MLP block per layer.'] },
+  q4: { a: ['不一定：AUC 只比较排序，不管最强的激活落在哪里。上面的特征卡片数出了已加载模型里的情况。', 'Not necessarily: AUC compares rankings and says nothing about where the strongest activations fall. The feature cards above count it for the loaded model.'],
+    b: ['对：AUC 是“正例高于反例”的概率。有选择性不等于单义——上面的特征卡片数出了它最强的激活里有几次是这类 token。', 'Right: AUC is the chance that a positive scores above a negative. Selective is not monosemantic; the feature cards above count how many of its strongest activations are of the kind.'],
+    c: ['不是：SwiGLU 神经元几乎从不恰好为 0，而且 AUC 不说明它在别处激活得多不多。', 'No: a SwiGLU neuron is almost never exactly zero, and AUC says nothing about how much it fires elsewhere.'] },
 };
 document.querySelectorAll('#quiz fieldset').forEach((fs) => {
   fs.addEventListener('change', (ev) => {
