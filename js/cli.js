@@ -195,7 +195,9 @@ async function features(argv) {
   const top = num(a.top ?? 3, 'top', { int: true, min: 1, max: 1000 });
   const layers = a.layers === undefined ? undefined : String(a.layers).split(',').map((x) => num(x, 'layers', { int: true, min: 0, max: model.nLayers - 1 }));
   if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${a._[0]} has no tokenizer: the probes cannot be encoded`);
-  const res = findFeatureNeurons(model, probes, { top, layers, directions: !!a.directions });
+  // progress on a terminal only (a big model takes minutes: one pass per group of layers)
+  const onProgress = process.stderr.isTTY ? ({ done, total }) => process.stderr.write(`\r${done} / ${total} probe passes${done === total ? '\n' : ''}`) : undefined;
+  const res = findFeatureNeurons(model, probes, { top, layers, directions: !!a.directions, onProgress });
   if (a.json) {
     const dirs = res.directions?.map((d) => ({ ...d, direction: Array.from(d.direction) }));
     process.stdout.write(JSON.stringify({ tokens: res.tokens, best: res.best, perLayer: res.perLayer, ...(dirs ? { directions: dirs } : {}) }) + '\n');

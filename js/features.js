@@ -53,9 +53,10 @@ export function auc(pos, neg) {
 /**
  * @param {{tokenizer: any, forward: Function, nLayers: number, config: any}} model an in-process Model
  * @param {Probe[]} probes
- * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean, topActivations?: number, maxBytes?: number}} [opts]
+ * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean, topActivations?: number, maxBytes?: number, onProgress?: (p: {done: number, total: number}) => void}} [opts]
  *   maxBytes (default 256 MiB): activations held at once; past it the layers are taken in groups,
  *   one pass over the probes per group (same results, more forward passes);
+ *   onProgress({done, total}): after each forward pass of a probe (total = passes × probes);
  *   directions: also the best mean-difference direction of the MLP input per feature (FeatureDirection);
  *   topActivations: k — each best neuron also gets `top`, its k strongest activations over all the
  *   probes (as neuronTopActivations gives them, from the same forward passes)
@@ -93,6 +94,8 @@ export function findFeatureNeurons(model, probes, opts = {}) {
   const found = Object.fromEntries(Object.keys(features).map((name) => [name, []]));
   const tops = new Map(); // `${feature}:${layer}`: the top activations of that layer's first candidate
   let directions = opts.directions ? [] : undefined;
+  const passes = Math.ceil(layers.length / groupSize), perPass = idsOf.filter(Boolean).length;
+  let done = 0;
   for (let g0 = 0; g0 < layers.length; g0 += groupSize) {
     const group = layers.slice(g0, g0 + groupSize);
     const hooks = group.map((l) => `blocks.${l}.mlp.hook_post`);
@@ -102,6 +105,7 @@ export function findFeatureNeurons(model, probes, opts = {}) {
       const ids = idsOf[p];
       if (!ids) continue;
       const r = model.forward(ids, { stats: false, logits: 'none', hooks });
+      opts.onProgress?.({ done: ++done, total: passes * perPass });
       for (let t = 0; t < ids.length; t++, k++) {
         rows[k].acts = group.map((l) => r.hooks[`blocks.${l}.mlp.hook_post`].subarray(t * I, (t + 1) * I));
         rows[k].mid = opts.directions ? group.map((l) => rmsUnit(r.hooks[`blocks.${l}.hook_resid_mid`].subarray(t * H, (t + 1) * H))) : null;

@@ -194,8 +194,9 @@ export interface FeatureNeuron { feature: string; layer: number; neuron: number;
 /** The mean-difference direction of the MLP input (hook_resid_mid divided by its RMS) for a feature. */
 export interface FeatureDirection { feature: string; layer: number; auc: number; heldOutAuc: number; direction: Float32Array; threshold: number }
 /** topActivations: k, each best neuron also gets `top`, its k strongest activations over all the probes;
- *  maxBytes (default 256 MiB): activations held at once, past it the layers go in groups (one pass each). */
-export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number; maxBytes?: number }
+ *  maxBytes (default 256 MiB): activations held at once, past it the layers go in groups (one pass each);
+ *  onProgress: after each probe's forward pass (total = passes × probes). */
+export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number; maxBytes?: number; onProgress?: (p: { done: number; total: number }) => void }
 export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string, FeatureNeuron[]>; tokens: number; directions?: FeatureDirection[] }
 export const DEFAULT_FEATURES: Record<'city' | 'negation' | 'code', FeatureSpec>;
 /** Ranks MLP neurons by how selectively they fire on labelled tokens. */

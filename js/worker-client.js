@@ -56,7 +56,10 @@ export class WorkerModel {
   forward(ids, opts = {}) { return this.rpc.call('forward', [Array.from(ids), plain(opts)]); }
   reset() { return this.rpc.call('reset'); }
   /** findFeatureNeurons() run inside the worker */
-  findFeatureNeurons(probes, opts = {}) { return this.rpc.call('features', [probes, opts]); }
+  findFeatureNeurons(probes, opts = {}) {
+    const { onProgress, ...rest } = opts; // the callback stays here; the worker posts progress messages
+    return this.rpc.call('features', [probes, { ...rest, progress: !!onProgress }], { onProgress });
+  }
   /** neuronTopActivations() run inside the worker */
   neuronTopActivations(texts, opts) { return this.rpc.call('topActivations', [texts, opts]); }
   neuronOutput(layer, neuron, opts = {}) { return this.rpc.call('neuronOutput', [layer, neuron, opts]); }

@@ -42,7 +42,7 @@ const ops = {
   tokenToId: (id, s) => tok().tokenToId(s),
   pretokenize: (id, text) => tok().pretokenize(text),
   applyChatTemplate: (id, messages, opts) => tok().applyChatTemplate(messages, opts),
-  features: (id, probes, opts) => findFeatureNeurons(need(), probes, opts),
+  features: (id, probes, opts) => findFeatureNeurons(need(), probes, { ...opts, onProgress: opts?.progress ? (p) => self.postMessage({ id, progress: p }) : undefined }),
   topActivations: (id, texts, opts) => neuronTopActivations(need(), texts, opts),
   neuronOutput: (id, layer, neuron, opts) => need().neuronOutput(layer, neuron, opts),
   unembedDirection: (id, v, opts) => need().unembedDirection(v, opts),

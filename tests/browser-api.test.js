@@ -45,10 +45,16 @@ test('Worker wrapper: same logits as in-page, llama2.c greedy ids, transferred t
     const texts = ['Once upon a time, there was a little girl.', 'She liked to play in the park.'];
     const wt = await wm.neuronTopActivations(texts, { layer: 1, neuron: 3, k: 4 });
     const topSame = JSON.stringify(wt) === JSON.stringify(window.mlpscope.neuronTopActivations(local, texts, { layer: 1, neuron: 3, k: 4 }));
+    // the feature search reports progress from inside the worker
+    const probes = texts.map((text) => ({ text, spans: [{ start: text.indexOf('girl') >= 0 ? text.indexOf('girl') : 0, end: text.indexOf('girl') >= 0 ? text.indexOf('girl') + 4 : 3, label: 'thing' }] }));
+    const seen = [];
+    const wf = await wm.findFeatureNeurons([...probes, ...probes], { features: { thing: { pos: ['thing'] } }, top: 1, maxBytes: 1, onProgress: (p) => seen.push(p) });
+    const lf = window.mlpscope.findFeatureNeurons(local, [...probes, ...probes], { features: { thing: { pos: ['thing'] } }, top: 1, maxBytes: 1 });
+    const featSame = JSON.stringify(wf) === JSON.stringify(lf);
     await wm.dispose();
     local.dispose();
     return { ids, maxDiff, gen, logitsType: fw.logits.constructor.name, logitsLen: fw.logits.length, hookLen: fw.hooks['blocks.2.mlp.hook_post'].length,
-      statsType: fw.stats.mlp_out_l2[0].constructor.name, ticks, busyMs, info, lastProgress: progress.at(-1), chat: wm.tokenizer.chatTemplate, outSame, topSame, woType: wo.logits.constructor.name };
+      statsType: fw.stats.mlp_out_l2[0].constructor.name, ticks, busyMs, info, lastProgress: progress.at(-1), chat: wm.tokenizer.chatTemplate, outSame, topSame, woType: wo.logits.constructor.name, featSame, seen };
   }, { c });
   assert.deepEqual(r.ids, c.prompt_ids);
   assert.equal(r.maxDiff, 0, 'worker and in-page engine compute the same logits');
@@ -61,6 +67,9 @@ test('Worker wrapper: same logits as in-page, llama2.c greedy ids, transferred t
   assert.ok(r.outSame, 'neuronOutput in the worker = in the page');
   assert.ok(r.topSame, 'neuronTopActivations in the worker = in the page');
   assert.equal(r.woType, 'Float32Array');
+  assert.ok(r.featSame, 'findFeatureNeurons in the worker = in the page');
+  assert.equal(r.seen.length, 5 * 4, 'one progress message per probe and pass (5 layers, one per pass)');
+  assert.deepEqual(r.seen.at(-1), { done: 20, total: 20 });
   assert.equal(r.lastProgress.loaded, r.lastProgress.total);
   assert.ok(r.ticks >= Math.floor(r.busyMs / 5) * 0.3, `page stayed responsive: ${r.ticks} ticks in ${r.busyMs.toFixed(0)} ms`);
   assert.deepEqual(h.errors, []);

@@ -135,7 +135,11 @@ test('a memory budget takes the layers in groups (one pass each) and changes not
   const one = findFeatureNeurons(model, P, opts);
   // 1 byte: one layer per pass, six passes; 3 layers per pass: two
   const perLayerBytes = one.tokens * (model.config.intermediate_size + model.config.hidden_size) * 4;
-  for (const maxBytes of [1, 3 * perLayerBytes]) assert.deepEqual(findFeatureNeurons(model, P, { ...opts, maxBytes }), one, `maxBytes ${maxBytes}`);
+  for (const [maxBytes, passes] of [[1, 6], [3 * perLayerBytes, 2]]) {
+    const seen = [];
+    assert.deepEqual(findFeatureNeurons(model, P, { ...opts, maxBytes, onProgress: (p) => seen.push(p) }), one, `maxBytes ${maxBytes}`);
+    assert.deepEqual(seen, Array.from({ length: passes * P.length }, (_, i) => ({ done: i + 1, total: passes * P.length })));
+  }
 });
 
 test('training reproduces: the first 20 steps of the documented run match the committed log exactly', () => {

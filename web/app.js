@@ -445,10 +445,14 @@ async function findFeatures() {
   const m = state.model;
   if (!m.tokenizer || !state.probes) { $('features').innerHTML = ''; $('features-note').textContent = L('这个模型没有分词器，无法运行探针。', 'This model has no tokenizer, so the probes cannot run.'); return; }
   const probes = probeTexts();
-  $('features-note').textContent = probes.length < state.probes.length
-    ? L(`正在用 ${probes.length} 个探针句子寻找神经元（大模型只用一部分探针；每个句子都要跑一遍整个模型）…`, `Searching neurons with ${probes.length} probe sentences (a big model gets a part of them: each one is a pass through the whole model)…`)
-    : L('正在用探针句子寻找神经元…', 'Searching neurons with the probe sentences…');
-  const res = await m.findFeatureNeurons(probes, { top: 2, directions: true, topActivations: 8 });
+  const searching = (p) => {
+    const n = p ? ` ${p.done} / ${p.total}` : '';
+    $('features-note').textContent = probes.length < state.probes.length
+      ? L(`正在用 ${probes.length} 个探针句子寻找神经元（大模型只用一部分探针；每个句子都要跑一遍整个模型）…${n}`, `Searching neurons with ${probes.length} probe sentences (a big model gets a part of them: each one is a pass through the whole model)…${n}`)
+      : L(`正在用探针句子寻找神经元…${n}`, `Searching neurons with the probe sentences…${n}`);
+  };
+  searching(null);
+  const res = await m.findFeatureNeurons(probes, { top: 2, directions: true, topActivations: 8, onProgress: searching });
   state.features = res;
   const cards = [];
   for (const name of ['city', 'negation', 'code']) {

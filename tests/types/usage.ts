@@ -29,7 +29,7 @@ export async function usage(): Promise<void> {
   console.log(t2.decode([1, 2]));
   const w = await loadModelInWorker('weights/demo/', { maxContext: 512 });
   const wr: ForwardResult = await w.forward([1, 2, 3], { stats: false });
-  const wf: FeatureResult = await w.findFeatureNeurons(probes, { top: 1 });
+  const wf: FeatureResult = await w.findFeatureNeurons(probes, { top: 1, onProgress: (p) => console.log(p.done / p.total) });
   const wt = await w.neuronTopActivations(['hello'], { layer: 1, neuron: 2 });
   console.log(wt.top.length, (await w.neuronOutput(0, 1)).promoted.length, (await w.unembedDirection([1, 2])).suppressed.length);
   const wids: number[] = (await w.tokenizer?.encode('hello')) ?? [];
