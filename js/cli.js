@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import { findFeatureNeurons, neuronTopActivations } from './features.js';
 import { loadModel } from './loader.js';
+import { topTokens } from './model.js';
 import { loadTokenizer } from './tokenizer.js';
 import { createEngine } from './wasm.js';
 import { nodeHost } from './node-host.js';
@@ -250,19 +251,12 @@ async function lens(argv) {
   if (a._.length !== 1 || (a.prompt === undefined && a.ids === undefined)) throw new MlpscopeError('E_ARG', 'lens needs DIR and --prompt or --ids\n' + USAGE);
   const model = await loadModel(a._[0]);
   const ids = a.ids !== undefined ? String(a.ids).split(',').filter((x) => x.trim() !== '').map((x) => num(x, 'ids', { int: true })) : model._encodePrompt(a.prompt);
-  const T = Math.min(ids.length, model.contextLength), H = model.config.hidden_size, L = model.nLayers;
+  const T = Math.min(ids.length, model.contextLength), L = model.nLayers;
   const pos = num(a.position ?? T - 1, 'position', { int: true, min: 0, max: T - 1 }), k = num(a.k ?? 3, 'k', { int: true, min: 1, max: 100 });
-  const hooks = [];
-  for (let l = 0; l < L; l++) hooks.push(`blocks.${l}.hook_resid_mid`, `blocks.${l}.hook_resid_post`);
-  const r = model.forward(ids.slice(0, pos + 1), { stats: false, logits: 'none', hooks });
-  const n = model.tokenizer?.vocabSize || model.config.vocab_size;
-  const at = (name) => {
-    const d = model.unembedDirection(r.hooks[name].subarray(pos * H, (pos + 1) * H), { normalize: true, k });
-    let z = 0;
-    for (let i = 0; i < n; i++) z += Math.exp(d.logits[i] - d.promoted[0].logit);
-    return d.promoted.map((t) => ({ id: t.id, text: model.tokenizer ? model.tokenizer.decode([t.id]) : String(t.id), prob: Math.exp(t.logit - d.promoted[0].logit) / z }));
-  };
-  const rows = Array.from({ length: L }, (_, l) => ({ layer: l, mixer: model.info().mixers[l], afterMixer: at(hooks[2 * l]), afterMlp: at(hooks[2 * l + 1]) }));
+  const lensAt = model.forward(ids.slice(0, pos + 1), { stats: false, logits: 'none', logitLens: { positions: [pos], k, afterMixer: true } }).logitLens[0];
+  const show = (ts) => ts.map((t) => ({ id: t.id, text: model.tokenizer ? model.tokenizer.decode([t.id]) : String(t.id), prob: t.prob }));
+  const mixers = model.info().mixers;
+  const rows = Array.from({ length: L }, (_, l) => ({ layer: l, mixer: mixers[l], afterMixer: show(lensAt.afterMixer[l]), afterMlp: show(lensAt.layers[l]) }));
   if (a.json) process.stdout.write(JSON.stringify({ position: pos, token: ids[pos], rows }) + '\n');
   else {
     const fmt = (ts) => ts.map((t) => `${JSON.stringify(t.text)} ${(100 * t.prob).toFixed(1)}%`).join(', ');
@@ -277,8 +271,7 @@ async function lens(argv) {
 }
 
 function topK(logits, k) {
-  const idx = Array.from(logits.keys()).sort((x, y) => logits[y] - logits[x] || x - y).slice(0, k);
-  return idx.map((i) => [i, logits[i]]);
+  return topTokens(logits, k).map((t) => [t.id, t.logit]);
 }
 
 async function main() {

@@ -5,6 +5,7 @@
 // neuronTopActivations() lists where one neuron fires most over a set of texts.
 
 import { fail } from './errors.js';
+import { topIndices } from './select.js';
 
 /**
  * @typedef {{text: string, spans: {start: number, end: number, label: string}[]}} Probe
@@ -88,8 +89,8 @@ export function findFeatureNeurons(model, probes, opts = {}) {
   // Every layer's activations of every probe token at once would be tokens × layers × (I + H)
   // floats: 2.3 GB for Qwen3.5-0.8B on the default probes. Layers are taken in groups that fit
   // maxBytes, one pass over the probes per group (one group, one pass, for small models).
-  const perLayer = tokensBytes(rows.length, I + (opts.directions ? H : 0));
-  const groupSize = Math.max(1, Math.floor((opts.maxBytes ?? 256 * 2 ** 20) / perLayer));
+  const bytesPerLayer = rows.length * (I + (opts.directions ? H : 0)) * 4;
+  const groupSize = Math.max(1, Math.floor((opts.maxBytes ?? 256 * 2 ** 20) / bytesPerLayer));
   const halvesOf = Object.fromEntries(Object.entries(features).map(([name, spec]) => [name, splitRows(rows, spec)]));
   const found = Object.fromEntries(Object.keys(features).map((name) => [name, []]));
   const tops = new Map(); // `${feature}:${layer}`: the top activations of that layer's first candidate
@@ -111,7 +112,7 @@ export function findFeatureNeurons(model, probes, opts = {}) {
         rows[k].mid = opts.directions ? group.map((l) => rmsUnit(r.hooks[`blocks.${l}.hook_resid_mid`].subarray(t * H, (t + 1) * H))) : null;
       }
     }
-    if (directions) directions = mergeDirections(directions, featureDirections(rows, features, group, H));
+    if (directions) directions = mergeDirections(directions, featureDirections(halvesOf, group, H));
     for (const name of Object.keys(features)) {
       const halves = halvesOf[name];
       if (!halves[0].pos.length || !halves[0].neg.length) continue;
@@ -143,8 +144,6 @@ export function findFeatureNeurons(model, probes, opts = {}) {
   return { best, perLayer: found, tokens: rows.length, ...(directions ? { directions } : {}) };
 }
 
-const tokensBytes = (tokens, width) => tokens * width * 4;
-
 /** per feature, the better of two groups' directions (the earlier group wins a tie, like a lower layer) */
 function mergeDirections(a, b) {
   const out = [...a];
@@ -158,8 +157,9 @@ function mergeDirections(a, b) {
 
 /** the k rows where the neuron's sign × activation is largest, as neuronTopActivations reports them (window 6) */
 function topOfRows(model, rows, idsOf, probes, li, { neuron, sign }, k) {
-  const top = [...rows].sort((x, y) => sign * (y.acts[li][neuron] - x.acts[li][neuron]) || x.p - y.p || x.t - y.t).slice(0, k);
-  return top.map((r) => describe(model, probes, idsOf[r.p], r.p, r.t, r.acts[li][neuron], 6));
+  const act = (i) => rows[i].acts[li][neuron]; // rows are in probe and token order: ties go to the earlier one
+  return topIndices(rows.length, k, (a, b) => sign * (act(a) - act(b)) > 0 || (act(a) === act(b) && a < b))
+    .map((i) => describe(model, probes, idsOf[rows[i].p], rows[i].p, rows[i].t, act(i), 6));
 }
 
 /** a token in its context: TopActivation */
@@ -195,10 +195,9 @@ function rmsUnit(x) {
  * stream after the mixer, divided by its RMS) from the mean of the negative tokens to the mean of
  * the positive tokens, taken on the first part of the probes, scored on the held-out part.
  */
-function featureDirections(rows, features, layers, H) {
+function featureDirections(halvesOf, layers, H) {
   const out = [];
-  for (const [name, spec] of Object.entries(features)) {
-    const [{ pos: p0, neg: n0 }, { pos: p1, neg: n1 }] = splitRows(rows, spec);
+  for (const [name, [{ pos: p0, neg: n0 }, { pos: p1, neg: n1 }]] of Object.entries(halvesOf)) {
     if (!p0.length || !n0.length) continue;
     let chosen = null;
     for (let li = 0; li < layers.length; li++) {
@@ -243,26 +242,22 @@ export function neuronTopActivations(model, texts, opts) {
   if (!Number.isInteger(k) || k < 1) fail('E_ARG', `neuronTopActivations: k must be a positive integer, got ${k}`);
   if (sign !== 1 && sign !== -1) fail('E_ARG', `neuronTopActivations: sign must be 1 or -1, got ${sign}`);
   const hook = `blocks.${layer}.mlp.hook_post`;
-  /** @type {{text: number, token: number, activation: number, ids: number[]}[]} */
-  let top = [];
-  let n = 0, sum = 0, pos = 0;
+  // every token's activation, in text and token order (ties go to the earlier token)
+  const acts = [], where = [], idsOf = [];
   for (let p = 0; p < texts.length; p++) {
     const text = typeof texts[p] === 'string' ? texts[p] : texts[p].text;
     const ids = model.tokenizer.encode(text, { addSpecial: true });
     if (!ids.length || ids.length > model.contextLength) continue;
+    idsOf[p] = ids;
     const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook] }).hooks[hook];
-    for (let t = 0; t < ids.length; t++) {
-      const a = h[t * I + neuron];
-      n++; sum += a; if (sign * a > 0) pos++;
-      if (top.length < k || sign * a > sign * top[top.length - 1].activation) {
-        top.push({ text: p, token: t, activation: a, ids });
-        top.sort((x, y) => sign * (y.activation - x.activation) || x.text - y.text || x.token - y.token);
-        if (top.length > k) top.pop();
-      }
-    }
+    for (let t = 0; t < ids.length; t++) { acts.push(h[t * I + neuron]); where.push([p, t]); }
   }
+  const n = acts.length;
+  let sum = 0, pos = 0;
+  for (const a of acts) { sum += a; if (sign * a > 0) pos++; }
+  const top = topIndices(n, k, (a, b) => sign * (acts[a] - acts[b]) > 0 || (acts[a] === acts[b] && a < b));
   return {
-    top: top.map(({ text, token, activation, ids }) => describe(model, texts, ids, text, token, activation, window)),
+    top: top.map((i) => describe(model, texts, idsOf[where[i][0]], where[i][0], where[i][1], acts[i], window)),
     tokens: n, mean: n ? sum / n : 0, positive: n ? pos / n : 0,
   };
 }

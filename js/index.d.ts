@@ -63,7 +63,8 @@ export interface ForwardOptions {
   hooks?: HookName[];
   interventions?: Intervention[];
   logits?: 'last' | 'all' | 'none';
-  logitLens?: { positions: number[]; k?: number };
+  /** afterMixer: also the lens of hook_resid_mid (the stream before each layer's MLP) */
+  logitLens?: { positions: number[]; k?: number; afterMixer?: boolean };
   /** extend the current sequence instead of starting a fresh one */
   continue?: boolean;
 }
@@ -100,7 +101,7 @@ export interface ForwardResult {
   /** hook name -> Float32Array [T][width] flattened */
   hooks: Record<string, Float32Array>;
   timings: { total_ms: number; layer_ms: Float64Array | null };
-  logitLens?: { position: number; layers: LensToken[][] }[];
+  logitLens?: { position: number; layers: LensToken[][]; afterMixer?: LensToken[][] }[];
   position: number;
 }
 

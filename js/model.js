@@ -2,13 +2,14 @@
 // what a neuron writes, read through the head (neuronOutput, unembedDirection).
 import { MlpscopeError } from './errors.js';
 import { parseHook, hookId } from './hooks.js';
+import { topIndices } from './select.js';
 
 const STAT_NAMES = ['resid_pre_l2', 'attn_out_l2', 'resid_mid_l2', 'mlp_out_l2', 'resid_post_l2', 'mlp_ratio'];
 
 /**
  * @typedef {{ layer: number, hook: 'mlp.hook_post'|'hook_mlp_out', neurons?: number[], scale: number }} Intervention
  * @typedef {{ stats?: boolean, topK?: number, hooks?: string[], interventions?: Intervention[],
- *   logits?: 'last'|'all'|'none', logitLens?: {positions: number[], k?: number}, continue?: boolean }} ForwardOptions
+ *   logits?: 'last'|'all'|'none', logitLens?: {positions: number[], k?: number, afterMixer?: boolean}, continue?: boolean }} ForwardOptions
  * @typedef {{ id: number, token: string|undefined, logit: number }} LogitToken
  */
 
@@ -94,11 +95,13 @@ export class Model {
     const vp = e.malloc(H * 4), lp = e.malloc(V * 4);
     try {
       e.f32.set(Float32Array.from(v), vp >> 2);
-      e.check(e.x.ms_unembed_direction(this.m, vp, normalize ? 1 : 0, lp, e.err) === 0);
+      if (normalize) e.x.ms_unembed_vec(this.s, vp, lp); // the final RMSNorm and head, as the forward pass runs them
+      else e.check(e.x.ms_unembed_direction(this.m, vp, lp, e.err) === 0);
       const logits = e.f32.slice(lp >> 2, (lp >> 2) + V);
       const n = Math.min(V, this.tokenizer?.vocabSize || this._info.tokenizer?.vocab_size || V);
       const tok = (id) => ({ id, token: this.tokenizer?.idToToken(id), logit: logits[id] });
-      return { logits, promoted: extreme(logits, n, k, 1).map(tok), suppressed: extreme(logits, n, k, -1).map(tok) };
+      const ranked = (sign) => topIndices(n, k, (a, b) => sign * (logits[a] - logits[b]) > 0 || (logits[a] === logits[b] && a < b));
+      return { logits, promoted: ranked(1).map(tok), suppressed: ranked(-1).map(tok) };
     } finally { e.free(vp); e.free(lp); }
   }
 
@@ -141,6 +144,7 @@ export class Model {
       const want = new Map();
       for (const name of hooks) want.set(name, parseHook(name, this.nLayers));
       if (logitLens) for (let l = 0; l < this.nLayers; l++) want.set(`blocks.${l}.hook_resid_post`, { layer: l, hook: 4 });
+      if (logitLens?.afterMixer) for (let l = 0; l < this.nLayers; l++) want.set(`blocks.${l}.hook_resid_mid`, { layer: l, hook: 2 });
       for (const [name, { layer, hook }] of want) {
         const p = e.x.ms_run_capture(run, layer, hook, e.err) >>> 0;
         e.check(p);
@@ -185,7 +189,7 @@ export class Model {
         out.stats = st;
       }
       for (const c of caps) if (hooks.includes(c.name)) out.hooks[c.name] = e.f32.slice(c.p >> 2, (c.p >> 2) + T * c.width);
-      if (logitLens) out.logitLens = this._lens(caps, lensPos, logitLens.k ?? 5);
+      if (logitLens) out.logitLens = this._lens(caps, lensPos, logitLens.k ?? 5, !!logitLens.afterMixer);
       return out;
     } finally {
       e.x.ms_run_free(run);
@@ -193,22 +197,23 @@ export class Model {
     }
   }
 
-  /** top-k tokens of unembed(final_norm(resid_post_l)) for every layer at the given positions */
-  _lens(caps, positions, k) {
+  /** top-k tokens of unembed(final_norm(resid_post_l)) for every layer at the given positions, and
+   *  with afterMixer of unembed(final_norm(resid_mid_l)) too: the stream before each layer's MLP */
+  _lens(caps, positions, k, afterMixer) {
     const e = this.e, cfg = this._info.config, H = cfg.hidden_size, V = cfg.vocab_size;
     const nReal = this._info.tokenizer.vocab_size || V;
     const vp = e.malloc(H * 4), lp = e.malloc(V * 4);
+    const top = (name, pos) => {
+      const c = caps.find((x) => x.name === name);
+      e.f32.copyWithin(vp >> 2, (c.p >> 2) + pos * H, (c.p >> 2) + (pos + 1) * H);
+      e.x.ms_unembed_vec(this.s, vp, lp);
+      return topTokens(e.f32.subarray(lp >> 2, (lp >> 2) + nReal), k, this.tokenizer);
+    };
     const res = [];
     try {
       for (const pos of positions) {
-        const layers = [];
-        for (let l = 0; l < this.nLayers; l++) {
-          const c = caps.find((x) => x.name === `blocks.${l}.hook_resid_post`);
-          e.f32.copyWithin(vp >> 2, (c.p >> 2) + pos * H, (c.p >> 2) + (pos + 1) * H);
-          e.x.ms_unembed_vec(this.s, vp, lp);
-          layers.push(topTokens(e.f32.subarray(lp >> 2, (lp >> 2) + nReal), k, this.tokenizer));
-        }
-        res.push({ position: pos, layers });
+        const at = (hook) => Array.from({ length: this.nLayers }, (_, l) => top(`blocks.${l}.${hook}`, pos));
+        res.push({ position: pos, layers: at('hook_resid_post'), ...(afterMixer ? { afterMixer: at('hook_resid_mid') } : {}) });
       }
     } finally { e.free(vp); e.free(lp); }
     return res;
@@ -285,19 +290,6 @@ export class Model {
   _alive() { if (this._disposed) throw new MlpscopeError('E_STATE', 'the model was disposed'); }
 }
 
-/** ids of the k largest (sign 1) or smallest (sign -1) of x[0..n), most extreme first, ties to the lower id */
-function extreme(x, n, k, sign) {
-  const best = [];
-  const before = (a, b) => sign * (x[a] - x[b]) > 0 || (x[a] === x[b] && a < b);
-  for (let i = 0; i < n; i++) {
-    if (best.length === k && !before(i, best[k - 1])) continue;
-    let j = best.length < k ? best.length : k - 1;
-    while (j > 0 && before(i, best[j - 1])) { best[j] = best[j - 1]; j--; }
-    best[j] = i;
-  }
-  return best;
-}
-
 function perLayer(view, ptr, L, width) {
   const base = ptr / view.BYTES_PER_ELEMENT;
   const all = view.slice(base, base + L * width);
@@ -310,13 +302,6 @@ export function topTokens(logits, k, tokenizer) {
   for (let i = 0; i < logits.length; i++) if (logits[i] > mx) mx = logits[i];
   let z = 0;
   for (let i = 0; i < logits.length; i++) z += Math.exp(logits[i] - mx);
-  const best = [];
-  for (let i = 0; i < logits.length; i++) {
-    if (best.length < k || logits[i] > logits[best[best.length - 1]]) {
-      best.push(i);
-      best.sort((a, b) => logits[b] - logits[a] || a - b);
-      if (best.length > k) best.pop();
-    }
-  }
+  const best = topIndices(logits.length, k, (a, b) => logits[a] > logits[b] || (logits[a] === logits[b] && a < b));
   return best.map((id) => ({ id, token: tokenizer?.idToToken(id), logit: logits[id], prob: Math.exp(logits[id] - mx) / z }));
 }

@@ -85,6 +85,15 @@ test('logit lens of the last layer equals the model\'s own top-k', () => {
   assert.equal(r.logitLens.length, 2);
   assert.equal(r.logitLens[1].position, 3);
   assert.ok(last.every((x) => x.prob > 0 && x.prob <= 1 && typeof x.token === 'string'));
+  assert.equal(r.logitLens[0].afterMixer, undefined);
+  // afterMixer: the same lens on hook_resid_mid, i.e. the whole final norm and head on that vector
+  const H = model.config.hidden_size;
+  const m = model.forward(ids, { hooks: Array.from({ length: L }, (_, l) => `blocks.${l}.hook_resid_mid`), logitLens: { positions: [3], k: 4, afterMixer: true } });
+  for (let l = 0; l < L; l++) {
+    const want = model.unembedDirection(m.hooks[`blocks.${l}.hook_resid_mid`].subarray(3 * H, 4 * H), { normalize: true, k: 4 }).promoted;
+    assert.deepEqual(m.logitLens[0].afterMixer[l].map((x) => [x.id, x.logit]), want.map((x) => [x.id, x.logit]), `layer ${l}`);
+  }
+  assert.deepEqual(m.logitLens[0].layers, model.forward(ids, { logitLens: { positions: [3], k: 4 } }).logitLens[0].layers);
 });
 
 test('generation: reproducible with a seed, greedy at temperature 0', async () => {

@@ -28,15 +28,18 @@ before(async () => {
   await page.goto(server.url);
   await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 120000 });
 });
-after(async () => { await browser?.close(); await server?.close(); });
+after(async () => { await browser?.close(); await server?.close(); demoModel?.dispose(); });
+
+/** the page's demo model, in this process: every number the page shows is recomputed with it */
+let demoModel;
+const demo = async () => (demoModel ??= await loadModel(path.join(SITE, 'weights/demo')));
 
 /** what the page should show: the same model, in-process, on the same text */
 async function expected(text) {
-  const m = await loadModel(path.join(SITE, 'weights/demo'));
+  const m = await demo();
   const r = m.forward(m.tokenizer.encode(text));
   const ratios = r.stats.mlp_ratio.map((row) => row.reduce((a, b) => a + b, 0) / row.length);
   const out = { ratios, info: m.info(), mlpOut: r.stats.mlp_out_l2, post: r.stats.resid_post_l2 };
-  m.dispose();
   return out;
 }
 const pageRatios = () => page.$$eval('#bars .bar', (bs) => bs.map((b) => Number(b.dataset.ratio)));
@@ -79,7 +82,7 @@ test('clicking the largest and the smallest bar shows their ratios and mixer kin
 });
 
 test('how the prediction forms: the logit lens after each mixer and each MLP, and the last row is the real output', async () => {
-  const m = await loadModel(path.join(SITE, 'weights/demo'));
+  const m = await demo();
   const ids = m.tokenizer.encode(DEFAULT_TEXT), T = ids.length, H = m.config.hidden_size, L = m.nLayers, V = m.config.vocab_size;
   const readRows = () => page.$$eval('#lens-table tr[data-layer]', (rs) => rs.map((r) => ({ mid: Number(r.dataset.mid), post: Number(r.dataset.post), ppost: Number(r.dataset.ppost), changed: r.classList.contains('mlp-changed') })));
   const hooks = [];
@@ -113,7 +116,6 @@ test('how the prediction forms: the logit lens after each mixer and each MLP, an
   await page.waitForFunction(() => /第 3 个|token 3,/.test(document.querySelector('#lens-note').textContent));
   const r3 = m.forward(ids.slice(0, 4), { logits: 'last' });
   assert.equal(Number(await page.getAttribute('#lens-table tr[data-layer]:last-child', 'data-post')), argmax(r3.logits));
-  m.dispose();
 });
 
 test('SiLU slider at z = -1 reads -0.269 / 0.000 / -0.269', async () => {
@@ -173,14 +175,13 @@ test('the live features: the demo model shows city and negation neurons with hel
   assert.match(await page.textContent('#features-note'), /代码|code/, 'the page says the code feature is not clean in this model');
   // each card says how many of its neuron's 8 strongest activations are of its kind, as Node counts them
   const probeSet = JSON.parse(fs.readFileSync(path.join(SITE, 'probes.json'), 'utf8')).probes;
-  const m = await loadModel(path.join(SITE, 'weights/demo'));
+  const m = await demo();
   for (const f of ['city', 'negation', 'code']) {
     const [layer, neuron] = await page.$eval(`#feature-${f}`, (c) => [Number(c.dataset.layer), Number(c.dataset.neuron)]);
     const sign = (await page.textContent(`#feature-${f} .feature-meta`)).includes('负向') ? -1 : 1;
     const top = neuronTopActivations(m, probeSet, { layer, neuron, sign, k: 8 }).top;
     assert.equal(Number(await page.getAttribute(`#feature-${f} .feature-top`, 'data-in')), top.filter((x) => x.labels.includes(f)).length, f);
   }
-  m.dispose();
   assert.equal(await page.getAttribute('#feature-city .feature-top', 'data-in'), '8');
   assert.match(await page.textContent('#feature-negation .feature-top'), /单义/, 'the negation neuron is selective but fires hardest elsewhere, and the page says so');
   // and shows the direction that is: only on the code card
@@ -193,7 +194,7 @@ test('the live features: the demo model shows city and negation neurons with hel
 
 test('any neuron: where it fires most in the probe sentences, as neuronTopActivations gives it in Node', async () => {
   const probes = JSON.parse(fs.readFileSync(path.join(SITE, 'probes.json'), 'utf8')).probes;
-  const m = await loadModel(path.join(SITE, 'weights/demo'));
+  const m = await demo();
   const check = async () => {
     const l = Number(await page.inputValue('#fires-layer')), j = Number(await page.inputValue('#fires-neuron')), sign = Number(await page.inputValue('#fires-sign'));
     const want = neuronTopActivations(m, probes, { layer: l, neuron: j, sign, k: 8, window: 6 });
@@ -241,7 +242,6 @@ test('any neuron: where it fires most in the probe sentences, as neuronTopActiva
   await page.click('#fires-run');
   await page.waitForFunction(() => /17/.test(document.querySelector('#fires-top-note').textContent));
   await check();
-  m.dispose();
 });
 
 test('a sentence of your own re-runs everything; switching a neuron off changes the prediction', async () => {
@@ -290,11 +290,10 @@ test('a sentence of your own re-runs everything; switching a neuron off changes 
 
 /** KL(before‖after) of the next-token distribution at every position, in float64, in Node */
 async function knockoutKl(text, layer, neurons) {
-  const m = await loadModel(path.join(SITE, 'weights/demo'));
+  const m = await demo();
   const ids = m.tokenizer.encode(text), T = ids.length;
   const a = m.forward(ids, { stats: false, logits: 'all' }).logits;
   const b = m.forward(ids, { stats: false, logits: 'all', interventions: [{ layer, hook: 'mlp.hook_post', neurons, scale: 0 }] }).logits;
-  m.dispose();
   const V = a.length / T, out = [];
   const logSoftmax = (x) => { const mx = Math.max(...x); const lz = Math.log(x.reduce((s, v) => s + Math.exp(v - mx), 0)); return Array.from(x, (v) => v - mx - lz); };
   for (let t = 0; t < T; t++) {

@@ -1,5 +1,5 @@
 // The lesson page: a live model (in a Web Worker) behind every chart. Plain ES modules, no framework.
-import { loadModelInWorker } from './js/index.js';
+import { loadModelInWorker, topTokens } from './js/index.js';
 
 const $ = (id) => document.getElementById(id);
 const fmt = (x, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : '–');
@@ -149,6 +149,7 @@ async function load(entry, { keepError = false } = {}) {
     state.features = null;
     state.topActs = null;
     state.lens = null;
+    state.fires = null;
     for (const id of ['fires-top', 'fires-up', 'fires-down']) $(id).innerHTML = '';
     if (state.progress) { state.progress.done = (performance.now() - t0) / 1000; renderProgress(); }
     document.body.dataset.model = entry.id;
@@ -290,36 +291,21 @@ $('corr-layer').addEventListener('change', renderLayerChart);
 
 // ---------------------------------------------------------------- logit lens: after the mixer, after the MLP
 async function renderLens() {
-  const m = state.model, c = state.info.config, H = c.hidden_size, L_ = c.num_hidden_layers;
+  const m = state.model, L_ = state.info.config.num_hidden_layers, T = state.ids.length;
   if (!m.tokenizer) return;
-  const names = [];
-  for (let l = 0; l < L_; l++) names.push(`blocks.${l}.hook_resid_mid`, `blocks.${l}.hook_resid_post`);
-  const r = await m.forward(state.ids, { stats: false, logits: 'none', hooks: names });
-  const n = state.info.tokenizer?.vocab_size || c.vocab_size;
-  /** the top token of the stream at position t, with its probability */
-  const top1 = async (name, t) => {
-    const d = await m.unembedDirection(r.hooks[name].subarray(t * H, (t + 1) * H), { normalize: true, k: 1 });
-    const best = d.promoted[0], lg = d.logits;
-    let z = 0;
-    for (let i = 0; i < n; i++) z += Math.exp(lg[i] - best.logit);
-    return { id: best.id, p: 1 / z, text: await m.tokenizer.decode([best.id]) };
-  };
-  const lensAt = async (t) => {
-    const rows = [];
-    for (let l = 0; l < L_; l++) rows.push({ l, mid: await top1(names[2 * l], t), post: await top1(names[2 * l + 1], t) });
-    return rows;
-  };
-  let t = Number($('lens-token').value), rows = null;
-  if (!state.lensChosen && H < 512) {
-    // small models: start at the token where the most MLPs change the guess (later ones win ties)
-    let most = -1;
-    for (let u = 0; u < state.ids.length; u++) {
-      const rs = await lensAt(u), k = rs.filter((x) => x.mid.id !== x.post.id).length;
-      if (k >= most) { most = k; t = u; rows = rs; }
-    }
-    $('lens-token').value = String(t);
-  }
-  state.lens = { t, rows: rows ?? await lensAt(t) };
+  // small models: every position, to start at the token where the most MLPs change the top guess
+  // (later ones win ties); big ones: the chosen position only
+  const all = !state.lensChosen && state.info.config.hidden_size < 512;
+  const positions = all ? Array.from({ length: T }, (_, t) => t) : [Number($('lens-token').value)];
+  const r = await m.forward(state.ids, { stats: false, logits: 'none', logitLens: { positions, k: 1, afterMixer: true } });
+  const changed = (e) => e.layers.filter((x, l) => x[0].id !== e.afterMixer[l][0].id).length;
+  let at = r.logitLens[0];
+  for (const e of r.logitLens) if (changed(e) >= changed(at)) at = e;
+  $('lens-token').value = String(at.position);
+  const cell = async (x) => ({ id: x[0].id, p: x[0].prob, text: await m.tokenizer.decode([x[0].id]) });
+  const rows = [];
+  for (let l = 0; l < L_; l++) rows.push({ l, mid: await cell(at.afterMixer[l]), post: await cell(at.layers[l]) });
+  state.lens = { t: at.position, rows };
   renderLensTable();
 }
 function renderLensTable() {
@@ -348,14 +334,10 @@ async function renderKnockoutBefore() {
   state.ko = null;
   renderKoText();
 }
+/** the k most likely next tokens over the real vocabulary, with their probabilities */
 function topOf(logits, k) {
   const n = state.info.tokenizer.vocab_size || logits.length;
-  let mx = -Infinity;
-  for (let i = 0; i < n; i++) mx = Math.max(mx, logits[i]);
-  let z = 0;
-  for (let i = 0; i < n; i++) z += Math.exp(logits[i] - mx);
-  const idx = Array.from({ length: n }, (_, i) => i).sort((a, b) => logits[b] - logits[a]).slice(0, k);
-  return idx.map((id) => ({ id, p: Math.exp(logits[id] - mx) / z }));
+  return topTokens(logits.subarray(0, n), k).map((t) => ({ id: t.id, p: t.prob }));
 }
 async function tokenList(top) {
   const out = [];
@@ -429,16 +411,18 @@ async function shade(el, text, layer, neuron, sign = 1) {
   const r = await m.forward(ids, { stats: false, logits: 'none', hooks: [`blocks.${layer}.mlp.hook_post`] });
   await shadeTokens(el, ids, Array.from(ids, (_, t) => sign * r.hooks[`blocks.${layer}.mlp.hook_post`][t * I + neuron]));
 }
-/** each token shaded by its value: positive values darker, scaled to the largest |value| */
+/** each token shaded by its value: positive values darker, scaled to the largest |value|; returns the pieces */
 async function shadeTokens(el, ids, values) {
   const mx = Math.max(1e-6, ...values.map(Math.abs));
-  const parts = [];
+  const parts = [], pieces = [];
   for (let t = 0; t < ids.length; t++) {
     const a = values[t], piece = await state.model.tokenizer.decode([ids[t]]);
     const alpha = Math.max(0, a) / mx;
+    pieces.push(piece);
     parts.push(`<span class="tok" data-act="${a}" title="${a.toFixed(3)}" style="background:rgba(var(--shade),${alpha.toFixed(2)});color:${alpha > 0.55 ? '#fff' : 'inherit'}">${escapeHtml(piece)}</span>`);
   }
   el.innerHTML = parts.join('');
+  return pieces;
 }
 
 async function findFeatures() {
@@ -490,17 +474,8 @@ async function findFeatures() {
 const probeTexts = () => (state.info.config.hidden_size >= 512 ? state.probes.slice(0, 48) : state.probes);
 /** the most active neurons (|mlp.hook_post|, every layer) at one token of the card's text, as buttons
  *  that load them into the card; the token defaults to where the card's neuron fires most */
-async function renderNeighbours(keepToken = false) {
-  const m = state.model, ids = await m.tokenizer.encode($('fires-text').value);
-  if (!ids.length) return;
-  const r = await m.forward(ids, { stats: true, topK: 3, logits: 'none' });
-  const st = r.stats, k = st.topK;
-  if (!keepToken) {
-    const acts = Array.from($('fires-out').querySelectorAll('.tok'), (e) => Number(e.dataset.act));
-    const best = acts.reduce((b, v, t) => (v > acts[b] ? t : b), 0);
-    $('fires-tok').innerHTML = (await Promise.all(ids.map(async (id, t) => `<option value="${t}">${t}: ${escapeHtml(JSON.stringify(await m.tokenizer.decode([id])))}</option>`))).join('');
-    $('fires-tok').value = String(best);
-  }
+function renderNeighbours() {
+  const f = state.fires, st = f.stats, k = st.topK;
   const t = Number($('fires-tok').value), cur = [Number($('fires-layer').value), Number($('fires-neuron').value)];
   const chips = [];
   for (let l = 0; l < st.layers; l++)
@@ -515,15 +490,24 @@ async function renderNeighbours(keepToken = false) {
     showNeuron();
   });
 }
-$('fires-tok').addEventListener('change', () => renderNeighbours(true));
+$('fires-tok').addEventListener('change', () => { if (state.fires) renderNeighbours(); });
 /** the "any neuron" card: shade the reader's text, then list where the neuron fires most in the probes */
 async function showNeuron() {
   const l = Number($('fires-layer').value), j = Number($('fires-neuron').value), sign = Number($('fires-sign').value);
   const I = state.info.config.intermediate_size;
   if (!Number.isInteger(j) || j < 0 || j >= I) { $('fires-top').innerHTML = ''; state.topActs = null; renderTopActsNote(); return; }
-  await shade($('fires-out'), $('fires-text').value, l, j, sign);
   if (!state.model.tokenizer) return;
-  await renderNeighbours();
+  // one pass over the card's text: the neuron's activation at every token (shading) and the engine's
+  // top-3 neurons of every layer at every token (the chips)
+  const m = state.model, ids = await m.tokenizer.encode($('fires-text').value), hook = `blocks.${l}.mlp.hook_post`;
+  if (!ids.length) return;
+  const r = await m.forward(ids, { stats: true, topK: 3, logits: 'none', hooks: [hook] });
+  const values = Array.from(ids, (_, t) => sign * r.hooks[hook][t * I + j]);
+  const pieces = await shadeTokens($('fires-out'), ids, values);
+  state.fires = { stats: r.stats };
+  $('fires-tok').innerHTML = pieces.map((p, t) => `<option value="${t}">${t}: ${escapeHtml(JSON.stringify(p))}</option>`).join('');
+  $('fires-tok').value = String(values.reduce((b, v, t) => (v > values[b] ? t : b), 0)); // where it fires most
+  renderNeighbours();
   // what it writes: a neuron firing negatively writes minus its column, so up and down swap
   // (byte pieces that are not text on their own, shown as �, are left out: they say nothing to a reader)
   const out = await state.model.neuronOutput(l, j, { k: 40 });

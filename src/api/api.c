@@ -202,7 +202,7 @@ API(ms_run_intervene) int ms_run_intervene(ms_run *r, int layer, int hook, const
 }
 
 API(ms_mlp_down_column) int ms_mlp_down_column_api(ms_model *m, int layer, int neuron, float *out, ms_err *err) { return ms_mlp_down_column(m, layer, neuron, out, err); }
-API(ms_unembed_direction) int ms_unembed_direction_api(ms_model *m, const float *v, int normalize, float *logits, ms_err *err) { return ms_unembed_direction(m, v, normalize, logits, err); }
+API(ms_unembed_direction) int ms_unembed_direction_api(ms_model *m, const float *v, float *logits, ms_err *err) { return ms_unembed_direction(m, v, logits, err); }
 API(ms_run_exec) int ms_run_exec(ms_run *r, const int32_t *ids, ms_err *err) { return ms_forward(r->s, ids, r->T, &r->o, err); }
 API(ms_run_logits) float *ms_run_logits(ms_run *r) { return r->logits; }
 /* which: 0 resid_pre 1 attn_out 2 resid_mid 3 mlp_out 4 resid_post 5 ratio 6 top_idx 7 top_val

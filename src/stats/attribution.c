@@ -19,15 +19,13 @@ int ms_mlp_down_column(const ms_model *m, int layer, int neuron, float *out, ms_
     return MS_OK;
 }
 
-int ms_unembed_direction(const ms_model *m, const float *v, int normalize, float *logits, ms_err *err) {
+int ms_unembed_direction(const ms_model *m, const float *v, float *logits, ms_err *err) {
     const ms_config *c = &m->cfg;
     if (!m->finalized) return ms_fail(err, MS_E_STATE, "model is not fully loaded");
     float *g = malloc((size_t)c->hidden * sizeof *g);
     if (!g) return ms_fail(err, MS_E_MEMORY, "cannot allocate %d floats", c->hidden);
     const float *w = m->final_norm->data;
-    if (normalize) ms_rmsnorm(g, v, w, c->hidden, c->eps, c->norm_offset);
-    else
-        for (int i = 0; i < c->hidden; i++) g[i] = (c->norm_offset + w[i]) * v[i];
+    for (int i = 0; i < c->hidden; i++) g[i] = (c->norm_offset + w[i]) * v[i];
     ms_linear(m, m->lm_head, g, 1, logits);
     free(g);
     return MS_OK;

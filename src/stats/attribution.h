@@ -10,7 +10,7 @@
 
 /* out[hidden] = column `neuron` of layer `layer`'s down_proj (the neuron's write direction) */
 int ms_mlp_down_column(const ms_model *m, int layer, int neuron, float *out, ms_err *err);
-/* logits[vocab] = lm_head · ((norm_offset + final_norm) ⊙ v), v of hidden size; with normalize,
- * v is first divided by its RMS (the final RMSNorm in full: the logit lens of a residual vector) */
-int ms_unembed_direction(const ms_model *m, const float *v, int normalize, float *logits, ms_err *err);
+/* logits[vocab] = lm_head · ((norm_offset + final_norm) ⊙ v), v of hidden size (the final RMSNorm's
+ * gain without its 1/rms: for the whole norm, ms_unembed in engine/forward.h) */
+int ms_unembed_direction(const ms_model *m, const float *v, float *logits, ms_err *err);
 #endif

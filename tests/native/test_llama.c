@@ -172,7 +172,7 @@ void test_llama(const ms_t_env *env) {
         float *col = malloc(sizeof(float) * (size_t)H), *lg = malloc(sizeof(float) * (size_t)V);
         float *row = malloc(sizeof(float) * (size_t)(H > I ? H : I));
         CHECK(ms_mlp_down_column(m, Lc - 1, I - 1, col, &e) == 0, "down column: %s", e.msg);
-        CHECK(ms_unembed_direction(m, col, 0, lg, &e) == 0, "unembed direction: %s", e.msg);
+        CHECK(ms_unembed_direction(m, col, lg, &e) == 0, "unembed direction: %s", e.msg);
         double worst_a = 0, mx_a = 0;
         for (int v = 0; v < V; v++) {
             ms_tensor_row_f32(m->lm_head, v, row);

@@ -11,7 +11,8 @@ export async function usage(): Promise<void> {
   const tok = model.tokenizer;
   if (!tok) return;
   const ids: number[] = tok.encode('I flew from Paris to Tokyo.');
-  const r: ForwardResult = model.forward(ids, { hooks: ['blocks.0.mlp.hook_post'], logits: 'last' });
+  const r: ForwardResult = model.forward(ids, { hooks: ['blocks.0.mlp.hook_post'], logits: 'last', logitLens: { positions: [-1], afterMixer: true } });
+  console.log(r.logitLens?.[0].afterMixer?.[0][0].prob);
   const info: ModelInfo = model.info();
   console.log(info.mixers.length, info.build.simd, r.logits?.length, fmtBytes(info.memory.heap), HOOKS[0], parseHook('blocks.0.hook_resid_pre', 6).layer);
   for await (const t of model.generate('Once', { maxTokens: 4, temperature: 0.8, topP: 0.9, seed: 1 })) console.log(t.text, t.logprob);
