@@ -162,3 +162,27 @@ test('training reproduces: the first 20 steps of the documented run match the co
     m.dispose();
   });
 });
+
+test('trainer dropout options: a different loss curve of finite numbers when on, a clear error for a bad rate', () => {
+  const work = tmpDir('dropout');
+  execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '5', '--docs', '3000', '--out', path.join(work, 'c.txt')]);
+  const run = (name, extra) => {
+    execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), ['--train', path.join(work, 'c.txt'), '--val', path.join(work, 'c.txt'), '--out', path.join(work, name),
+      '--log', path.join(work, `${name}.tsv`), '--steps', '4', '--batch', '4', '--ctx', '32', '--vocab', '300', '--hidden', '32', '--layers', '2', '--heads', '2', '--inter', '64',
+      '--eval-every', '1000', ...extra], { stdio: 'pipe' });
+    return fs.readFileSync(path.join(work, `${name}.tsv`), 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split('\t')[2]));
+  };
+  const plain = run('plain', []), again = run('again', ['--mlp-dropout', '0']);
+  const mlp = run('mlp', ['--mlp-dropout', '0.3']), attn = run('attn', ['--attn-dropout', '0.3']);
+  assert.deepEqual(again, plain); // rate 0 is the plain trainer, bit for bit
+  for (const curve of [mlp, attn]) {
+    assert.equal(curve.length, 4);
+    assert.ok(curve.every(Number.isFinite), curve.join(' '));
+    assert.notDeepEqual(curve, plain);
+  }
+  assert.notDeepEqual(mlp, attn);
+  let err;
+  try { run('bad', ['--mlp-dropout', '1.5']); } catch (e) { err = e; }
+  assert.equal(err?.status, 2);
+  assert.match(String(err.stderr), /--mlp-dropout and --attn-dropout take a probability in \[0, 1\) \(got 1\.5/);
+});

@@ -20,6 +20,7 @@ typedef struct {
     const char *train, *val, *out, *ckpt, *log;
     int vocab, steps, threads, batch, eval_every, ckpt_every, resume, eval_windows;
     uint64_t seed;
+    double drop, adrop;
     tcfg c;
     tadam o;
 } opts_t;
@@ -144,6 +145,7 @@ typedef struct {
     const tcfg *c; const tparams *p; const tT *wt;
     const int32_t *data; const size_t *offs; int first, n;
     real *gbuf; tparams g; tact a; real *abuf; double loss; real lscale;
+    real drop, adrop; uint64_t dseed; /* dropout (MLP units, attention output) and this step's seed */
 } job;
 
 static void *run_job(void *arg) {
@@ -152,6 +154,9 @@ static void *run_job(void *arg) {
     j->loss = 0;
     for (int b = j->first; b < j->first + j->n; b++) {
         const int32_t *seq = j->data + j->offs[b];
+        j->a.drop = j->drop;
+        j->a.adrop = j->adrop;
+        j->a.dseed = drop_hash(j->dseed, 63, (size_t)b);
         j->loss += t_forward(j->c, j->p, j->wt, seq, seq + 1, &j->a);
         t_backward(j->c, j->p, seq, seq + 1, &j->a, &j->g, j->lscale);
     }
@@ -274,7 +279,7 @@ static char *read_text(const char *path, size_t *n) {
 
 static void usage(void) {
     fprintf(stderr, "usage: mlpscope-train --train FILE --val FILE --out DIR [--out-f32 DIR] [--steps N] [--batch B] [--threads K]\n"
-                    "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--wd X] [--seed S]\n"
+                    "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--wd X] [--mlp-dropout P] [--attn-dropout P] [--seed S]\n"
                     "         [--ckpt FILE] [--resume] [--ckpt-every N] [--log FILE] [--eval-every N]\n"
                     "       mlpscope-train --logits CKPT --ids 1,2,3\n");
     exit(2);
@@ -297,6 +302,7 @@ int main(int argc, char **argv) {
         else if (OPT("--lr")) O.o.lr = atof(v), O.o.min_lr = O.o.lr / 10; else if (OPT("--seed")) O.seed = strtoull(v, NULL, 10);
         else if (OPT("--eval-every")) O.eval_every = atoi(v); else if (OPT("--ckpt-every")) O.ckpt_every = atoi(v);
         else if (OPT("--warmup")) O.o.warmup = atoi(v); else if (OPT("--wd")) O.o.wd = atof(v);
+        else if (OPT("--mlp-dropout")) O.drop = atof(v); else if (OPT("--attn-dropout")) O.adrop = atof(v);
         else if (OPT("--logits")) logits_ckpt = v; else if (OPT("--ids")) ids_s = v;
         else if (!strcmp(a, "--resume")) O.resume = 1;
         else usage();
@@ -324,6 +330,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!O.train || !O.val || !O.out) usage();
+    if (!(O.drop >= 0 && O.drop < 1) || !(O.adrop >= 0 && O.adrop < 1)) {
+        fprintf(stderr, "--mlp-dropout and --attn-dropout take a probability in [0, 1) (got %g and %g)\n", O.drop, O.adrop);
+        return 2;
+    }
     O.o.steps = O.steps;
     size_t ntrain, nval;
     char *train = read_text(O.train, &ntrain), *val = read_text(O.val, &nval);
@@ -392,7 +402,8 @@ int main(int argc, char **argv) {
         pthread_t th[16];
         int per = O.batch / nt, extra = O.batch % nt, first = 0;
         for (int k = 0; k < nt; k++) {
-            jobs[k] = (job){c, &p, &wt, tr, offs, first, per + (k < extra), jobs[k].gbuf, jobs[k].g, jobs[k].a, jobs[k].abuf, 0, (real)(1.0 / ((double)O.batch * c->T))};
+            jobs[k] = (job){c, &p, &wt, tr, offs, first, per + (k < extra), jobs[k].gbuf, jobs[k].g, jobs[k].a, jobs[k].abuf, 0, (real)(1.0 / ((double)O.batch * c->T)),
+                       (real)O.drop, (real)O.adrop, O.seed * 0xD1B54A32D192ED03ull + (uint64_t)step};
             first += jobs[k].n;
             pthread_create(&th[k], NULL, run_job, &jobs[k]);
         }
