@@ -172,6 +172,7 @@ test('trainer dropout options: a different loss curve of finite numbers when on,
       '--eval-every', '1000', ...extra], { stdio: 'pipe' });
     return fs.readFileSync(path.join(work, `${name}.tsv`), 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split('\t')[2]));
   };
+  const valLoss = (name) => fs.readFileSync(path.join(work, `${name}.tsv`), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[3]);
   const plain = run('plain', []), again = run('again', ['--mlp-dropout', '0']);
   const mlp = run('mlp', ['--mlp-dropout', '0.3']), attn = run('attn', ['--attn-dropout', '0.3']);
   assert.deepEqual(again, plain); // rate 0 is the plain trainer, bit for bit
@@ -181,6 +182,12 @@ test('trainer dropout options: a different loss curve of finite numbers when on,
     assert.notDeepEqual(curve, plain);
   }
   assert.notDeepEqual(mlp, attn);
+  // evaluation sees the whole model: with the learning rate at 0 the weights stay put, so the
+  // validation loss is the same with dropout on, while the training loss is not
+  const still = run('still', ['--lr', '0', '--eval-every', '1']), stillDrop = run('still-drop', ['--lr', '0', '--eval-every', '1', '--mlp-dropout', '0.3', '--attn-dropout', '0.3']);
+  assert.notDeepEqual(stillDrop, still);
+  assert.ok(valLoss('still').every((v) => Number.isFinite(Number(v))));
+  assert.deepEqual(valLoss('still-drop'), valLoss('still'));
   let err;
   try { run('bad', ['--mlp-dropout', '1.5']); } catch (e) { err = e; }
   assert.equal(err?.status, 2);

@@ -55,7 +55,8 @@ static void tparams_view(const tcfg *c, real *base, tparams *p) {
  * the result is bit-identical to the scalar loops, whatever the vector width. ---- */
 #if (defined(__AVX2__) || defined(__AVX512F__)) && !defined(TRAIN_SCALAR)
 #define TRAIN_VEC 1
-/* a block is 4 rows x CB vectors of accumulators (CB = 2 on AVX2 measured the same as 4) */
+/* a block is 4 rows x CB vectors of accumulators; CB = 2 (which avoids spilling on AVX2's 16
+ * registers) measured no faster than 4 on an AVX2 machine (AMD EPYC, 2 threads), so both use 4 */
 #ifdef __AVX512F__
 #define VBYTES 64 /* 32 registers: the 4x4 block of accumulators fits */
 #else

@@ -165,6 +165,7 @@ static void *run_job(void *arg) {
 
 static double eval_loss(const tcfg *c, const tparams *p, const tT *wt, const int32_t *val, size_t nval, int windows, tact *a) {
     double sum = 0;
+    a->drop = a->adrop = 0; /* evaluation sees the whole model */
     size_t stride = (nval - c->T - 1) / (size_t)windows;
     for (int w = 0; w < windows; w++) {
         const int32_t *seq = val + (size_t)w * stride;
