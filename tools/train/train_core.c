@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/engine/sample.h"
+
 #ifndef REAL
 #define REAL float
 #endif
@@ -55,14 +57,11 @@ static void tparams_view(const tcfg *c, real *base, tparams *p) {
  * the result is bit-identical to the scalar loops, whatever the vector width. ---- */
 #if (defined(__AVX2__) || defined(__AVX512F__)) && !defined(TRAIN_SCALAR)
 #define TRAIN_VEC 1
-/* a block is 4 rows x CB vectors of accumulators; CB = 2 (which avoids spilling on AVX2's 16
- * registers) measured no faster than 4 on an AVX2 machine (AMD EPYC, 2 threads), so both use 4 */
 #ifdef __AVX512F__
 #define VBYTES 64 /* 32 registers: the 4x4 block of accumulators fits */
 #else
 #define VBYTES 32
 #endif
-#define CB 4
 typedef real vreal __attribute__((vector_size(VBYTES)));
 #define VW ((int)(VBYTES / sizeof(real)))
 static inline vreal vld(const real *p) { vreal v; memcpy(&v, p, sizeof v); return v; }
@@ -75,32 +74,31 @@ static inline void vst(real *p, vreal v) { memcpy(p, &v, sizeof v); }
 static void gemm_nn(real *C, const real *X, const real *B, int N, int K, int O, int acc) {
     int o0 = 0;
 #if TRAIN_VEC
-    const int OB = CB * VW;
+    const int OB = 4 * VW;
     for (; o0 + OB <= O; o0 += OB) {
         int n0 = 0;
         for (; n0 + 4 <= N; n0 += 4) {
-            vreal c[4][CB];
-            for (int r = 0; r < 4; r++) for (int j = 0; j < CB; j++) c[r][j] = acc ? vld(C + (size_t)(n0 + r) * O + o0 + j * VW) : (vreal){0};
+            vreal c[4][4];
+            for (int r = 0; r < 4; r++) for (int j = 0; j < 4; j++) c[r][j] = acc ? vld(C + (size_t)(n0 + r) * O + o0 + j * VW) : (vreal){0};
             for (int k = 0; k < K; k++) {
                 const real *b = B + (size_t)k * O + o0;
-                vreal w[CB];
-                for (int j = 0; j < CB; j++) w[j] = vld(b + j * VW);
+                vreal w0 = vld(b), w1 = vld(b + VW), w2 = vld(b + 2 * VW), w3 = vld(b + 3 * VW);
                 for (int r = 0; r < 4; r++) {
                     real x = X[(size_t)(n0 + r) * K + k];
-                    for (int j = 0; j < CB; j++) c[r][j] += x * w[j];
+                    c[r][0] += x * w0; c[r][1] += x * w1; c[r][2] += x * w2; c[r][3] += x * w3;
                 }
             }
-            for (int r = 0; r < 4; r++) for (int j = 0; j < CB; j++) vst(C + (size_t)(n0 + r) * O + o0 + j * VW, c[r][j]);
+            for (int r = 0; r < 4; r++) for (int j = 0; j < 4; j++) vst(C + (size_t)(n0 + r) * O + o0 + j * VW, c[r][j]);
         }
         for (; n0 < N; n0++) {
-            vreal c[CB];
-            for (int j = 0; j < CB; j++) c[j] = acc ? vld(C + (size_t)n0 * O + o0 + j * VW) : (vreal){0};
+            vreal c[4];
+            for (int j = 0; j < 4; j++) c[j] = acc ? vld(C + (size_t)n0 * O + o0 + j * VW) : (vreal){0};
             for (int k = 0; k < K; k++) {
                 const real *b = B + (size_t)k * O + o0;
                 real x = X[(size_t)n0 * K + k];
-                for (int j = 0; j < CB; j++) c[j] += x * vld(b + j * VW);
+                for (int j = 0; j < 4; j++) c[j] += x * vld(b + j * VW);
             }
-            for (int j = 0; j < CB; j++) vst(C + (size_t)n0 * O + o0 + j * VW, c[j]);
+            for (int j = 0; j < 4; j++) vst(C + (size_t)n0 * O + o0 + j * VW, c[j]);
         }
     }
     for (; o0 + VW <= O; o0 += VW) { /* narrow outputs (a head's width): one vector of columns */
@@ -133,31 +131,30 @@ static void gemm_nn(real *C, const real *X, const real *B, int N, int K, int O, 
 static void gemm_tn(real *C, const real *A, const real *B, int N, int O, int I) {
     int i0 = 0;
 #if TRAIN_VEC
-    const int IB = CB * VW;
+    const int IB = 4 * VW;
     for (; i0 + IB <= I; i0 += IB) {
         int o0 = 0;
         for (; o0 + 4 <= O; o0 += 4) {
-            vreal c[4][CB];
-            for (int r = 0; r < 4; r++) for (int j = 0; j < CB; j++) c[r][j] = vld(C + (size_t)(o0 + r) * I + i0 + j * VW);
+            vreal c[4][4];
+            for (int r = 0; r < 4; r++) for (int j = 0; j < 4; j++) c[r][j] = vld(C + (size_t)(o0 + r) * I + i0 + j * VW);
             for (int n = 0; n < N; n++) {
                 const real *b = B + (size_t)n * I + i0;
-                vreal bv[CB];
-                for (int j = 0; j < CB; j++) bv[j] = vld(b + j * VW);
+                vreal b0 = vld(b), b1 = vld(b + VW), b2 = vld(b + 2 * VW), b3 = vld(b + 3 * VW);
                 for (int r = 0; r < 4; r++) {
                     real a = A[(size_t)n * O + o0 + r];
-                    for (int j = 0; j < CB; j++) c[r][j] += a * bv[j];
+                    c[r][0] += a * b0; c[r][1] += a * b1; c[r][2] += a * b2; c[r][3] += a * b3;
                 }
             }
-            for (int r = 0; r < 4; r++) for (int j = 0; j < CB; j++) vst(C + (size_t)(o0 + r) * I + i0 + j * VW, c[r][j]);
+            for (int r = 0; r < 4; r++) for (int j = 0; j < 4; j++) vst(C + (size_t)(o0 + r) * I + i0 + j * VW, c[r][j]);
         }
         for (; o0 < O; o0++) {
-            vreal c[CB];
-            for (int j = 0; j < CB; j++) c[j] = vld(C + (size_t)o0 * I + i0 + j * VW);
+            vreal c[4];
+            for (int j = 0; j < 4; j++) c[j] = vld(C + (size_t)o0 * I + i0 + j * VW);
             for (int n = 0; n < N; n++) {
                 real a = A[(size_t)n * O + o0];
-                for (int j = 0; j < CB; j++) c[j] += a * vld(B + (size_t)n * I + i0 + j * VW);
+                for (int j = 0; j < 4; j++) c[j] += a * vld(B + (size_t)n * I + i0 + j * VW);
             }
-            for (int j = 0; j < CB; j++) vst(C + (size_t)o0 * I + i0 + j * VW, c[j]);
+            for (int j = 0; j < 4; j++) vst(C + (size_t)o0 * I + i0 + j * VW, c[j]);
         }
     }
     for (; i0 + VW <= I; i0 += VW)
@@ -251,27 +248,21 @@ typedef struct {
     real *hq, *hk, *hv, *hkt, *hvt, *hdo, *hdq, *hdk, *hdv, *S; /* one head, contiguous [T][hd] / [hd][T] / [T][T] */
     real *rope;
     /* dropout on the MLP's hidden units (training only; 0 = off): a unit is dropped where
-     * drop_hash(dseed, layer, index) falls below `drop`, kept ones are scaled by 1/(1-drop) */
+     * drop_hash(dseed, layer, index) falls below `drop`, kept ones are scaled by 1/(1-drop);
+     * the backward pass draws the same masks again instead of storing them */
     real drop;
     real adrop;    /* the same on the attention heads' output (before wo); 0 = off */
     uint64_t dseed;
 } tact;
 
-static uint64_t drop_hash(uint64_t seed, int l, size_t i) {
-    uint64_t z = seed ^ ((uint64_t)(unsigned)l << 48) ^ (uint64_t)i;
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+/* a unit's dropout draw: the engine's splitmix64 mixer over (seed, layer, index) */
+static uint64_t drop_hash(uint64_t seed, int l, size_t i) { return ms_rng_seed(seed ^ ((uint64_t)(unsigned)l << 48) ^ (uint64_t)i); }
+/* multiplies x[0..n) by each unit's factor, 0 (dropped) or 1/(1-p); `stream` keeps the MLP's
+ * masks (the layer) apart from the attention output's (32 + the layer). Called only for p > 0. */
+static void dropout(real *x, size_t n, real p, uint64_t seed, int stream) {
+    const real keep = (real)(1.0 / (1.0 - p));
+    for (size_t i = 0; i < n; i++) x[i] *= (double)(drop_hash(seed, stream, i) >> 11) * 0x1p-53 < p ? 0 : keep;
 }
-/* the factor unit i of layer l is multiplied by: 0 (dropped) or 1/(1-p) */
-static real drop_factor_p(real p, uint64_t seed, int l, size_t i) {
-    if (p <= 0) return 1;
-    double r = (double)(drop_hash(seed, l, i) >> 11) * 0x1p-53;
-    return r < p ? 0 : (real)(1.0 / (1.0 - p));
-}
-static real drop_factor(const tact *a, int l, size_t i) { return drop_factor_p(a->drop, a->dseed, l, i); }
-static real adrop_factor(const tact *a, int l, size_t i) { return drop_factor_p(a->adrop, a->dseed, 32 + l, i); }
 
 static size_t tact_count(const tcfg *c) {
     size_t T = (size_t)c->T, H = (size_t)c->H, I = (size_t)c->I, L = (size_t)c->L, nh = (size_t)c->nh, V = (size_t)c->V;
@@ -357,13 +348,14 @@ static double t_forward(const tcfg *c, const tparams *p, const tT *wt, const int
             gemm_nn(a->hdo, pr, a->hv, T, T, hd, 0);
             head_add(o, a->hdo, T, H, hd, hh);
         }
-        if (a->adrop > 0) for (size_t i = 0; i < (size_t)T * H; i++) o[i] *= adrop_factor(a, l, i);
+        if (a->adrop > 0) dropout(o, (size_t)T * H, a->adrop, a->dseed, 32 + l);
         mm_fwd(x1, o, wt->wo + (size_t)l * H * H, T, H, H);
         for (size_t i = 0; i < (size_t)T * H; i++) x1[i] += x[i];
         for (int t = 0; t < T; t++) a->r2[l * T + t] = rms_fwd(xn2 + (size_t)t * H, x1 + (size_t)t * H, p->rms_ffn + (size_t)l * H, H, c->eps);
         mm_fwd(g, xn2, wt->w1 + (size_t)l * I * H, T, I, H);
         mm_fwd(u, xn2, wt->w3 + (size_t)l * I * H, T, I, H);
-        for (size_t i = 0; i < (size_t)T * I; i++) h[i] = g[i] * sigm(g[i]) * u[i] * drop_factor(a, l, i);
+        for (size_t i = 0; i < (size_t)T * I; i++) h[i] = g[i] * sigm(g[i]) * u[i];
+        if (a->drop > 0) dropout(h, (size_t)T * I, a->drop, a->dseed, l);
         mm_fwd(xo, h, wt->w2 + (size_t)l * H * I, T, H, I);
         for (size_t i = 0; i < (size_t)T * H; i++) xo[i] += x1[i];
     }
@@ -407,9 +399,9 @@ static void t_backward(const tcfg *c, const tparams *p, const int32_t *tok, cons
         /* x_out = x1 + W2 h ; h = silu(g) * u */
         memset(a->dh, 0, (size_t)T * I * sizeof(real));
         mm_bwd(a->dh, d->w2 + (size_t)l * H * I, a->dx, h, p->w2 + (size_t)l * H * I, T, H, I);
+        if (a->drop > 0) dropout(a->dh, (size_t)T * I, a->drop, a->dseed, l); /* the forward's mask again */
         for (size_t i = 0; i < (size_t)T * I; i++) {
             real s = sigm(g[i]), si = g[i] * s;
-            a->dh[i] *= drop_factor(a, l, i);
             a->du[i] = a->dh[i] * si;
             a->dg[i] = a->dh[i] * u[i] * s * ((real)1 + g[i] * ((real)1 - s));
         }
@@ -422,7 +414,7 @@ static void t_backward(const tcfg *c, const tparams *p, const int32_t *tok, cons
         /* x1 = x + Wo o */
         memset(a->do_, 0, (size_t)T * H * sizeof(real));
         mm_bwd(a->do_, d->wo + (size_t)l * H * H, a->dx, o, p->wo + (size_t)l * H * H, T, H, H);
-        if (a->adrop > 0) for (size_t i = 0; i < (size_t)T * H; i++) a->do_[i] *= adrop_factor(a, l, i);
+        if (a->adrop > 0) dropout(a->do_, (size_t)T * H, a->adrop, a->dseed, 32 + l);
         memset(a->dq, 0, (size_t)T * H * sizeof(real));
         memset(a->dk, 0, (size_t)T * H * sizeof(real));
         memset(a->dv, 0, (size_t)T * H * sizeof(real));
