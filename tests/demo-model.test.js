@@ -142,6 +142,14 @@ test('a memory budget takes the layers in groups (one pass each) and changes not
   }
 });
 
+test("the trainer's blocked matmuls equal plain scalar loops bit for bit (this CPU's block shape and AVX-512's)", () => {
+  for (const shape of ['native', '4x4']) {
+    const out = execFileSync(path.join(ROOT, `build/native/train-gemm-check-${shape}`), { encoding: 'utf8' });
+    const m = out.match(/(\d+) cases, (\d+) differ/);
+    assert.ok(m && Number(m[1]) > 5000 && m[2] === '0', out);
+  }
+});
+
 test('training reproduces: the first 20 steps of the documented run match the committed log exactly', () => {
   const work = tmpDir('retrain');
   execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '1', '--docs', '300000', '--out', path.join(work, 'train.txt')]);

@@ -51,17 +51,29 @@ static void tparams_view(const tcfg *c, real *base, tparams *p) {
     p->rms_final = q;
 }
 
-/* ---- matmuls, register-blocked: 4 rows x 32 columns of the output live in registers while the
- * inner dimension streams past. The summation order of every output element is the plain
- * sequential one (k = 0, 1, ...), with multiply and add kept separate (-ffp-contract=off), so
- * the result is bit-identical to the scalar loops, whatever the vector width. ---- */
+/* ---- matmuls, register-blocked: an MR x (NV vectors) block of the output lives in registers
+ * while the inner dimension streams past (AVX-512: 4 x 4 vectors, 16 of its 32 registers; AVX2:
+ * 6 x 2, 12 of its 16, the usual shape for 16 registers). The summation order of every output
+ * element is the plain sequential one (k = 0, 1, ...), with multiply and add kept separate
+ * (-ffp-contract=off), so the result is bit-identical to the scalar loops whatever the vector
+ * width and block shape: only the order in which output elements are visited changes. ---- */
 #if (defined(__AVX2__) || defined(__AVX512F__)) && !defined(TRAIN_SCALAR)
 #define TRAIN_VEC 1
 #ifdef __AVX512F__
-#define VBYTES 64 /* 32 registers: the 4x4 block of accumulators fits */
+#define VBYTES 64
 #else
 #define VBYTES 32
 #endif
+#ifndef MR /* the block shape can be set from outside: tests/train-gemm builds several */
+#if VBYTES == 64
+#define MR 4
+#define NV 4
+#else
+#define MR 6
+#define NV 2
+#endif
+#endif
+#define KC 128 /* gemm_nn packs B in strips of KC x NV vectors (AVX2 8 KB, AVX-512 32 KB: L1) */
 typedef real vreal __attribute__((vector_size(VBYTES)));
 #define VW ((int)(VBYTES / sizeof(real)))
 static inline vreal vld(const real *p) { vreal v; memcpy(&v, p, sizeof v); return v; }
@@ -70,37 +82,44 @@ static inline void vst(real *p, vreal v) { memcpy(p, &v, sizeof v); }
 #define TRAIN_VEC 0
 #endif
 
-/* C[N][O] = (acc ? C : 0) + X[N][K] . B[K][O] */
+/* C[N][O] = (acc ? C : 0) + X[N][K] . B[K][O]. The inner dimension is taken in chunks of KC,
+ * and each chunk's strip of B is first copied to a contiguous buffer: B's rows can be 4 KB
+ * apart (the head's 1024 columns), and a strip read in place then thrashes one L1 set. The
+ * accumulators go back to C between chunks, which keeps the sequential order. */
 static void gemm_nn(real *C, const real *X, const real *B, int N, int K, int O, int acc) {
     int o0 = 0;
 #if TRAIN_VEC
-    const int OB = 4 * VW;
-    for (; o0 + OB <= O; o0 += OB) {
-        int n0 = 0;
-        for (; n0 + 4 <= N; n0 += 4) {
-            vreal c[4][4];
-            for (int r = 0; r < 4; r++) for (int j = 0; j < 4; j++) c[r][j] = acc ? vld(C + (size_t)(n0 + r) * O + o0 + j * VW) : (vreal){0};
-            for (int k = 0; k < K; k++) {
-                const real *b = B + (size_t)k * O + o0;
-                vreal w0 = vld(b), w1 = vld(b + VW), w2 = vld(b + 2 * VW), w3 = vld(b + 3 * VW);
-                for (int r = 0; r < 4; r++) {
-                    real x = X[(size_t)(n0 + r) * K + k];
-                    c[r][0] += x * w0; c[r][1] += x * w1; c[r][2] += x * w2; c[r][3] += x * w3;
+    const int OB = NV * VW;
+    real pk[KC * NV * VW];
+    for (; o0 + OB <= O; o0 += OB)
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            const int kn = K - k0 < KC ? K - k0 : KC, zero = k0 == 0 && !acc;
+            for (int k = 0; k < kn; k++) memcpy(pk + (size_t)k * OB, B + (size_t)(k0 + k) * O + o0, sizeof(real) * OB);
+            int n0 = 0;
+            for (; n0 + MR <= N; n0 += MR) {
+                vreal c[MR][NV];
+                real *cp = C + (size_t)n0 * O + o0;
+                const real *x = X + (size_t)n0 * K + k0;
+                for (int r = 0; r < MR; r++) for (int j = 0; j < NV; j++) c[r][j] = zero ? (vreal){0} : vld(cp + (size_t)r * O + j * VW);
+                for (int k = 0; k < kn; k++) {
+                    vreal w[NV];
+                    for (int j = 0; j < NV; j++) w[j] = vld(pk + (size_t)k * OB + j * VW);
+                    for (int r = 0; r < MR; r++) {
+                        real xv = x[(size_t)r * K + k];
+                        for (int j = 0; j < NV; j++) c[r][j] += xv * w[j];
+                    }
                 }
+                for (int r = 0; r < MR; r++) for (int j = 0; j < NV; j++) vst(cp + (size_t)r * O + j * VW, c[r][j]);
             }
-            for (int r = 0; r < 4; r++) for (int j = 0; j < 4; j++) vst(C + (size_t)(n0 + r) * O + o0 + j * VW, c[r][j]);
-        }
-        for (; n0 < N; n0++) {
-            vreal c[4];
-            for (int j = 0; j < 4; j++) c[j] = acc ? vld(C + (size_t)n0 * O + o0 + j * VW) : (vreal){0};
-            for (int k = 0; k < K; k++) {
-                const real *b = B + (size_t)k * O + o0;
-                real x = X[(size_t)n0 * K + k];
-                for (int j = 0; j < 4; j++) c[j] += x * vld(b + j * VW);
+            for (; n0 < N; n0++) {
+                vreal c[NV];
+                real *cp = C + (size_t)n0 * O + o0;
+                const real *x = X + (size_t)n0 * K + k0;
+                for (int j = 0; j < NV; j++) c[j] = zero ? (vreal){0} : vld(cp + j * VW);
+                for (int k = 0; k < kn; k++) for (int j = 0; j < NV; j++) c[j] += x[k] * vld(pk + (size_t)k * OB + j * VW);
+                for (int j = 0; j < NV; j++) vst(cp + j * VW, c[j]);
             }
-            for (int j = 0; j < 4; j++) vst(C + (size_t)n0 * O + o0 + j * VW, c[j]);
         }
-    }
     for (; o0 + VW <= O; o0 += VW) { /* narrow outputs (a head's width): one vector of columns */
         int n0 = 0;
         for (; n0 + 4 <= N; n0 += 4) {
@@ -127,34 +146,36 @@ static void gemm_nn(real *C, const real *X, const real *B, int N, int K, int O, 
         }
 }
 
-/* C[O][I] += A[N][O]^T . B[N][I] */
+/* C[O][I] += A[N][O]^T . B[N][I] (B's rows are at most the MLP width apart: read in place) */
 static void gemm_tn(real *C, const real *A, const real *B, int N, int O, int I) {
     int i0 = 0;
 #if TRAIN_VEC
-    const int IB = 4 * VW;
+    const int IB = NV * VW;
     for (; i0 + IB <= I; i0 += IB) {
         int o0 = 0;
-        for (; o0 + 4 <= O; o0 += 4) {
-            vreal c[4][4];
-            for (int r = 0; r < 4; r++) for (int j = 0; j < 4; j++) c[r][j] = vld(C + (size_t)(o0 + r) * I + i0 + j * VW);
+        for (; o0 + MR <= O; o0 += MR) {
+            vreal c[MR][NV];
+            real *cp = C + (size_t)o0 * I + i0;
+            for (int r = 0; r < MR; r++) for (int j = 0; j < NV; j++) c[r][j] = vld(cp + (size_t)r * I + j * VW);
             for (int n = 0; n < N; n++) {
-                const real *b = B + (size_t)n * I + i0;
-                vreal b0 = vld(b), b1 = vld(b + VW), b2 = vld(b + 2 * VW), b3 = vld(b + 3 * VW);
-                for (int r = 0; r < 4; r++) {
-                    real a = A[(size_t)n * O + o0 + r];
-                    c[r][0] += a * b0; c[r][1] += a * b1; c[r][2] += a * b2; c[r][3] += a * b3;
+                const real *a = A + (size_t)n * O + o0, *b = B + (size_t)n * I + i0;
+                vreal w[NV];
+                for (int j = 0; j < NV; j++) w[j] = vld(b + j * VW);
+                for (int r = 0; r < MR; r++) {
+                    real av = a[r];
+                    for (int j = 0; j < NV; j++) c[r][j] += av * w[j];
                 }
             }
-            for (int r = 0; r < 4; r++) for (int j = 0; j < 4; j++) vst(C + (size_t)(o0 + r) * I + i0 + j * VW, c[r][j]);
+            for (int r = 0; r < MR; r++) for (int j = 0; j < NV; j++) vst(cp + (size_t)r * I + j * VW, c[r][j]);
         }
         for (; o0 < O; o0++) {
-            vreal c[4];
-            for (int j = 0; j < 4; j++) c[j] = vld(C + (size_t)o0 * I + i0 + j * VW);
+            vreal c[NV];
+            for (int j = 0; j < NV; j++) c[j] = vld(C + (size_t)o0 * I + i0 + j * VW);
             for (int n = 0; n < N; n++) {
                 real a = A[(size_t)n * O + o0];
-                for (int j = 0; j < 4; j++) c[j] += a * vld(B + (size_t)n * I + i0 + j * VW);
+                for (int j = 0; j < NV; j++) c[j] += a * vld(B + (size_t)n * I + i0 + j * VW);
             }
-            for (int j = 0; j < 4; j++) vst(C + (size_t)o0 * I + i0 + j * VW, c[j]);
+            for (int j = 0; j < NV; j++) vst(C + (size_t)o0 * I + i0 + j * VW, c[j]);
         }
     }
     for (; i0 + VW <= I; i0 += VW)
