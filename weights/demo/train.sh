@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reproduces the committed demo model (weights/demo/): generates the corpus, builds the trainer,
-# trains on both cores (26 minutes on a 2-core AVX-512 machine, 46 on a 2-core AVX2 one) and writes the q8 weight set, the
+# trains on both cores (26 minutes on a 2-core AVX-512 machine, 44 on a 2-core AVX2 one) and writes the q8 weight set, the
 # training log and the summary here. The same seed gives the same loss curve (the trainer's
 # arithmetic is bit-reproducible; the same log and weight file came out of both machines).
 #   weights/demo/train.sh [--steps N]     (default 6000)
