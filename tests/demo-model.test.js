@@ -171,7 +171,7 @@ test('training reproduces: the first 20 steps of the documented run match the co
   });
 });
 
-test('trainer dropout options: a different loss curve of finite numbers when on, a clear error for a bad rate', () => {
+test('trainer experiment options (dropout, gate init): a different loss curve of finite numbers when changed, a clear error for a bad value', () => {
   const work = tmpDir('dropout');
   execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '5', '--docs', '3000', '--out', path.join(work, 'c.txt')]);
   const run = (name, extra) => {
@@ -200,4 +200,15 @@ test('trainer dropout options: a different loss curve of finite numbers when on,
   try { run('bad', ['--mlp-dropout', '1.5']); } catch (e) { err = e; }
   assert.equal(err?.status, 2);
   assert.match(String(err.stderr), /--mlp-dropout and --attn-dropout take a probability in \[0, 1\) \(got 1\.5/);
+  // --gate-init: 0.02 is the default, bit for bit; another spread starts from other weights
+  assert.deepEqual(run('gate02', ['--gate-init', '0.02']), plain);
+  const gate = run('gate30', ['--gate-init', '0.3']);
+  assert.ok(gate.every(Number.isFinite), gate.join(' '));
+  assert.notDeepEqual(gate, plain);
+  for (const bad of ['0', '-1', 'nan']) {
+    err = undefined;
+    try { run('bad-gate', ['--gate-init', bad]); } catch (e) { err = e; }
+    assert.equal(err?.status, 2, bad);
+    assert.match(String(err.stderr), /--gate-init takes a standard deviation in \(0, 10\)/);
+  }
 });

@@ -21,6 +21,7 @@ typedef struct {
     int vocab, steps, threads, batch, eval_every, ckpt_every, resume, eval_windows;
     uint64_t seed;
     double drop, adrop;
+    double gate_init; /* standard deviation of the initial gate matrix w1 */
     tcfg c;
     tadam o;
 } opts_t;
@@ -280,7 +281,7 @@ static char *read_text(const char *path, size_t *n) {
 
 static void usage(void) {
     fprintf(stderr, "usage: mlpscope-train --train FILE --val FILE --out DIR [--out-f32 DIR] [--steps N] [--batch B] [--threads K]\n"
-                    "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--wd X] [--mlp-dropout P] [--attn-dropout P] [--seed S]\n"
+                    "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--wd X] [--mlp-dropout P] [--attn-dropout P] [--gate-init SD] [--seed S]\n"
                     "         [--ckpt FILE] [--resume] [--ckpt-every N] [--log FILE] [--eval-every N]\n"
                     "       mlpscope-train --logits CKPT --ids 1,2,3\n");
     exit(2);
@@ -288,7 +289,7 @@ static void usage(void) {
 
 int main(int argc, char **argv) {
     opts_t O = {0};
-    O.vocab = 1024; O.steps = 3000; O.threads = 2; O.batch = 16; O.eval_every = 100; O.ckpt_every = 200; O.eval_windows = 64; O.seed = 1;
+    O.vocab = 1024; O.steps = 3000; O.threads = 2; O.batch = 16; O.eval_every = 100; O.ckpt_every = 200; O.eval_windows = 64; O.seed = 1; O.gate_init = 0.02;
     O.c = (tcfg){.H = 128, .I = 448, .L = 6, .nh = 4, .T = 128, .eps = 1e-5, .theta = 10000.0};
     O.o = (tadam){.lr = 3e-3, .min_lr = 3e-4, .b1 = 0.9, .b2 = 0.95, .eps = 1e-8, .wd = 0.1, .clip = 1.0, .warmup = 100};
     const char *logits_ckpt = NULL, *ids_s = NULL, *out_f32 = NULL;
@@ -304,6 +305,7 @@ int main(int argc, char **argv) {
         else if (OPT("--eval-every")) O.eval_every = atoi(v); else if (OPT("--ckpt-every")) O.ckpt_every = atoi(v);
         else if (OPT("--warmup")) O.o.warmup = atoi(v); else if (OPT("--wd")) O.o.wd = atof(v);
         else if (OPT("--mlp-dropout")) O.drop = atof(v); else if (OPT("--attn-dropout")) O.adrop = atof(v);
+        else if (OPT("--gate-init")) O.gate_init = atof(v);
         else if (OPT("--logits")) logits_ckpt = v; else if (OPT("--ids")) ids_s = v;
         else if (!strcmp(a, "--resume")) O.resume = 1;
         else usage();
@@ -335,6 +337,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "--mlp-dropout and --attn-dropout take a probability in [0, 1) (got %g and %g)\n", O.drop, O.adrop);
         return 2;
     }
+    if (!(O.gate_init > 0 && O.gate_init < 10)) {
+        fprintf(stderr, "--gate-init takes a standard deviation in (0, 10) (got %g)\n", O.gate_init);
+        return 2;
+    }
     O.o.steps = O.steps;
     size_t ntrain, nval;
     char *train = read_text(O.train, &ntrain), *val = read_text(O.val, &nval);
@@ -359,7 +365,7 @@ int main(int argc, char **argv) {
         const double sd = 0.02, sd_out = 0.02 / sqrt(2.0 * c->L);
         for (size_t i = 0; i < (size_t)c->V * H; i++) p.emb[i] = (real)(sd * gauss(&ir));
         for (size_t i = 0; i < L * H * H; i++) { p.wq[i] = (real)(sd * gauss(&ir)); p.wk[i] = (real)(sd * gauss(&ir)); p.wv[i] = (real)(sd * gauss(&ir)); p.wo[i] = (real)(sd_out * gauss(&ir)); }
-        for (size_t i = 0; i < L * I * H; i++) { p.w1[i] = (real)(sd * gauss(&ir)); p.w3[i] = (real)(sd * gauss(&ir)); p.w2[i] = (real)(sd_out * gauss(&ir)); }
+        for (size_t i = 0; i < L * I * H; i++) { p.w1[i] = (real)(O.gate_init * gauss(&ir)); p.w3[i] = (real)(sd * gauss(&ir)); p.w2[i] = (real)(sd_out * gauss(&ir)); }
         for (size_t i = 0; i < L * H; i++) { p.rms_att[i] = 1; p.rms_ffn[i] = 1; }
         for (size_t i = 0; i < H; i++) p.rms_final[i] = 1;
     }
