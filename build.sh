@@ -5,10 +5,15 @@
 #   build/asan/                the same with AddressSanitizer + UndefinedBehaviorSanitizer
 #   build/site/                the lesson page with the engine and weight sets (static files)
 #   build/fuzz/                libFuzzer targets (clang, ASan + UBSan), with `./build.sh fuzz`
-# Usage: ./build.sh [all|native|wasm|site|fuzz]   (default all). Warnings are errors.
+# Usage: ./build.sh [all|native|trainer|wasm|site|fuzz]   (default all; trainer: only
+#   build/native/mlpscope-train, what weights/demo/train.sh needs). Warnings are errors.
 set -euo pipefail
 cd "$(dirname "$0")"
 what="${1:-all}"
+case "$what" in
+  all|native|trainer|wasm|site|fuzz) ;;
+  *) echo "build.sh: unknown target '$what' (one of: all native trainer wasm site fuzz)" >&2; exit 2 ;;
+esac
 
 ENGINE_SRC=$(find src -name '*.c' | sort)
 TOOL_SRC="tools/native_host.c"
@@ -34,7 +39,7 @@ build_native() {
   gcc $CFLAGS_COMMON "$@" -pthread -o "$out/ms_tests" $ENGINE_SRC $TOOL_SRC tests/native/*.c -lm
 }
 
-if [ "$what" = all ] || [ "$what" = native ]; then
+if [ "$what" = all ] || [ "$what" = native ] || [ "$what" = trainer ]; then
   # the trainer: register-blocked matmuls in AVX-512 where the CPU has it (else AVX2), no FP
   # contraction: the same summation order either way, so runs are bit-reproducible
   mkdir -p build/native
@@ -43,6 +48,7 @@ if [ "$what" = all ] || [ "$what" = native ]; then
   # shellcheck disable=SC2086
   gcc $CFLAGS_COMMON -O3 $TRAIN_ISA -ffp-contract=off -pthread -o build/native/mlpscope-train tools/train/train_main.c \
     $(echo $ENGINE_SRC | tr ' ' '\n' | grep -v '^src/api/') $TOOL_SRC -lm 2>&1 || exit 1
+  [ "$what" = trainer ] && { echo "built build/native/mlpscope-train"; exit 0; }
   # its matmuls against scalar loops, bit for bit: this CPU's block shape and AVX-512's 4 x 4
   # (of the engine, train_core.c only calls ms_rng_seed: sample.c and the kernel that needs)
   for shape in native 4x4; do

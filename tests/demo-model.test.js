@@ -2,7 +2,7 @@
 // corpus's kinds, it has real feature neurons, and its training reproduces bit for bit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadModel, findFeatureNeurons, neuronTopActivations, tokenOffsets } from '../js/index.js';
@@ -154,7 +154,7 @@ test('training reproduces: the first 20 steps of the documented run match the co
   const work = tmpDir('retrain');
   execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '1', '--docs', '300000', '--out', path.join(work, 'train.txt')]);
   execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '2', '--docs', '8000', '--out', path.join(work, 'val.txt')]);
-  const args = fs.readFileSync(path.join(ROOT, 'weights/demo/train.sh'), 'utf8').match(/--steps "\$steps" (.*?) \\\n\s*\| tee/s)[1].replace(/\\\n/g, ' ').trim().split(/\s+/);
+  const args = fs.readFileSync(path.join(ROOT, 'weights/demo/train.sh'), 'utf8').match(/--steps "\$steps" (.*?) \\\n\s*\| tee/s)[1].replace(/\\\n/g, ' ').trim().split(/\s+/).filter((a) => a !== '$resume');
   execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), ['--train', path.join(work, 'train.txt'), '--val', path.join(work, 'val.txt'), '--out', path.join(work, 'q8'),
     '--out-f32', path.join(work, 'f32'), '--log', path.join(work, 'log.tsv'), '--ckpt', path.join(work, 'ck.bin'), '--steps', '20', ...args.filter((a, i, all) => !['--eval-every', '--ckpt-every'].includes(a) && !['--eval-every', '--ckpt-every'].includes(all[i - 1])), '--eval-every', '1000'], { stdio: 'pipe' });
   const col = (f) => fs.readFileSync(f, 'utf8').trim().split('\n').slice(1, 21).map((l) => l.split('\t')[2]);
@@ -211,4 +211,53 @@ test('trainer experiment options (dropout, gate init): a different loss curve of
     assert.equal(err?.status, 2, bad);
     assert.match(String(err.stderr), /--gate-init takes a standard deviation in \(0, 10\)/);
   }
+});
+
+test('trainer checkpoints: a run stopped and resumed (even past its last checkpoint) equals one straight run, bit for bit; bad checkpoints are errors', () => {
+  const work = tmpDir('resume');
+  execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '6', '--docs', '3000', '--out', path.join(work, 'c.txt')]);
+  const base = ['--train', path.join(work, 'c.txt'), '--val', path.join(work, 'c.txt'), '--steps', '6', '--batch', '4', '--ctx', '32', '--vocab', '300',
+    '--hidden', '32', '--layers', '2', '--heads', '2', '--inter', '64', '--eval-every', '2', '--ckpt-every', '2', '--threads', '2'];
+  const train = (name, extra, ckpt = name) => execFileSync(path.join(ROOT, 'build/native/mlpscope-train'),
+    [...base, '--out', path.join(work, name), '--log', path.join(work, `${name}.tsv`), '--ckpt', path.join(work, `${ckpt}.bin`), ...extra], { stdio: 'pipe', encoding: 'utf8' });
+  const rows = (name) => fs.readFileSync(path.join(work, `${name}.tsv`), 'utf8').trim().split('\n').map((l) => l.split('\t').slice(0, 5).join('\t'));
+  const weights = (name) => fs.readFileSync(path.join(work, name, 'model-00001-of-00001.bin'));
+  train('full', []);
+  assert.equal(rows('full').length, 7); // header + 6 steps
+  // stopped at 3 (a checkpoint at 3), gone on to 5 (checkpoints at 4, 5), then put back to the
+  // checkpoint of step 3, as if the process had died at 5 with its last checkpoint at 3
+  train('part', ['--stop-at', '3']);
+  assert.ok(!fs.existsSync(path.join(work, 'part', 'manifest.json')), 'a stopped run writes no weight set');
+  fs.copyFileSync(path.join(work, 'part.bin'), path.join(work, 'part3.bin'));
+  train('part', ['--resume', '--stop-at', '5']);
+  assert.equal(rows('part').length, 6);
+  fs.copyFileSync(path.join(work, 'part3.bin'), path.join(work, 'part.bin'));
+  train('part', ['--resume']);
+  assert.deepEqual(rows('part'), rows('full')); // steps 4 and 5 once each, with the same numbers
+  assert.deepEqual(weights('part'), weights('full'));
+  // --resume with no checkpoint yet starts from step 0 and says so
+  const fresh = spawnSync(path.join(ROOT, 'build/native/mlpscope-train'), [...base, '--out', path.join(work, 'fresh'), '--log', path.join(work, 'fresh.tsv'),
+    '--ckpt', path.join(work, 'none.bin'), '--resume'], { encoding: 'utf8' });
+  assert.equal(fresh.status, 0);
+  assert.match(fresh.stderr, /no checkpoint at .*none\.bin yet: starting from step 0/);
+  assert.deepEqual(weights('fresh'), weights('full'));
+  // a checkpoint that exists but is damaged is an error naming it, not a silent fresh start
+  const ck = fs.readFileSync(path.join(work, 'full.bin'));
+  const damaged = [['cut', ck.subarray(0, ck.length >> 1), /is truncated/], ['magic', Buffer.concat([Buffer.from('XXXXXXXX'), ck.subarray(8)]), /is not a mlpscope-train checkpoint/],
+    ['shape', (() => { const b = Buffer.from(ck); b.writeInt32LE(-5, 8); return b; })(), /has a shape that does not fit/]];
+  for (const [name, bytes, message] of damaged) {
+    fs.writeFileSync(path.join(work, `bad-${name}.bin`), bytes);
+    let e;
+    try { train(`bad-${name}`, ['--resume']); } catch (x) { e = x; }
+    assert.equal(e?.status, 2, name);
+    assert.match(String(e.stderr), new RegExp(`checkpoint .*bad-${name}\\.bin ${message.source}`));
+    e = undefined;
+    try { execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), ['--logits', path.join(work, `bad-${name}.bin`), '--ids', '1,2'], { stdio: 'pipe' }); } catch (x) { e = x; }
+    assert.equal(e?.status, 1, name);
+    assert.match(String(e.stderr), message);
+  }
+  let e;
+  try { execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), [...base, '--out', path.join(work, 'x'), '--stop-at', '3'], { stdio: 'pipe' }); } catch (x) { e = x; }
+  assert.equal(e?.status, 2);
+  assert.match(String(e.stderr), /--stop-at N needs N >= 1 and a --ckpt file/);
 });

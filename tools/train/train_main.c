@@ -22,9 +22,22 @@ typedef struct {
     uint64_t seed;
     double drop, adrop;
     double gate_init; /* standard deviation of the initial gate matrix w1 */
+    int stop_at;      /* stop after this step with a checkpoint, as an interruption would (0: run to --steps) */
     tcfg c;
     tadam o;
 } opts_t;
+
+/* The trainer is a command-line tool: when memory runs out it says how much, for what, and exits. */
+static void *xmalloc(size_t n, const char *what) {
+    void *p = malloc(n ? n : 1);
+    if (!p) { fprintf(stderr, "mlpscope-train: out of memory (%zu bytes for %s)\n", n, what); exit(1); }
+    return p;
+}
+static void *xcalloc(size_t n, size_t size, const char *what) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) { fprintf(stderr, "mlpscope-train: out of memory (%zu × %zu bytes for %s)\n", n, size, what); exit(1); }
+    return p;
+}
 
 static double now_s(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return ts.tv_sec + ts.tv_nsec * 1e-9; }
 static uint64_t rnd(uint64_t *s) { *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17; return *s; }
@@ -42,8 +55,8 @@ static uint64_t fnv(const uint8_t *p, size_t n) { uint64_t h = 14695981039346656
 static uint8_t *learn_bpe(const char *text, size_t n, int vocab, size_t *out_len) {
     /* count pre-tokenized pieces (Qwen2 pattern) */
     uint32_t cap = 1 << 20, nw = 0;
-    word *w = calloc(cap, sizeof *w);
-    uint32_t *slot = malloc(cap * 2 * sizeof *slot);
+    word *w = xcalloc(cap, sizeof *w, "the BPE word table");
+    uint32_t *slot = xmalloc(cap * 2 * sizeof *slot, "the BPE word index");
     memset(slot, 0xFF, cap * 2 * sizeof *slot);
     for (size_t i = 0; i < n;) {
         size_t l = ms_pretok_next(MS_PRE_QWEN2, text, n, i);
@@ -54,10 +67,10 @@ static uint8_t *learn_bpe(const char *text, size_t n, int vocab, size_t *out_len
         if (slot[k] == UINT32_MAX) {
             if (nw == cap) { fprintf(stderr, "too many distinct words\n"); exit(1); }
             slot[k] = nw;
-            w[nw].b = malloc(l);
+            w[nw].b = xmalloc(l, "a BPE word");
             memcpy(w[nw].b, text + i, l);
             w[nw].n = (uint32_t)l;
-            w[nw].sym = malloc(l * sizeof(uint32_t));
+            w[nw].sym = xmalloc(l * sizeof(uint32_t), "a BPE word");
             for (size_t q = 0; q < l; q++) w[nw].sym[q] = (uint8_t)text[i + q];
             w[nw].nsym = (uint32_t)l;
             nw++;
@@ -67,12 +80,12 @@ static uint8_t *learn_bpe(const char *text, size_t n, int vocab, size_t *out_len
     }
     free(slot);
     int nmerge = vocab - 256 - 1;
-    uint32_t (*merges)[3] = malloc((size_t)nmerge * sizeof *merges);
-    uint8_t **tokb = calloc((size_t)vocab, sizeof *tokb);
-    uint32_t *tokn = calloc((size_t)vocab, sizeof *tokn);
-    for (int b = 0; b < 256; b++) { tokb[b] = malloc(1); tokb[b][0] = (uint8_t)b; tokn[b] = 1; }
+    uint32_t (*merges)[3] = xmalloc((size_t)nmerge * sizeof *merges, "the BPE merges");
+    uint8_t **tokb = xcalloc((size_t)vocab, sizeof *tokb, "the vocabulary");
+    uint32_t *tokn = xcalloc((size_t)vocab, sizeof *tokn, "the vocabulary");
+    for (int b = 0; b < 256; b++) { tokb[b] = xmalloc(1, "the vocabulary"); tokb[b][0] = (uint8_t)b; tokn[b] = 1; }
     /* pair counts in a dense table over current ids (vocab <= 4096 keeps it small) */
-    uint64_t *pc = malloc((size_t)vocab * vocab * sizeof *pc);
+    uint64_t *pc = xmalloc((size_t)vocab * vocab * sizeof *pc, "the BPE pair counts");
     for (int m = 0; m < nmerge; m++) {
         int cur = 256 + m;
         memset(pc, 0, (size_t)cur * vocab * sizeof *pc);
@@ -85,7 +98,7 @@ static uint8_t *learn_bpe(const char *text, size_t n, int vocab, size_t *out_len
         uint32_t a = (uint32_t)(bi / vocab), b = (uint32_t)(bi % vocab);
         merges[m][0] = a; merges[m][1] = b; merges[m][2] = (uint32_t)cur;
         tokn[cur] = tokn[a] + tokn[b];
-        tokb[cur] = malloc(tokn[cur]);
+        tokb[cur] = xmalloc(tokn[cur], "the vocabulary");
         memcpy(tokb[cur], tokb[a], tokn[a]);
         memcpy(tokb[cur] + tokn[a], tokb[b], tokn[b]);
         for (uint32_t q = 0; q < nw; q++) {
@@ -102,7 +115,7 @@ static uint8_t *learn_bpe(const char *text, size_t n, int vocab, size_t *out_len
     int nv = 256 + nmerge + 1;
     size_t cap2 = 64 + (size_t)nv * 8 + (size_t)nmerge * 12 + 64;
     for (int t = 0; t < 256 + nmerge; t++) cap2 += tokn[t];
-    uint8_t *o = malloc(cap2), *p = o;
+    uint8_t *o = xmalloc(cap2, "the tokenizer blob"), *p = o;
 #define P32(v) do { uint32_t vv = (uint32_t)(v); memcpy(p, &vv, 4); p += 4; } while (0)
     memcpy(p, "MSBPE\0v1", 8); p += 8;
     P32(1); P32(MS_PRE_QWEN2); P32(0); P32(0xFFFFFFFFu); P32(nv); P32(nmerge); P32(1); P32(0);
@@ -122,7 +135,7 @@ static uint8_t *learn_bpe(const char *text, size_t n, int vocab, size_t *out_len
 /* documents separated by blank lines -> ids, <|endoftext|> after each */
 static int32_t *encode_corpus(const ms_tokenizer *tok, const char *text, size_t n, int eos, size_t *count) {
     size_t cap = n + 16, k = 0;
-    int32_t *ids = malloc(cap * sizeof *ids), *tmp = malloc((ms_tokenizer_max_ids(n) + 1) * sizeof *tmp);
+    int32_t *ids = xmalloc(cap * sizeof *ids, "the encoded corpus"), *tmp = xmalloc((ms_tokenizer_max_ids(n) + 1) * sizeof *tmp, "the encoder's buffer");
     ms_err e = {0};
     size_t i = 0;
     while (i < n) {
@@ -130,7 +143,7 @@ static int32_t *encode_corpus(const ms_tokenizer *tok, const char *text, size_t 
         size_t j = end ? (size_t)(end - text) : n;
         int m = 0;
         if (j > i && ms_tokenizer_encode(tok, text + i, j - i, 0, tmp, (int)ms_tokenizer_max_ids(j - i), &m, &e)) { fprintf(stderr, "encode: %s\n", e.msg); exit(1); }
-        if (k + (size_t)m + 1 > cap) { cap = (k + m + 1) * 2; ids = realloc(ids, cap * sizeof *ids); }
+        if (k + (size_t)m + 1 > cap) { cap = (k + m + 1) * 2; ids = realloc(ids, cap * sizeof *ids); if (!ids) { fprintf(stderr, "mlpscope-train: out of memory (%zu bytes for the encoded corpus)\n", cap * sizeof *ids); exit(1); } }
         memcpy(ids + k, tmp, (size_t)m * sizeof *ids);
         k += (size_t)m;
         ids[k++] = eos;
@@ -164,14 +177,37 @@ static void *run_job(void *arg) {
     return NULL;
 }
 
-static double eval_loss(const tcfg *c, const tparams *p, const tT *wt, const int32_t *val, size_t nval, int windows, tact *a) {
-    double sum = 0;
-    a->drop = a->adrop = 0; /* evaluation sees the whole model */
-    size_t stride = (nval - c->T - 1) / (size_t)windows;
-    for (int w = 0; w < windows; w++) {
-        const int32_t *seq = val + (size_t)w * stride;
-        sum += t_forward(c, p, wt, seq, seq + 1, a);
+/* one evaluation window per call: windows w = first, first + step, ... into loss[w] */
+typedef struct {
+    const tcfg *c; const tparams *p; const tT *wt; const int32_t *val; size_t stride;
+    int first, step, windows; tact *a; double *loss;
+} eval_job;
+
+static void *run_eval(void *arg) {
+    eval_job *j = arg;
+    j->a->drop = j->a->adrop = 0; /* evaluation sees the whole model */
+    for (int w = j->first; w < j->windows; w += j->step) {
+        const int32_t *seq = j->val + (size_t)w * j->stride;
+        j->loss[w] = t_forward(j->c, j->p, j->wt, seq, seq + 1, j->a);
     }
+    return NULL;
+}
+
+/* Mean validation loss over `windows` evenly spaced windows, shared among the jobs' threads. Each
+ * window's loss does not depend on which thread computed it, and they are summed in window order,
+ * so the result is the same for any thread count. */
+static double eval_loss(const tcfg *c, const tparams *p, const tT *wt, const int32_t *val, size_t nval, int windows, job *jobs, int nt) {
+    double *loss = xmalloc((size_t)windows * sizeof *loss, "validation losses"), sum = 0;
+    size_t stride = (nval - c->T - 1) / (size_t)windows;
+    eval_job ej[16];
+    pthread_t th[16];
+    int started[16] = {0};
+    for (int k = 0; k < nt; k++) ej[k] = (eval_job){c, p, wt, val, stride, k, nt, windows, &jobs[k].a, loss};
+    for (int k = 1; k < nt; k++) started[k] = pthread_create(&th[k], NULL, run_eval, &ej[k]) == 0;
+    for (int k = 0; k < nt; k++) if (!started[k]) run_eval(&ej[k]); /* job 0, and any thread that did not start */
+    for (int k = 1; k < nt; k++) if (started[k]) pthread_join(th[k], NULL);
+    for (int w = 0; w < windows; w++) sum += loss[w];
+    free(loss);
     return sum / ((double)windows * c->T);
 }
 
@@ -189,9 +225,9 @@ static int write_weightset(const opts_t *O, const char *dir, const tparams *p, i
     pl.config_json = b.p;
     size_t H = (size_t)c->H, I = (size_t)c->I;
     pl.cap = 2 + 9 * c->L;
-    pl.t = calloc((size_t)pl.cap, sizeof *pl.t);
+    pl.t = xcalloc((size_t)pl.cap, sizeof *pl.t, "the tensor list");
     typedef struct { const char *name; const real *ptr; int64_t d0, d1; } entry;
-    entry *list = malloc((size_t)(2 + 9 * c->L) * sizeof *list);
+    entry *list = xmalloc((size_t)(2 + 9 * c->L) * sizeof *list, "the tensor list");
     int k = 0;
     list[k++] = (entry){"embed_tokens", p->emb, c->V, c->H};
     static const char *const names[9] = {"input_layernorm", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
@@ -216,7 +252,7 @@ static int write_weightset(const opts_t *O, const char *dir, const tparams *p, i
         t->src_mem = list[q].ptr;
     }
     free(list);
-    pl.tok_blob = malloc(toklen);
+    pl.tok_blob = xmalloc(toklen, "the tokenizer blob");
     memcpy(pl.tok_blob, tok, toklen);
     pl.tok_blob_len = toklen;
     snprintf(pl.tok_kind, sizeof pl.tok_kind, "bpe-bytelevel");
@@ -254,6 +290,11 @@ static int save_ckpt(const char *path, const tcfg *c, int step, uint64_t rng, co
     return ok ? rename(tmp, path) : -1;
 }
 
+static const char *ckpt_problem(int rc) {
+    return rc == -1 ? "cannot be opened" : rc == -2 ? "is not a mlpscope-train checkpoint (bad magic or short header)"
+         : rc == -3 ? "has a shape that does not fit its parameter count" : "is truncated";
+}
+
 static int load_ckpt(const char *path, tcfg *c, int *step, uint64_t *rng, real **w, real **m, real **v, size_t *n, uint8_t **tok, size_t *toklen) {
     FILE *f = fopen(path, "rb");
     if (!f) return -1;
@@ -261,15 +302,40 @@ static int load_ckpt(const char *path, tcfg *c, int *step, uint64_t *rng, real *
     int32_t hdr[8];
     uint64_t nn, tl;
     if (fread(mg, 1, 8, f) != 8 || memcmp(mg, CK_MAGIC, 8) || fread(hdr, 4, 8, f) != 8 || fread(rng, 8, 1, f) != 1 || fread(&nn, 8, 1, f) != 1) { fclose(f); return -2; }
+    /* every size is checked before it is used: a shape the trainer could not have written is a bad file */
+    for (int i = 0; i < 8; i++) if (hdr[i] < (i == 7 ? 0 : 1) || hdr[i] > (i == 5 ? 1 << 20 : i == 7 ? 1 << 30 : 1 << 16)) { fclose(f); return -3; }
+    if (hdr[3] * hdr[4] != hdr[0] || hdr[5] < 256) { fclose(f); return -3; }
     c->H = hdr[0]; c->I = hdr[1]; c->L = hdr[2]; c->nh = hdr[3]; c->hd = hdr[4]; c->V = hdr[5]; c->T = hdr[6];
     *step = hdr[7];
     if (nn != tparams_count(c)) { fclose(f); return -3; }
     *n = (size_t)nn;
-    *w = malloc(nn * sizeof(real)); *m = malloc(nn * sizeof(real)); *v = malloc(nn * sizeof(real));
+    *w = xmalloc(nn * sizeof(real), "the weights"); *m = xmalloc(nn * sizeof(real), "the optimizer state"); *v = xmalloc(nn * sizeof(real), "the optimizer state");
     int ok = fread(*w, sizeof(real), nn, f) == nn && fread(*m, sizeof(real), nn, f) == nn && fread(*v, sizeof(real), nn, f) == nn && fread(&tl, 8, 1, f) == 1 && tl < (64u << 20);
-    if (ok) { *tok = malloc(tl); *toklen = tl; ok = fread(*tok, 1, tl, f) == tl; }
+    if (ok) { *tok = xmalloc(tl, "the tokenizer blob"); *toklen = tl; ok = fread(*tok, 1, tl, f) == tl; }
     fclose(f);
     return ok ? 0 : -4;
+}
+
+/* Keeps the header and the rows of steps 1..last of a training log (a missing log is fine). */
+static int trim_log(const char *path, int last) {
+    ms_err e = {0};
+    size_t n = 0;
+    uint8_t *b = ms_read_file(path, &n, &e);
+    if (!b) return 0;
+    FILE *f = fopen(path, "wb");
+    if (!f) { free(b); return -1; }
+    int ok = 1;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && b[j] != '\n') j++;
+        long step = 0; /* the row's first field; the header's "step" reads as 0 and is kept */
+        for (size_t k = i; k < j && b[k] >= '0' && b[k] <= '9' && step <= last; k++) step = step * 10 + (b[k] - '0');
+        if (step <= last) ok &= fwrite(b + i, 1, j - i, f) == j - i && fputc('\n', f) != EOF;
+        i = j + 1;
+    }
+    ok &= fclose(f) == 0;
+    free(b);
+    return ok ? 0 : -1;
 }
 
 static char *read_text(const char *path, size_t *n) {
@@ -279,10 +345,11 @@ static char *read_text(const char *path, size_t *n) {
     return (char *)b;
 }
 
-static void usage(void) {
+static _Noreturn void usage(void) {
     fprintf(stderr, "usage: mlpscope-train --train FILE --val FILE --out DIR [--out-f32 DIR] [--steps N] [--batch B] [--threads K]\n"
                     "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--wd X] [--mlp-dropout P] [--attn-dropout P] [--gate-init SD] [--seed S]\n"
-                    "         [--ckpt FILE] [--resume] [--ckpt-every N] [--log FILE] [--eval-every N]\n"
+                    "         [--ckpt FILE] [--resume] [--ckpt-every N] [--stop-at N] [--log FILE] [--eval-every N]\n"
+                    "         (--stop-at N: stop after step N with a checkpoint, as an interruption would; --resume goes on)\n"
                     "       mlpscope-train --logits CKPT --ids 1,2,3\n");
     exit(2);
 }
@@ -308,23 +375,26 @@ int main(int argc, char **argv) {
         else if (OPT("--gate-init")) O.gate_init = atof(v);
         else if (OPT("--logits")) logits_ckpt = v; else if (OPT("--ids")) ids_s = v;
         else if (!strcmp(a, "--resume")) O.resume = 1;
+        else if (OPT("--stop-at")) O.stop_at = atoi(v);
         else usage();
 #undef OPT
     }
     if (logits_ckpt) { /* trainer-side logits of the last position, for the engine comparison test */
         tcfg c = O.c;
         int step; uint64_t r; real *w, *m, *v; size_t n, tl; uint8_t *tok;
-        if (!ids_s || load_ckpt(logits_ckpt, &c, &step, &r, &w, &m, &v, &n, &tok, &tl)) { fprintf(stderr, "cannot read %s\n", logits_ckpt); return 1; }
+        if (!ids_s) usage();
+        int rc = load_ckpt(logits_ckpt, &c, &step, &r, &w, &m, &v, &n, &tok, &tl);
+        if (rc) { fprintf(stderr, "mlpscope-train: checkpoint %s %s\n", logits_ckpt, ckpt_problem(rc)); return 1; }
         int32_t ids[4096]; int k = 0;
         for (char *p = (char *)ids_s; *p && k < 4096;) { ids[k++] = (int32_t)strtol(p, &p, 10); if (*p == ',') p++; else break; }
         c.T = k; c.eps = 1e-5; c.theta = 10000.0;
         tparams p; tparams_view(&c, w, &p);
         size_t H = (size_t)c.H, I = (size_t)c.I;
-        real *tb = malloc(tparams_count(&c) * sizeof(real));
+        real *tb = xmalloc(tparams_count(&c) * sizeof(real), "the transposed weights");
         tT wt = {tb, tb + c.L * H * H, tb + 2 * c.L * H * H, tb + 3 * c.L * H * H, tb + 4 * c.L * H * H, tb + 4 * c.L * H * H + c.L * I * H,
                  tb + 4 * c.L * H * H + c.L * I * H + c.L * H * I, tb + 4 * c.L * H * H + 3 * c.L * I * H};
         tT_refresh(&c, &p, &wt);
-        real *ab = malloc(tact_count(&c) * sizeof(real));
+        real *ab = xmalloc(tact_count(&c) * sizeof(real), "the activations");
         tact a; tact_view(&c, ab, &a);
         t_forward(&c, &p, &wt, ids, NULL, &a);
         printf("{\"logits\":[");
@@ -335,6 +405,10 @@ int main(int argc, char **argv) {
     if (!O.train || !O.val || !O.out) usage();
     if (!(O.drop >= 0 && O.drop < 1) || !(O.adrop >= 0 && O.adrop < 1)) {
         fprintf(stderr, "--mlp-dropout and --attn-dropout take a probability in [0, 1) (got %g and %g)\n", O.drop, O.adrop);
+        return 2;
+    }
+    if (O.stop_at < 0 || (O.stop_at && !O.ckpt)) {
+        fprintf(stderr, "--stop-at N needs N >= 1 and a --ckpt file to stop into (got %d%s)\n", O.stop_at, O.ckpt ? "" : ", no --ckpt");
         return 2;
     }
     if (!(O.gate_init > 0 && O.gate_init < 10)) {
@@ -351,14 +425,19 @@ int main(int argc, char **argv) {
     int start = 0;
     uint64_t rng = O.seed * 0x9E3779B97F4A7C15ull + 1;
     double t0 = now_s();
-    if (O.resume && O.ckpt && load_ckpt(O.ckpt, c, &start, &rng, &w, &m, &v, &np, &tokblob, &toklen) == 0) {
+    /* --resume: a missing checkpoint starts from step 0 (the run stopped before its first one); a
+     * checkpoint that exists but cannot be used is an error, not a silent fresh start */
+    int ck = O.resume && O.ckpt ? load_ckpt(O.ckpt, c, &start, &rng, &w, &m, &v, &np, &tokblob, &toklen) : -1;
+    if (ck < -1) { fprintf(stderr, "mlpscope-train: checkpoint %s %s; remove it to start again\n", O.ckpt, ckpt_problem(ck)); return 2; }
+    if (O.resume && ck == -1) fprintf(stderr, "no checkpoint at %s yet: starting from step 0\n", O.ckpt ? O.ckpt : "(none given)");
+    if (ck == 0) {
         fprintf(stderr, "resumed %s at step %d\n", O.ckpt, start);
     } else {
         c->V = O.vocab;
         tokblob = learn_bpe(train, ntrain, O.vocab, &toklen);
         fprintf(stderr, "learned a %d-token BPE vocabulary in %.1f s\n", O.vocab, now_s() - t0);
         np = tparams_count(c);
-        w = calloc(np, sizeof(real)); m = calloc(np, sizeof(real)); v = calloc(np, sizeof(real));
+        w = xcalloc(np, sizeof(real), "the weights"); m = xcalloc(np, sizeof(real), "the optimizer state"); v = xcalloc(np, sizeof(real), "the optimizer state");
         tparams p; tparams_view(c, w, &p);
         size_t H = (size_t)c->H, L = (size_t)c->L, I = (size_t)c->I;
         uint64_t ir = O.seed + 12345;
@@ -377,7 +456,7 @@ int main(int argc, char **argv) {
     int32_t *tr = encode_corpus(tok, train, ntrain, c->V - 1, &ntok), *va = encode_corpus(tok, val, nval, c->V - 1, &nvt);
     fprintf(stderr, "train %zu tokens (%.2f bytes/token), val %zu tokens\n", ntok, (double)ntrain / ntok, nvt);
     /* unigram baseline: cross-entropy of the train unigram distribution (add-one) on val */
-    double *uni = calloc((size_t)c->V, sizeof(double)), ubase = 0;
+    double *uni = xcalloc((size_t)c->V, sizeof(double), "the unigram counts"), ubase = 0;
     for (size_t i = 0; i < ntok; i++) uni[tr[i]] += 1;
     for (int i = 0; i < c->V; i++) uni[i] = (uni[i] + 1) / ((double)ntok + c->V);
     size_t stride = (nvt - c->T - 1) / (size_t)O.eval_windows;
@@ -386,36 +465,43 @@ int main(int argc, char **argv) {
 
     tparams p; tparams_view(c, w, &p);
     size_t H = (size_t)c->H, I = (size_t)c->I;
-    real *tb = malloc(np * sizeof(real));
+    real *tb = xmalloc(np * sizeof(real), "the transposed weights");
     tT wt = {tb, tb + c->L * H * H, tb + 2 * c->L * H * H, tb + 3 * c->L * H * H, tb + 4 * c->L * H * H, tb + 4 * c->L * H * H + c->L * I * H,
              tb + 4 * c->L * H * H + c->L * I * H + c->L * H * I, tb + 4 * c->L * H * H + 3 * c->L * I * H};
     tT_refresh(c, &p, &wt);
     int nt = O.threads < 1 ? 1 : O.threads > 16 ? 16 : O.threads;
     job jobs[16];
     for (int k = 0; k < nt; k++) {
-        jobs[k].gbuf = malloc(np * sizeof(real));
+        jobs[k].gbuf = xmalloc(np * sizeof(real), "a thread's gradients");
         tparams_view(c, jobs[k].gbuf, &jobs[k].g);
-        jobs[k].abuf = malloc(tact_count(c) * sizeof(real));
+        jobs[k].abuf = xmalloc(tact_count(c) * sizeof(real), "a thread's activations");
         tact_view(c, jobs[k].abuf, &jobs[k].a);
     }
-    real *grad = malloc(np * sizeof(real));
-    size_t *offs = malloc((size_t)O.batch * sizeof *offs);
+    real *grad = xmalloc(np * sizeof(real), "the gradients");
+    size_t *offs = xmalloc((size_t)O.batch * sizeof *offs, "the batch offsets");
+    /* resuming: the log may hold steps past the checkpoint (the run went on before it stopped);
+     * they are dropped, so that each step appears once */
+    if (O.log && start && trim_log(O.log, start) != 0) { fprintf(stderr, "mlpscope-train: cannot rewrite the log %s\n", O.log); return 1; }
     FILE *logf = O.log ? fopen(O.log, start ? "a" : "w") : NULL;
+    if (O.log && !logf) { fprintf(stderr, "mlpscope-train: cannot open the log %s\n", O.log); return 1; }
     if (logf && !start) fprintf(logf, "step\tlr\ttrain_loss\tval_loss\tgrad_norm\ttokens_per_s\telapsed_s\n");
     double vl = NAN, tstart = now_s();
     for (int step = start; step < O.steps; step++) {
         double ts = now_s();
         for (int b = 0; b < O.batch; b++) offs[b] = (size_t)(rnd(&rng) % (ntok - c->T - 1));
         pthread_t th[16];
+        int started[16];
         int per = O.batch / nt, extra = O.batch % nt, first = 0;
         for (int k = 0; k < nt; k++) {
             jobs[k] = (job){c, &p, &wt, tr, offs, first, per + (k < extra), jobs[k].gbuf, jobs[k].g, jobs[k].a, jobs[k].abuf, 0, (real)(1.0 / ((double)O.batch * c->T)),
                        (real)O.drop, (real)O.adrop, O.seed * 0xD1B54A32D192ED03ull + (uint64_t)step};
             first += jobs[k].n;
-            pthread_create(&th[k], NULL, run_job, &jobs[k]);
+            /* a thread that cannot start runs its share here: same work, same sums */
+            started[k] = pthread_create(&th[k], NULL, run_job, &jobs[k]) == 0;
+            if (!started[k]) run_job(&jobs[k]);
         }
         double loss = 0;
-        for (int k = 0; k < nt; k++) { pthread_join(th[k], NULL); loss += jobs[k].loss; }
+        for (int k = 0; k < nt; k++) { if (started[k]) pthread_join(th[k], NULL); loss += jobs[k].loss; }
         memcpy(grad, jobs[0].gbuf, np * sizeof(real));
         for (int k = 1; k < nt; k++) for (size_t i = 0; i < np; i++) grad[i] += jobs[k].gbuf[i];
         double gn;
@@ -423,8 +509,8 @@ int main(int argc, char **argv) {
         tT_refresh(c, &p, &wt);
         loss /= (double)O.batch * c->T;
         int last = step + 1 == O.steps;
-        if ((step + 1) % O.eval_every == 0 || step + 1 == O.steps) vl = eval_loss(c, &p, &wt, va, nvt, O.eval_windows, &jobs[0].a);
-        double tps = O.batch * c->T / (now_s() - ts);
+        double tps = O.batch * c->T / (now_s() - ts); /* training only: the evaluation below is not counted */
+        if ((step + 1) % O.eval_every == 0 || step + 1 == O.steps) vl = eval_loss(c, &p, &wt, va, nvt, O.eval_windows, jobs, nt);
         const int evaled = (step + 1) % O.eval_every == 0 || last;
         if (logf) {
             char vs[32] = "-";
@@ -435,10 +521,20 @@ int main(int argc, char **argv) {
         if (evaled) {
             fprintf(stderr, "step %5d  loss %.4f  val %.4f  lr %.2e  |g| %.3f  %.0f tok/s  %.0f s\n", step + 1, loss, vl, t_lr(&O.o, step), gn, tps, now_s() - tstart);
         }
-        if (O.ckpt && ((step + 1) % O.ckpt_every == 0 || last)) save_ckpt(O.ckpt, c, step + 1, rng, w, m, v, np, tokblob, toklen);
+        const int stop = O.stop_at && step + 1 == O.stop_at && !last;
+        if (O.ckpt && ((step + 1) % O.ckpt_every == 0 || last || stop) && save_ckpt(O.ckpt, c, step + 1, rng, w, m, v, np, tokblob, toklen) != 0) {
+            fprintf(stderr, "mlpscope-train: could not write the checkpoint %s at step %d\n", O.ckpt, step + 1);
+            if (stop) return 1;
+        }
+        if (stop) {
+            if (logf) fclose(logf);
+            fprintf(stderr, "stopped after step %d as asked; %s holds it: the same command with --resume goes on\n", step + 1, O.ckpt);
+            ms_tokenizer_free(tok);
+            return 0;
+        }
     }
     if (logf) fclose(logf);
-    if (isnan(vl)) vl = eval_loss(c, &p, &wt, va, nvt, O.eval_windows, &jobs[0].a);
+    if (isnan(vl)) vl = eval_loss(c, &p, &wt, va, nvt, O.eval_windows, jobs, nt);
     printf("{\"val_loss\": %.6f, \"unigram_baseline\": %.6f, \"steps\": %d, \"tokens_per_step\": %d, \"train_tokens\": %zu, \"params\": %zu, \"seconds\": %.1f}\n",
            vl, ubase, O.steps, O.batch * c->T, ntok, np, now_s() - t0);
     int rc = write_weightset(&O, O.out, &p, MS_Q8_0, tokblob, toklen);

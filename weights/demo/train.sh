@@ -3,20 +3,28 @@
 # trains on both cores (26 minutes on a 2-core AVX-512 machine, 44 on a 2-core AVX2 one) and writes the q8 weight set, the
 # training log and the summary here. The same seed gives the same loss curve (the trainer's
 # arithmetic is bit-reproducible; the same log and weight file came out of both machines).
-#   weights/demo/train.sh [--steps N]     (default 6000)
+#   weights/demo/train.sh [--steps N] [--resume]     (default 6000 steps)
+# --resume: after an interruption, go on from the last checkpoint (every 200 steps) to the same
+# weights, bit for bit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 steps=6000
-[ "${1:-}" = "--steps" ] && steps=$2
+resume=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --steps) steps=$2; shift 2 ;;
+    --resume) resume=--resume; shift ;;
+    *) echo "usage: weights/demo/train.sh [--steps N] [--resume]" >&2; exit 2 ;;
+  esac
+done
 work=build/demo-train
 mkdir -p "$work"
 node tools/corpus.mjs --seed 1 --docs 300000 --out "$work/train.txt"
 node tools/corpus.mjs --seed 2 --docs 8000 --out "$work/val.txt"
-./build.sh native
-rm -f "$work/ckpt.bin"
+./build.sh trainer
+if [ -z "$resume" ]; then rm -f "$work/ckpt.bin"; fi
 build/native/mlpscope-train --train "$work/train.txt" --val "$work/val.txt" \
   --out weights/demo --out-f32 "$work/f32" --log weights/demo/training-log.tsv --ckpt "$work/ckpt.bin" \
   --steps "$steps" --batch 16 --ctx 128 --vocab 1024 --hidden 128 --layers 6 --heads 4 --inter 448 \
-  --lr 3e-3 --warmup 100 --seed 1 --threads 2 --eval-every 100 --ckpt-every 200 \
+  --lr 3e-3 --warmup 100 --seed 1 --threads 2 --eval-every 100 --ckpt-every 200 $resume \
   | tee weights/demo/summary.json
-# resume after an interruption: the same command with --resume instead of the rm above
