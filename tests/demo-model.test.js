@@ -261,3 +261,48 @@ test('trainer checkpoints: a run stopped and resumed (even past its last checkpo
   assert.equal(e?.status, 2);
   assert.match(String(e.stderr), /--stop-at N needs N >= 1 and a --ckpt file/);
 });
+
+test('trainer bad input: every bad number, shape or corpus is a clear error naming it (exit 2), never a crash', () => {
+  const work = tmpDir('train-bad');
+  execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '7', '--docs', '200', '--out', path.join(work, 'c.txt')]);
+  fs.writeFileSync(path.join(work, 'empty.txt'), '');
+  fs.writeFileSync(path.join(work, 'bad-utf8.txt'), Buffer.concat([fs.readFileSync(path.join(work, 'c.txt')), Buffer.from('\n\nabc \xff def\n', 'latin1')]));
+  const small = ['--steps', '2', '--batch', '2', '--ctx', '16', '--vocab', '300', '--hidden', '16', '--layers', '1', '--heads', '2', '--inter', '32'];
+  const run = (extra, train = 'c.txt') => spawnSync(path.join(ROOT, 'build/native/mlpscope-train'),
+    ['--train', path.join(work, train), '--val', path.join(work, 'c.txt'), '--out', path.join(work, 'out'), ...small, ...extra], { encoding: 'utf8' });
+  const cases = [
+    [['--eval-every', '0'], /--eval-every must be an integer in \[1, \d+\] \(got 0\)/],
+    [['--ckpt-every', '0'], /--ckpt-every must be an integer/],
+    [['--batch', '0'], /--batch must be an integer/],
+    [['--threads', '0'], /--threads must be an integer in \[1, 16\]/],
+    [['--steps', 'many'], /--steps must be an integer .*\(got 0\)/],
+    [['--vocab', '100'], /--vocab must be an integer in \[258/],
+    [['--ctx', '1'], /--ctx must be an integer in \[2/],
+    [['--hidden', '30', '--heads', '4'], /--hidden 30 must split into --heads 4 heads of an even size/],
+    [['--hidden', '36', '--heads', '4'], /--hidden 36 must split into --heads 4 heads of an even size/],
+    [['--lr', '-1'], /--lr must be in \[0, 10\)/],
+  ];
+  for (const [extra, message] of cases) {
+    const r = run(extra);
+    assert.equal(r.status, 2, `${extra.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message, extra.join(' '));
+  }
+  fs.writeFileSync(path.join(work, 'short.txt'), fs.readFileSync(path.join(work, 'c.txt'), 'utf8').slice(0, 3000));
+  let r = run(['--ctx', '5000'], 'short.txt');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /short\.txt has \d+ tokens: at least the context \+ 2 \(5002\) are needed/);
+  r = run([], 'empty.txt');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /empty\.txt has 0 tokens/);
+  r = run([], 'bad-utf8.txt');
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /bad-utf8\.txt, in the paragraph at byte \d+: .*UTF-8/);
+  r = spawnSync(path.join(ROOT, 'build/native/mlpscope-train'), ['--train', path.join(work, 'c.txt'), '--val', path.join(work, 'c.txt'), '--out', path.join(work, 'ok'),
+    '--ckpt', path.join(work, 'ok.bin'), ...small], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  for (const [ids, message] of [['1,2,300', /id 300 is outside the vocabulary/], ['-1', /id -1 is outside/], ['x', /--ids needs at least one token id/], ['1,,2', /comma-separated/]]) {
+    r = spawnSync(path.join(ROOT, 'build/native/mlpscope-train'), ['--logits', path.join(work, 'ok.bin'), '--ids', ids], { encoding: 'utf8' });
+    assert.equal(r.status, 2, ids);
+    assert.match(r.stderr, message);
+  }
+});

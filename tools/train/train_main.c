@@ -133,7 +133,7 @@ static uint8_t *learn_bpe(const char *text, size_t n, int vocab, size_t *out_len
 }
 
 /* documents separated by blank lines -> ids, <|endoftext|> after each */
-static int32_t *encode_corpus(const ms_tokenizer *tok, const char *text, size_t n, int eos, size_t *count) {
+static int32_t *encode_corpus(const ms_tokenizer *tok, const char *path, const char *text, size_t n, int eos, size_t *count) {
     size_t cap = n + 16, k = 0;
     int32_t *ids = xmalloc(cap * sizeof *ids, "the encoded corpus"), *tmp = xmalloc((ms_tokenizer_max_ids(n) + 1) * sizeof *tmp, "the encoder's buffer");
     ms_err e = {0};
@@ -142,7 +142,7 @@ static int32_t *encode_corpus(const ms_tokenizer *tok, const char *text, size_t 
         const char *end = strstr(text + i, "\n\n");
         size_t j = end ? (size_t)(end - text) : n;
         int m = 0;
-        if (j > i && ms_tokenizer_encode(tok, text + i, j - i, 0, tmp, (int)ms_tokenizer_max_ids(j - i), &m, &e)) { fprintf(stderr, "encode: %s\n", e.msg); exit(1); }
+        if (j > i && ms_tokenizer_encode(tok, text + i, j - i, 0, tmp, (int)ms_tokenizer_max_ids(j - i), &m, &e)) { fprintf(stderr, "mlpscope-train: %s, in the paragraph at byte %zu: %s\n", path, i, e.msg); exit(1); }
         if (k + (size_t)m + 1 > cap) { cap = (k + m + 1) * 2; ids = realloc(ids, cap * sizeof *ids); if (!ids) { fprintf(stderr, "mlpscope-train: out of memory (%zu bytes for the encoded corpus)\n", cap * sizeof *ids); exit(1); } }
         memcpy(ids + k, tmp, (size_t)m * sizeof *ids);
         k += (size_t)m;
@@ -386,7 +386,18 @@ int main(int argc, char **argv) {
         int rc = load_ckpt(logits_ckpt, &c, &step, &r, &w, &m, &v, &n, &tok, &tl);
         if (rc) { fprintf(stderr, "mlpscope-train: checkpoint %s %s\n", logits_ckpt, ckpt_problem(rc)); return 1; }
         int32_t ids[4096]; int k = 0;
-        for (char *p = (char *)ids_s; *p && k < 4096;) { ids[k++] = (int32_t)strtol(p, &p, 10); if (*p == ',') p++; else break; }
+        for (const char *q = ids_s; *q;) {
+            char *end;
+            long id = strtol(q, &end, 10);
+            if (end == q || (*end && *end != ',') || k == 4096) {
+                fprintf(stderr, "mlpscope-train: --ids needs at least one token id and at most 4096, comma-separated (got \"%s\")\n", ids_s);
+                return 2;
+            }
+            if (id < 0 || id >= c.V) { fprintf(stderr, "mlpscope-train: --ids: id %ld is outside the vocabulary of %s (0..%d)\n", id, logits_ckpt, c.V - 1); return 2; }
+            ids[k++] = (int32_t)id;
+            q = *end ? end + 1 : end;
+        }
+        if (k == 0) { fprintf(stderr, "mlpscope-train: --ids needs at least one token id and at most 4096, comma-separated (got \"%s\")\n", ids_s); return 2; }
         c.T = k; c.eps = 1e-5; c.theta = 10000.0;
         tparams p; tparams_view(&c, w, &p);
         size_t H = (size_t)c.H, I = (size_t)c.I;
@@ -403,6 +414,25 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!O.train || !O.val || !O.out) usage();
+    /* every number from the command line is checked before it sizes or divides anything */
+    const struct { const char *name; long v, lo, hi; } range[] = {
+        {"--steps", O.steps, 1, 100000000}, {"--batch", O.batch, 1, 1 << 16}, {"--threads", O.threads, 1, 16},
+        {"--eval-every", O.eval_every, 1, 1 << 30}, {"--ckpt-every", O.ckpt_every, 1, 1 << 30}, {"--vocab", O.vocab, 258, 1 << 16},
+        {"--hidden", O.c.H, 2, 8192}, {"--layers", O.c.L, 1, 256}, {"--heads", O.c.nh, 1, 256}, {"--inter", O.c.I, 1, 1 << 16},
+        {"--ctx", O.c.T, 2, 1 << 14}};
+    for (size_t i = 0; i < sizeof range / sizeof range[0]; i++)
+        if (range[i].v < range[i].lo || range[i].v > range[i].hi) {
+            fprintf(stderr, "mlpscope-train: %s must be an integer in [%ld, %ld] (got %ld)\n", range[i].name, range[i].lo, range[i].hi, range[i].v);
+            return 2;
+        }
+    if (O.c.H % O.c.nh || (O.c.H / O.c.nh) % 2) {
+        fprintf(stderr, "mlpscope-train: --hidden %d must split into --heads %d heads of an even size (RoPE rotates pairs)\n", O.c.H, O.c.nh);
+        return 2;
+    }
+    if (!(O.o.lr >= 0 && O.o.lr < 10) || !(O.o.wd >= 0 && O.o.wd < 100) || O.o.warmup < 0) {
+        fprintf(stderr, "mlpscope-train: --lr must be in [0, 10), --wd in [0, 100) and --warmup >= 0 (got %g, %g, %d)\n", O.o.lr, O.o.wd, O.o.warmup);
+        return 2;
+    }
     if (!(O.drop >= 0 && O.drop < 1) || !(O.adrop >= 0 && O.adrop < 1)) {
         fprintf(stderr, "--mlp-dropout and --attn-dropout take a probability in [0, 1) (got %g and %g)\n", O.drop, O.adrop);
         return 2;
@@ -453,7 +483,12 @@ int main(int argc, char **argv) {
     ms_tokenizer *tok = ms_tokenizer_load("bpe-bytelevel", tokblob, toklen, c->V, &e);
     if (!tok) { fprintf(stderr, "tokenizer: %s\n", e.msg); return 1; }
     size_t ntok, nvt;
-    int32_t *tr = encode_corpus(tok, train, ntrain, c->V - 1, &ntok), *va = encode_corpus(tok, val, nval, c->V - 1, &nvt);
+    int32_t *tr = encode_corpus(tok, O.train, train, ntrain, c->V - 1, &ntok), *va = encode_corpus(tok, O.val, val, nval, c->V - 1, &nvt);
+    if (ntok < (size_t)c->T + 2 || nvt < (size_t)c->T + 2) {
+        fprintf(stderr, "mlpscope-train: %s has %zu tokens: at least the context + 2 (%d) are needed\n", ntok < (size_t)c->T + 2 ? O.train : O.val,
+                ntok < (size_t)c->T + 2 ? ntok : nvt, c->T + 2);
+        return 2;
+    }
     fprintf(stderr, "train %zu tokens (%.2f bytes/token), val %zu tokens\n", ntok, (double)ntrain / ntok, nvt);
     /* unigram baseline: cross-entropy of the train unigram distribution (add-one) on val */
     double *uni = xcalloc((size_t)c->V, sizeof(double), "the unigram counts"), ubase = 0;
