@@ -260,6 +260,10 @@ test('trainer checkpoints: a run stopped and resumed (even past its last checkpo
   try { execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), [...base, '--out', path.join(work, 'x'), '--stop-at', '3'], { stdio: 'pipe' }); } catch (x) { e = x; }
   assert.equal(e?.status, 2);
   assert.match(String(e.stderr), /--stop-at N needs N >= 1 and a --ckpt file/);
+  e = undefined;
+  try { execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), [...base, '--out', path.join(work, 'x'), '--resume'], { stdio: 'pipe' }); } catch (x) { e = x; }
+  assert.equal(e?.status, 2);
+  assert.match(String(e.stderr), /--resume needs the --ckpt file/);
 });
 
 test('trainer bad input: every bad number, shape or corpus is a clear error naming it (exit 2), never a crash', () => {

@@ -304,7 +304,7 @@ static int load_ckpt(const char *path, tcfg *c, int *step, uint64_t *rng, real *
     if (fread(mg, 1, 8, f) != 8 || memcmp(mg, CK_MAGIC, 8) || fread(hdr, 4, 8, f) != 8 || fread(rng, 8, 1, f) != 1 || fread(&nn, 8, 1, f) != 1) { fclose(f); return -2; }
     /* every size is checked before it is used: a shape the trainer could not have written is a bad file */
     for (int i = 0; i < 8; i++) if (hdr[i] < (i == 7 ? 0 : 1) || hdr[i] > (i == 5 ? 1 << 20 : i == 7 ? 1 << 30 : 1 << 16)) { fclose(f); return -3; }
-    if (hdr[3] * hdr[4] != hdr[0] || hdr[5] < 256) { fclose(f); return -3; }
+    if (hdr[3] * hdr[4] != hdr[0] || hdr[4] % 2 || hdr[5] < 258 || hdr[6] < 2) { fclose(f); return -3; }
     c->H = hdr[0]; c->I = hdr[1]; c->L = hdr[2]; c->nh = hdr[3]; c->hd = hdr[4]; c->V = hdr[5]; c->T = hdr[6];
     *step = hdr[7];
     if (nn != tparams_count(c)) { fclose(f); return -3; }
@@ -437,6 +437,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "--mlp-dropout and --attn-dropout take a probability in [0, 1) (got %g and %g)\n", O.drop, O.adrop);
         return 2;
     }
+    if (O.resume && !O.ckpt) {
+        fprintf(stderr, "--resume needs the --ckpt file to resume from\n");
+        return 2;
+    }
     if (O.stop_at < 0 || (O.stop_at && !O.ckpt)) {
         fprintf(stderr, "--stop-at N needs N >= 1 and a --ckpt file to stop into (got %d%s)\n", O.stop_at, O.ckpt ? "" : ", no --ckpt");
         return 2;
@@ -459,7 +463,7 @@ int main(int argc, char **argv) {
      * checkpoint that exists but cannot be used is an error, not a silent fresh start */
     int ck = O.resume && O.ckpt ? load_ckpt(O.ckpt, c, &start, &rng, &w, &m, &v, &np, &tokblob, &toklen) : -1;
     if (ck < -1) { fprintf(stderr, "mlpscope-train: checkpoint %s %s; remove it to start again\n", O.ckpt, ckpt_problem(ck)); return 2; }
-    if (O.resume && ck == -1) fprintf(stderr, "no checkpoint at %s yet: starting from step 0\n", O.ckpt ? O.ckpt : "(none given)");
+    if (O.resume && ck == -1) fprintf(stderr, "no checkpoint at %s yet: starting from step 0\n", O.ckpt);
     if (ck == 0) {
         fprintf(stderr, "resumed %s at step %d\n", O.ckpt, start);
     } else {
