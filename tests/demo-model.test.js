@@ -218,8 +218,8 @@ test('trainer checkpoints: a run stopped and resumed (even past its last checkpo
   execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '6', '--docs', '3000', '--out', path.join(work, 'c.txt')]);
   const base = ['--train', path.join(work, 'c.txt'), '--val', path.join(work, 'c.txt'), '--steps', '6', '--batch', '4', '--ctx', '32', '--vocab', '300',
     '--hidden', '32', '--layers', '2', '--heads', '2', '--inter', '64', '--eval-every', '2', '--ckpt-every', '2', '--threads', '2'];
-  const train = (name, extra, ckpt = name) => execFileSync(path.join(ROOT, 'build/native/mlpscope-train'),
-    [...base, '--out', path.join(work, name), '--log', path.join(work, `${name}.tsv`), '--ckpt', path.join(work, `${ckpt}.bin`), ...extra], { stdio: 'pipe', encoding: 'utf8' });
+  const train = (name, extra) => execFileSync(path.join(ROOT, 'build/native/mlpscope-train'),
+    [...base, '--out', path.join(work, name), '--log', path.join(work, `${name}.tsv`), '--ckpt', path.join(work, `${name}.bin`), ...extra], { stdio: 'pipe', encoding: 'utf8' });
   const rows = (name) => fs.readFileSync(path.join(work, `${name}.tsv`), 'utf8').trim().split('\n').map((l) => l.split('\t').slice(0, 5).join('\t'));
   const weights = (name) => fs.readFileSync(path.join(work, name, 'model-00001-of-00001.bin'));
   train('full', []);
@@ -245,28 +245,24 @@ test('trainer checkpoints: a run stopped and resumed (even past its last checkpo
   const ck = fs.readFileSync(path.join(work, 'full.bin'));
   const damaged = [['cut', ck.subarray(0, ck.length >> 1), /is truncated/], ['magic', Buffer.concat([Buffer.from('XXXXXXXX'), ck.subarray(8)]), /is not a mlpscope-train checkpoint/],
     ['shape', (() => { const b = Buffer.from(ck); b.writeInt32LE(-5, 8); return b; })(), /has a shape that does not fit/]];
+  const trainer = (args) => spawnSync(path.join(ROOT, 'build/native/mlpscope-train'), args, { encoding: 'utf8' });
   for (const [name, bytes, message] of damaged) {
     fs.writeFileSync(path.join(work, `bad-${name}.bin`), bytes);
-    let e;
-    try { train(`bad-${name}`, ['--resume']); } catch (x) { e = x; }
-    assert.equal(e?.status, 2, name);
-    assert.match(String(e.stderr), new RegExp(`checkpoint .*bad-${name}\\.bin ${message.source}`));
-    e = undefined;
-    try { execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), ['--logits', path.join(work, `bad-${name}.bin`), '--ids', '1,2'], { stdio: 'pipe' }); } catch (x) { e = x; }
-    assert.equal(e?.status, 1, name);
-    assert.match(String(e.stderr), message);
+    let r = trainer([...base, '--out', path.join(work, `bad-${name}`), '--ckpt', path.join(work, `bad-${name}.bin`), '--resume']);
+    assert.equal(r.status, 2, name);
+    assert.match(r.stderr, new RegExp(`checkpoint .*bad-${name}\\.bin ${message.source}`));
+    r = trainer(['--logits', path.join(work, `bad-${name}.bin`), '--ids', '1,2']);
+    assert.equal(r.status, 1, name);
+    assert.match(r.stderr, message);
   }
-  let e;
-  try { execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), [...base, '--out', path.join(work, 'x'), '--stop-at', '3'], { stdio: 'pipe' }); } catch (x) { e = x; }
-  assert.equal(e?.status, 2);
-  assert.match(String(e.stderr), /--stop-at N needs N >= 1 and a --ckpt file/);
-  e = undefined;
-  try { execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), [...base, '--out', path.join(work, 'x'), '--resume'], { stdio: 'pipe' }); } catch (x) { e = x; }
-  assert.equal(e?.status, 2);
-  assert.match(String(e.stderr), /--resume needs the --ckpt file/);
+  for (const [extra, message] of [[['--stop-at', '3'], /--stop-at N needs N >= 1 and a --ckpt file/], [['--resume'], /--resume needs the --ckpt file/]]) {
+    const r = trainer([...base, '--out', path.join(work, 'x'), ...extra]);
+    assert.equal(r.status, 2, extra.join(' '));
+    assert.match(r.stderr, message);
+  }
 });
 
-test('trainer bad input: every bad number, shape or corpus is a clear error naming it (exit 2), never a crash', () => {
+test('trainer bad input: every bad number, shape or corpus is a clear error naming it (exit 2; 1 for a file it cannot encode), never a crash', () => {
   const work = tmpDir('train-bad');
   execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '7', '--docs', '200', '--out', path.join(work, 'c.txt')]);
   fs.writeFileSync(path.join(work, 'empty.txt'), '');

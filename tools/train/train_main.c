@@ -155,6 +155,16 @@ static int32_t *encode_corpus(const ms_tokenizer *tok, const char *path, const c
 }
 
 /* ---------------- training ---------------- */
+/* Runs fn on jobs[0..nt) (each `size` bytes): job 0 on this thread, the others on their own; a
+ * thread that cannot start has its job run here instead (same work, same results). */
+static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int nt) {
+    pthread_t th[16];
+    int started[16] = {0};
+    for (int k = 1; k < nt; k++) started[k] = pthread_create(&th[k], NULL, fn, (char *)jobs + (size_t)k * size) == 0;
+    for (int k = 0; k < nt; k++) if (!started[k]) fn((char *)jobs + (size_t)k * size);
+    for (int k = 1; k < nt; k++) if (started[k]) pthread_join(th[k], NULL);
+}
+
 typedef struct {
     const tcfg *c; const tparams *p; const tT *wt;
     const int32_t *data; const size_t *offs; int first, n;
@@ -200,12 +210,8 @@ static double eval_loss(const tcfg *c, const tparams *p, const tT *wt, const int
     double *loss = xmalloc((size_t)windows * sizeof *loss, "validation losses"), sum = 0;
     size_t stride = (nval - c->T - 1) / (size_t)windows;
     eval_job ej[16];
-    pthread_t th[16];
-    int started[16] = {0};
     for (int k = 0; k < nt; k++) ej[k] = (eval_job){c, p, wt, val, stride, k, nt, windows, &jobs[k].a, loss};
-    for (int k = 1; k < nt; k++) started[k] = pthread_create(&th[k], NULL, run_eval, &ej[k]) == 0;
-    for (int k = 0; k < nt; k++) if (!started[k]) run_eval(&ej[k]); /* job 0, and any thread that did not start */
-    for (int k = 1; k < nt; k++) if (started[k]) pthread_join(th[k], NULL);
+    run_jobs(run_eval, ej, sizeof *ej, nt);
     for (int w = 0; w < windows; w++) sum += loss[w];
     free(loss);
     return sum / ((double)windows * c->T);
@@ -508,7 +514,7 @@ int main(int argc, char **argv) {
     tT wt = {tb, tb + c->L * H * H, tb + 2 * c->L * H * H, tb + 3 * c->L * H * H, tb + 4 * c->L * H * H, tb + 4 * c->L * H * H + c->L * I * H,
              tb + 4 * c->L * H * H + c->L * I * H + c->L * H * I, tb + 4 * c->L * H * H + 3 * c->L * I * H};
     tT_refresh(c, &p, &wt);
-    int nt = O.threads < 1 ? 1 : O.threads > 16 ? 16 : O.threads;
+    int nt = O.threads; /* checked: 1..16 */
     job jobs[16];
     for (int k = 0; k < nt; k++) {
         jobs[k].gbuf = xmalloc(np * sizeof(real), "a thread's gradients");
@@ -528,19 +534,15 @@ int main(int argc, char **argv) {
     for (int step = start; step < O.steps; step++) {
         double ts = now_s();
         for (int b = 0; b < O.batch; b++) offs[b] = (size_t)(rnd(&rng) % (ntok - c->T - 1));
-        pthread_t th[16];
-        int started[16];
         int per = O.batch / nt, extra = O.batch % nt, first = 0;
         for (int k = 0; k < nt; k++) {
             jobs[k] = (job){c, &p, &wt, tr, offs, first, per + (k < extra), jobs[k].gbuf, jobs[k].g, jobs[k].a, jobs[k].abuf, 0, (real)(1.0 / ((double)O.batch * c->T)),
                        (real)O.drop, (real)O.adrop, O.seed * 0xD1B54A32D192ED03ull + (uint64_t)step};
             first += jobs[k].n;
-            /* a thread that cannot start runs its share here: same work, same sums */
-            started[k] = pthread_create(&th[k], NULL, run_job, &jobs[k]) == 0;
-            if (!started[k]) run_job(&jobs[k]);
         }
+        run_jobs(run_job, jobs, sizeof *jobs, nt);
         double loss = 0;
-        for (int k = 0; k < nt; k++) { if (started[k]) pthread_join(th[k], NULL); loss += jobs[k].loss; }
+        for (int k = 0; k < nt; k++) loss += jobs[k].loss;
         memcpy(grad, jobs[0].gbuf, np * sizeof(real));
         for (int k = 1; k < nt; k++) for (size_t i = 0; i < np; i++) grad[i] += jobs[k].gbuf[i];
         double gn;
