@@ -17,6 +17,8 @@ import { loadTokenizer } from './tokenizer.js';
 import { createEngine } from './wasm.js';
 import { nodeHost } from './node-host.js';
 import { MlpscopeError } from './errors.js';
+import { demoModelUrl } from './demo.js';
+import { fileURLToPath } from 'node:url';
 
 const USAGE = `usage:
   mlpscope convert (HF_FOLDER | CKPT TOKENIZER) --out DIR [--dtype f32|f16|bf16|q8|q4] [--embed-dtype D] [--shard-size BYTES]
@@ -27,7 +29,8 @@ const USAGE = `usage:
   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
-    (probes: a JSON file {probes: [{text, spans: [{start, end, label}]}]} or its array; default: the
+    (DIR or SOURCE may be @demo: the demo model that comes with the package, weights/demo/.
+     probes: a JSON file {probes: [{text, spans: [{start, end, label}]}]} or its array; default: the
      project's generated probe set, seed 9, 160 sentences. texts: one text per line)`;
 
 function parseArgs(argv, spec) {
@@ -42,7 +45,7 @@ function parseArgs(argv, spec) {
         if (i + 1 >= argv.length) throw new MlpscopeError('E_ARG', `${a} needs a value`);
         out[k] = argv[++i];
       }
-    } else out._.push(a);
+    } else out._.push(a === '@demo' ? fileURLToPath(demoModelUrl) : a); // the demo model the package ships
   }
   return out;
 }
@@ -275,6 +278,8 @@ function topK(logits, k) {
 }
 
 async function main() {
+  // output piped into a reader that stops early (`| head`): stop quietly, as other tools do
+  process.stdout.on('error', (e) => { if (e.code === 'EPIPE') process.exit(0); throw e; });
   const [cmd, ...rest] = process.argv.slice(2);
   const json = rest.includes('--json');
   try {

@@ -182,6 +182,8 @@ export interface DirectionLogits { logits: Float32Array; promoted: LogitToken[];
 export interface NeuronOutput extends DirectionLogits { direction: Float32Array; norm: number }
 
 export function loadModel(source: string | URL, opts?: LoadOptions): Promise<Model>;
+/** The demo model shipped in the package (weights/demo/): a file: URL in Node, beside the package's files in a browser. */
+export const demoModelUrl: URL;
 /** Only a tokenizer: from a weight set, or from a Hugging Face folder with tokenizer.json. */
 export function loadTokenizer(source: string | URL, opts?: { engine?: unknown }): Promise<Tokenizer>;
 

@@ -1,5 +1,6 @@
 // mlpscope: run small transformer LMs in wasm and look inside their SwiGLU MLPs.
 export { loadModel, fmtBytes } from './loader.js';
+export { demoModelUrl } from './demo.js';
 export { Model, topTokens } from './model.js';
 export { Tokenizer, loadTokenizer } from './tokenizer.js';
 export { MlpscopeError } from './errors.js';

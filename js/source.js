@@ -20,7 +20,8 @@ export async function openSource(src, opts = {}) { // opts: {cache, stallTimeout
   const s = String(src);
   if (/^(https?|blob|data):/i.test(s) || (!isNode && !s.startsWith('file:'))) return urlSource(s, opts);
   if (!isNode) throw new MlpscopeError('E_ARG', `cannot open ${s} in a browser: pass a URL`);
-  return folderSource(s.startsWith('file:') ? new URL(s).pathname : s);
+  // a file: URL becomes a path the platform's way (percent-escapes such as %20 decoded)
+  return folderSource(s.startsWith('file:') ? (await import('node:url')).fileURLToPath(s) : s);
 }
 
 /** Errors worth another attempt: transport failures and server-side 5xx/429. */

@@ -179,3 +179,23 @@ test('one model, one call at a time: forward during a running generate() is E_ST
   // machine has more than one hardware thread (tests/threads.test.js checks the rules)
   assert.match(info.build.why, info.build.threads > 1 ? /multi-threaded SIMD128 build/ : /single-threaded/);
 });
+
+test('a folder as a file: URL, with a space in its path; demoModelUrl is the shipped demo model', async () => {
+  const fs = await import('node:fs'), os = await import('node:os'), path = await import('node:path');
+  const { pathToFileURL, fileURLToPath } = await import('node:url');
+  const { demoModelUrl } = await import('../js/index.js');
+  const spaced = fs.mkdtempSync(path.join(os.tmpdir(), 'mlpscope url space-'));
+  try {
+    for (const f of fs.readdirSync(dir)) fs.copyFileSync(path.join(dir, f), path.join(spaced, f));
+    const url = pathToFileURL(spaced);
+    assert.match(url.href, /%20/);
+    const m = await loadModel(url, { contextLength: 256 });
+    assert.deepEqual(Array.from(m.forward(ids).logits), Array.from(model.forward(ids).logits));
+    m.dispose();
+  } finally { fs.rmSync(spaced, { recursive: true, force: true }); }
+  assert.equal(fileURLToPath(demoModelUrl), path.resolve(new URL('..', import.meta.url).pathname, 'weights/demo') + path.sep);
+  const demo = await loadModel(demoModelUrl, { threads: 1 });
+  assert.equal(demo.config.hidden_size, 128);
+  assert.equal(demo.nLayers, 6);
+  demo.dispose();
+});

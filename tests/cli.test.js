@@ -118,3 +118,15 @@ test('mlpscope lens: the stream after each mixer and each MLP; the last row is t
   assert.match(bad.stderr, /E_ARG.*--position/);
   m.dispose();
 });
+
+test('@demo names the shipped demo model; output piped into a reader that stops early ends quietly', () => {
+  const demo = path.join(ROOT, 'weights/demo');
+  const a = execFileSync(process.execPath, [CLI, 'run', '@demo', '--prompt', 'I flew from Paris to', '--max-tokens', '6', '--json'], { encoding: 'utf8' });
+  const b = execFileSync(process.execPath, [CLI, 'run', demo, '--prompt', 'I flew from Paris to', '--max-tokens', '6', '--json'], { encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(a).ids, JSON.parse(b).ids);
+  // `mlpscope run … | head -1`: the reader closes the pipe after one line
+  const r = spawnSync('sh', ['-c', `"${process.execPath}" "${CLI}" run @demo --prompt "I flew from Paris to" --max-tokens 40 | head -c 1`], { encoding: 'utf8' });
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout.length, 1);
+  assert.doesNotMatch(r.stderr, /EPIPE|Error/, r.stderr);
+});

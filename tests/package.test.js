@@ -35,8 +35,21 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
   assert.match(nx, /\[aris\]/);
   assert.match(nx, /raises " is"/);
   // the feature tools from node_modules, with the probe generator the package ships
-  const feats = execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['features', path.join(ROOT, 'weights/demo'), '--top', '1', '--layers', '1'], { cwd: proj, encoding: 'utf8' });
+  // (on the demo model the package ships: @demo on the command line, demoModelUrl in the API)
+  const feats = execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['features', '@demo', '--top', '1', '--layers', '1'], { cwd: proj, encoding: 'utf8' });
   assert.match(feats, /best: layer 1 neuron 166/);
+  fs.writeFileSync(path.join(proj, 'demo.mjs'), "import { loadModel, demoModelUrl } from 'mlpscope';\n" +
+    "const m = await loadModel(demoModelUrl, { threads: 1 });\n" +
+    "const ids = m.tokenizer.encode('I flew from Paris to');\n" +
+    "console.log(demoModelUrl.href, m.config.hidden_size, ids.length);\n" +
+    "const r = m.forward(ids);\nconsole.log('logits', r.logits.length);\nm.dispose();\n");
+  const demo = execFileSync(process.execPath, ['demo.mjs'], { cwd: proj, encoding: 'utf8' });
+  assert.ok(demo.includes(path.join('node_modules', 'mlpscope', 'weights', 'demo')), demo);
+  assert.match(demo, / 128 /);
+  assert.match(demo, /logits 1024/);
+  for (const f of ['manifest.json', 'model-00001-of-00001.bin', 'tokenizer.msbpe', 'README.md'])
+    assert.ok(files.includes(`weights/demo/${f}`), `weights/demo/${f} is in the package`);
+  assert.ok(!files.includes('weights/demo/train.sh') && !files.includes('weights/demo/training-log.tsv'), 'the training files stay in the repository');
   fs.writeFileSync(path.join(proj, 'types.mjs'), "import { loadModel, loadModelInWorker, HOOKS } from 'mlpscope';\nconsole.log(typeof loadModel, typeof loadModelInWorker, HOOKS.length);\n");
   assert.equal(execFileSync(process.execPath, ['types.mjs'], { cwd: proj, encoding: 'utf8' }).trim(), 'function function 8');
   assert.ok(fs.existsSync(path.join(proj, 'node_modules/mlpscope/js/index.d.ts')));

@@ -2,12 +2,14 @@
 // TypeScript user writes it, so that js/index.d.ts stays complete and consistent with itself.
 import {
   loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES,
-  topTokens, fmtBytes, HOOKS, parseHook, createEngine, MlpscopeError,
+  topTokens, fmtBytes, HOOKS, parseHook, createEngine, MlpscopeError, demoModelUrl,
   type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo,
 } from '../../js/index.js';
 
 export async function usage(): Promise<void> {
   const model: Model = await loadModel('weights/demo', { onProgress: (p) => console.log(p.loaded, p.total, p.file) });
+  const demo: Model = await loadModel(demoModelUrl, { threads: 1 });
+  demo.dispose();
   const tok = model.tokenizer;
   if (!tok) return;
   const ids: number[] = tok.encode('I flew from Paris to Tokyo.');

@@ -1,0 +1,5 @@
+// Where the demo model lives: the package ships weights/demo/ (the project's trained 1.56M-parameter
+// model, q8, 1.8 MB), so `loadModel(demoModelUrl)` works after `npm install` with nothing to fetch.
+// In Node this is a file: URL; in a browser it is wherever the package's files are served.
+/** @type {URL} */
+export const demoModelUrl = new URL('../weights/demo/', import.meta.url);
