@@ -21,6 +21,7 @@ import { demoModelUrl } from './demo.js';
 import { fileURLToPath } from 'node:url';
 
 const USAGE = `usage:
+  mlpscope --help | --version
   mlpscope convert (HF_FOLDER | CKPT TOKENIZER) --out DIR [--dtype f32|f16|bf16|q8|q4] [--embed-dtype D] [--shard-size BYTES]
   mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] [--embed-dtype D] --out DIR
   mlpscope info DIR [--context N]
@@ -281,6 +282,14 @@ async function main() {
   // output piped into a reader that stops early (`| head`): stop quietly, as other tools do
   process.stdout.on('error', (e) => { if (e.code === 'EPIPE') process.exit(0); throw e; });
   const [cmd, ...rest] = process.argv.slice(2);
+  // --help anywhere, except as an option's value (`--prompt --help` is a prompt)
+  const FLAGS = ['--json', '--directions', '--int8-activations'];
+  const asked = (a, i, all) => (a === '--help' || a === '-h') && !(i > 0 && all[i - 1].startsWith('--') && !FLAGS.includes(all[i - 1]));
+  if (cmd === 'help' || [cmd, ...rest].some(asked)) { console.log(USAGE); return; }
+  if (cmd === '--version' || cmd === '-v') {
+    console.log(JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version);
+    return;
+  }
   const json = rest.includes('--json');
   try {
     if (cmd === 'convert') await convert(rest);

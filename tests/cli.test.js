@@ -130,3 +130,19 @@ test('@demo names the shipped demo model; output piped into a reader that stops 
   assert.equal(r.stdout.length, 1);
   assert.doesNotMatch(r.stderr, /EPIPE|Error/, r.stderr);
 });
+
+test('--help (anywhere but as an option\'s value) prints the usage and exits 0; --version', () => {
+  for (const args of [['--help'], ['-h'], ['help'], ['run', '--help'], ['features', '@demo', '--json', '--help']]) {
+    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 0, args.join(' '));
+    assert.match(r.stdout, /^usage:\n {2}mlpscope --help/, args.join(' '));
+  }
+  const v = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' });
+  assert.equal(v.stdout.trim(), JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+  const p = spawnSync(process.execPath, [CLI, 'run', '@demo', '--prompt', '--help', '--max-tokens', '2', '--json'], { encoding: 'utf8' });
+  assert.equal(p.status, 0);
+  assert.ok(JSON.parse(p.stdout).prompt_ids.length > 0, '--help after --prompt is the prompt');
+  const bad = spawnSync(process.execPath, [CLI, 'bogus'], { encoding: 'utf8' });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /^usage:/);
+});
