@@ -234,6 +234,7 @@ export class WorkerModel {
   reset(): Promise<void>;
   dispose(): Promise<void>;
 }
+/** The model in a worker (a Web Worker in browsers, node:worker_threads in Node); every method async. */
 export function loadModelInWorker(source: string | URL, opts?: LoadOptions & { workerUrl?: string | URL }): Promise<WorkerModel>;
 export function topTokens(logits: Float32Array, k: number, tokenizer?: Tokenizer | null): LensToken[];
 export function fmtBytes(n: number): string;

@@ -1,30 +1,57 @@
-// loadModelInWorker(): the same API as loadModel(), every call async, the engine in a Web Worker
-// so the page never blocks. Typed arrays come back transferred (no copies).
+// loadModelInWorker(): the same API as loadModel(), every call async, the engine in a worker so
+// the caller never blocks: a module Web Worker in browsers, node:worker_threads in Node. Typed
+// arrays come back transferred (no copies).
 import { MlpscopeError } from './errors.js';
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+
+/** One interface over both kinds of worker: post, listen for messages and failures, terminate. */
+async function startWorker(url) {
+  if (typeof Worker !== 'undefined') {
+    const w = new Worker(url, { type: 'module' });
+    return {
+      post: (msg, transfer) => w.postMessage(msg, transfer),
+      listen: (onMessage, onFailure) => { w.onmessage = ({ data }) => onMessage(data); w.onerror = (e) => onFailure(e.message); },
+      terminate: () => w.terminate(),
+    };
+  }
+  if (!isNode) throw new MlpscopeError('E_ARG', 'loadModelInWorker needs Workers, which this environment does not have: use loadModel');
+  const { Worker: NodeWorker } = await import('node:worker_threads');
+  const w = new NodeWorker(url);
+  let ended = false;
+  return {
+    post: (msg, transfer) => w.postMessage(msg, transfer),
+    listen: (onMessage, onFailure) => {
+      w.on('message', onMessage);
+      w.on('error', (e) => onFailure(e.message));
+      w.on('exit', (code) => { if (!ended) onFailure(`the worker exited (code ${code})`); });
+    },
+    terminate: () => { ended = true; return w.terminate(); },
+  };
+}
 
 class Rpc {
   constructor(worker) {
     this.worker = worker;
     this.next = 1;
     this.pending = new Map();
-    worker.onmessage = ({ data }) => {
+    worker.listen((data) => {
       const p = this.pending.get(data.id);
       if (!p) return;
       if (data.progress) { p.onProgress?.(data.progress); return; }
       this.pending.delete(data.id);
       if (data.ok) p.resolve(data.result);
       else p.reject(new MlpscopeError(data.error.code, data.error.message.replace(/^E_[A-Z_]+: /, '')));
-    };
-    worker.onerror = (e) => {
-      for (const p of this.pending.values()) p.reject(new MlpscopeError('E_STATE', `worker failed: ${e.message}`));
+    }, (why) => {
+      for (const p of this.pending.values()) p.reject(new MlpscopeError('E_STATE', `worker failed: ${why}`));
       this.pending.clear();
-    };
+    });
   }
   call(op, args = [], { onProgress, transfer = [] } = {}) {
     const id = this.next++;
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onProgress }));
     promise.id = id;
-    this.worker.postMessage({ id, op, args }, transfer);
+    this.worker.post({ id, op, args }, transfer);
     return promise;
   }
 }
@@ -82,14 +109,18 @@ export class WorkerModel {
 }
 
 /**
- * @param {string|URL} source URL of a weight set
+ * @param {string|URL} source a weight set: a URL (browsers, Node), a folder path or file: URL (Node)
  * @param {import('./index.js').LoadOptions & {workerUrl?: string|URL}} [opts]
  * @returns {Promise<WorkerModel>}
  */
 export async function loadModelInWorker(source, opts = {}) {
-  const worker = new Worker(opts.workerUrl ?? new URL('./worker.js', import.meta.url), { type: 'module' });
+  if (opts.signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${source} was aborted`);
+  const worker = await startWorker(opts.workerUrl ?? new URL('./worker.js', import.meta.url));
   const rpc = new Rpc(worker);
-  const url = new URL(String(source), typeof location !== 'undefined' ? location.href : undefined).href;
+  // relative sources are resolved here, where they were written (the page's URL; in Node the
+  // current folder, which the worker shares)
+  const where = typeof location !== 'undefined' ? location.href : undefined;
+  const url = where || /^[a-z][a-z0-9+.-]*:/i.test(String(source)) ? new URL(String(source), where).href : String(source);
   const p = rpc.call('load', [url, plain(opts)], { onProgress: opts.onProgress });
   const onAbort = () => rpc.call('abort', [p.id]);
   opts.signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,8 +1,13 @@
-// The Web Worker side of loadModelInWorker(): runs the in-process API and answers messages.
-// Results' typed arrays are transferred, not copied.
+// The worker side of loadModelInWorker() (a Web Worker, or node:worker_threads in Node): runs
+// the in-process API and answers messages. Results' typed arrays are transferred, not copied.
 import { loadModel } from './loader.js';
 import { MlpscopeError } from './errors.js';
 import { findFeatureNeurons, neuronTopActivations } from './features.js';
+
+// a Web Worker talks through `self`; a Node worker through worker_threads' parentPort
+const port = typeof self !== 'undefined' && typeof self.postMessage === 'function'
+  ? { post: (msg, transfer) => self.postMessage(msg, transfer), listen: (f) => { self.onmessage = ({ data }) => f(data); } }
+  : await import('node:worker_threads').then(({ parentPort }) => ({ post: (msg, transfer) => parentPort.postMessage(msg, transfer), listen: (f) => parentPort.on('message', f) }));
 
 let model = null;
 const gens = new Map();
@@ -27,7 +32,7 @@ const ops = {
     try {
       model?.dispose();
       model = null;
-      model = await loadModel(source, { ...opts, signal: ac.signal, onProgress: (p) => self.postMessage({ id, progress: p }) });
+      model = await loadModel(source, { ...opts, signal: ac.signal, onProgress: (p) => port.post({ id, progress: p }) });
       return { info: model.info(), tokenizer: model.tokenizer ? { kind: model.tokenizer.kind, bosId: model.tokenizer.bosId, eosIds: model.tokenizer.eosIds, vocabSize: model.tokenizer.vocabSize, chatTemplate: model.tokenizer.chatTemplate } : null };
     } finally { aborts.delete(id); }
   },
@@ -42,7 +47,7 @@ const ops = {
   tokenToId: (id, s) => tok().tokenToId(s),
   pretokenize: (id, text) => tok().pretokenize(text),
   applyChatTemplate: (id, messages, opts) => tok().applyChatTemplate(messages, opts),
-  features: (id, probes, opts) => findFeatureNeurons(need(), probes, { ...opts, onProgress: opts?.progress ? (p) => self.postMessage({ id, progress: p }) : undefined }),
+  features: (id, probes, opts) => findFeatureNeurons(need(), probes, { ...opts, onProgress: opts?.progress ? (p) => port.post({ id, progress: p }) : undefined }),
   topActivations: (id, texts, opts) => neuronTopActivations(need(), texts, opts),
   neuronOutput: (id, layer, neuron, opts) => need().neuronOutput(layer, neuron, opts),
   unembedDirection: (id, v, opts) => need().unembedDirection(v, opts),
@@ -63,13 +68,13 @@ const ops = {
   dispose() { for (const g of gens.values()) g.return(); gens.clear(); model?.dispose(); model = null; },
 };
 
-self.onmessage = async ({ data }) => {
+port.listen(async (data) => {
   const { id, op, args = [] } = data;
   try {
     if (!(op in ops)) throw new MlpscopeError('E_ARG', `unknown operation ${op}`);
     const result = await ops[op](id, ...args);
-    self.postMessage({ id, ok: true, result }, [...transferables(result)]);
+    port.post({ id, ok: true, result }, [...transferables(result)]);
   } catch (err) {
-    self.postMessage({ id, ok: false, error: { code: err?.code ?? 'E_STATE', message: err?.message ?? String(err) } });
+    port.post({ id, ok: false, error: { code: err?.code ?? 'E_STATE', message: err?.message ?? String(err) } });
   }
-};
+});

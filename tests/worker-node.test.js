@@ -1,0 +1,58 @@
+// loadModelInWorker() in Node (node:worker_threads): the same numbers as loadModel() in the main
+// thread, progress, generation, the tools that run inside the worker, typed errors, abort, and a
+// main thread that keeps running while the worker computes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { loadModel, loadModelInWorker, demoModelUrl, findFeatureNeurons, neuronTopActivations } from '../js/index.js';
+import { ROOT, convertStories, golden } from './helpers.js';
+
+test('Node worker: same logits and hooks as in-process, llama2.c greedy ids, tools inside the worker', async () => {
+  const dir = convertStories('f32'), c = golden().cases[1];
+  const progress = [];
+  const wm = await loadModelInWorker(dir, { threads: 1, onProgress: (p) => progress.push(p) });
+  const local = await loadModel(dir, { threads: 1 });
+  try {
+    assert.equal(progress.at(-1).loaded, progress.at(-1).total);
+    assert.deepEqual(await wm.tokenizer.encode(c.prompt), c.prompt_ids);
+    const opts = { hooks: ['blocks.2.mlp.hook_post'], logits: 'all' };
+    const fw = await wm.forward(c.greedy_ids, opts), lw = local.forward(c.greedy_ids, opts);
+    assert.equal(fw.logits.constructor.name, 'Float32Array');
+    assert.deepEqual(Array.from(fw.logits), Array.from(lw.logits));
+    assert.deepEqual(Array.from(fw.hooks['blocks.2.mlp.hook_post']), Array.from(lw.hooks['blocks.2.mlp.hook_post']));
+    assert.deepEqual(Array.from(fw.stats.mlp_out_l2[3]), Array.from(lw.stats.mlp_out_l2[3]));
+    const gen = [];
+    for await (const t of wm.generate(c.prompt_ids, { maxTokens: c.greedy_ids.length - c.prompt_ids.length })) gen.push(t.id);
+    assert.deepEqual([...c.prompt_ids, ...gen], c.greedy_ids);
+    const texts = ['Once upon a time, there was a little girl.', 'She liked to play in the park.'];
+    assert.deepEqual(await wm.neuronTopActivations(texts, { layer: 1, neuron: 3, k: 4 }), neuronTopActivations(local, texts, { layer: 1, neuron: 3, k: 4 }));
+    const probes = texts.map((text) => ({ text, spans: [{ start: 0, end: 4, label: 'thing' }] }));
+    const fo = { features: { thing: { pos: ['thing'] } }, top: 1 };
+    const seen = [];
+    assert.deepEqual(await wm.findFeatureNeurons([...probes, ...probes], { ...fo, onProgress: (p) => seen.push(p) }), findFeatureNeurons(local, [...probes, ...probes], fo));
+    assert.deepEqual(seen.at(-1), { done: 4, total: 4 });
+    // the main thread keeps running while the worker computes
+    let ticks = 0;
+    const iv = setInterval(() => ticks++, 5);
+    const t0 = performance.now();
+    for (let k = 0; k < 20; k++) await wm.forward(c.greedy_ids, { logits: 'all' });
+    const ms = performance.now() - t0;
+    clearInterval(iv);
+    assert.ok(ticks >= Math.floor(ms / 5) * 0.3, `${ticks} ticks in ${ms.toFixed(0)} ms`);
+    await assert.rejects(wm.forward([1, 99999]), (e) => e.code === 'E_TOKEN');
+  } finally { await wm.dispose(); local.dispose(); }
+});
+
+test('Node worker: a relative folder, the shipped demo model, typed load errors, abort', async () => {
+  const rel = path.relative(process.cwd(), path.join(ROOT, 'weights/demo'));
+  const a = await loadModelInWorker(rel), b = await loadModelInWorker(demoModelUrl, { threads: 1 });
+  try {
+    const ids = await a.tokenizer.encode('I flew from Paris to');
+    assert.deepEqual(Array.from((await a.forward(ids)).logits), Array.from((await b.forward(ids)).logits));
+    assert.equal(b.config.hidden_size, 128);
+  } finally { await a.dispose(); await b.dispose(); }
+  await assert.rejects(loadModelInWorker(path.join(ROOT, 'no-such-folder')), (e) => e.code === 'E_MANIFEST' && /no-such-folder/.test(e.message));
+  const ac = new AbortController();
+  ac.abort();
+  await assert.rejects(loadModelInWorker(demoModelUrl, { signal: ac.signal }), (e) => e.code === 'E_ABORTED');
+});
