@@ -389,6 +389,19 @@ test('offline: a reload with the network blocked still works (service worker + C
   await context.setOffline(false);
 });
 
+test('opened from disk (file://): the page says to serve it over HTTP, in both languages', async () => {
+  const ctx = await browser.newContext();
+  try {
+    const p = await ctx.newPage();
+    await p.goto('file://' + path.join(SITE, 'index.html'));
+    const zh = await p.textContent('#load-error');
+    assert.match(zh, /HTTP/);
+    assert.match(zh, /python3 -m http\.server 8080/);
+    assert.match(zh, /浏览器不允许/);
+    assert.equal(await p.evaluate(() => getComputedStyle(document.querySelector('#load-error span[lang="zh"]')).display === 'none'), false, 'Chinese shown first');
+  } finally { await ctx.close(); }
+});
+
 test('no console errors', () => {
   assert.deepEqual(errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|net::ERR/.test(e)), []);
 });
