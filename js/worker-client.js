@@ -118,9 +118,9 @@ export async function loadModelInWorker(source, opts = {}) {
   const worker = await startWorker(opts.workerUrl ?? new URL('./worker.js', import.meta.url));
   const rpc = new Rpc(worker);
   // relative sources are resolved here, where they were written (the page's URL; in Node the
-  // current folder, which the worker shares)
+  // current folder, which the worker shares; a Windows drive letter is a path, not a scheme)
   const where = typeof location !== 'undefined' ? location.href : undefined;
-  const url = where || /^[a-z][a-z0-9+.-]*:/i.test(String(source)) ? new URL(String(source), where).href : String(source);
+  const url = where || /^[a-z][a-z0-9+.-]+:/i.test(String(source)) ? new URL(String(source), where).href : String(source);
   const p = rpc.call('load', [url, plain(opts)], { onProgress: opts.onProgress });
   const onAbort = () => rpc.call('abort', [p.id]);
   opts.signal?.addEventListener('abort', onAbort, { once: true });
