@@ -262,6 +262,7 @@ static real sigm(real x) { return (real)1 / ((real)1 + (real)exp(-(double)x)); }
 typedef struct {
     real *x;       /* [L+1][T][H] residual stream entering each layer (x[L] = final) */
     real *xn1, *q, *k, *v, *P, *o, *x1, *xn2, *g, *u, *h; /* per layer */
+    real *sg;      /* [L][T][I] sigmoid(g), kept so that the backward pass need not compute it again */
     real *r1, *r2; /* [L][T] */
     real *xf, *rf, *logits;
     /* backward scratch */
@@ -287,7 +288,7 @@ static void dropout(real *x, size_t n, real p, uint64_t seed, int stream) {
 
 static size_t tact_count(const tcfg *c) {
     size_t T = (size_t)c->T, H = (size_t)c->H, I = (size_t)c->I, L = (size_t)c->L, nh = (size_t)c->nh, V = (size_t)c->V;
-    return (L + 1) * T * H + L * (T * H * 7 + nh * T * T + T * I * 3 + 2 * T) + T * H + T + T * V
+    return (L + 1) * T * H + L * (T * H * 7 + nh * T * T + T * I * 4 + 2 * T) + T * H + T + T * V
          + T * H * 6 + T * T + T * I * 3 + T * V + T * H
          + 9 * T * (H / nh) + T * T + T * (H / nh);
 }
@@ -298,7 +299,7 @@ static void tact_view(const tcfg *c, real *b, tact *a) {
     a->x = TK((L + 1) * T * H);
     a->xn1 = TK(L * T * H); a->q = TK(L * T * H); a->k = TK(L * T * H); a->v = TK(L * T * H);
     a->P = TK(L * nh * T * T); a->o = TK(L * T * H); a->x1 = TK(L * T * H); a->xn2 = TK(L * T * H);
-    a->g = TK(L * T * I); a->u = TK(L * T * I); a->h = TK(L * T * I);
+    a->g = TK(L * T * I); a->u = TK(L * T * I); a->h = TK(L * T * I); a->sg = TK(L * T * I);
     a->r1 = TK(L * T); a->r2 = TK(L * T);
     a->xf = TK(T * H); a->rf = TK(T); a->logits = TK(T * V);
     a->dx = TK(T * H); a->dxn = TK(T * H); a->dq = TK(T * H); a->dk = TK(T * H); a->dv = TK(T * H); a->do_ = TK(T * H);
@@ -342,7 +343,7 @@ static double t_forward(const tcfg *c, const tparams *p, const tT *wt, const int
         real *x = a->x + (size_t)l * T * H, *xn1 = a->xn1 + (size_t)l * T * H, *q = a->q + (size_t)l * T * H, *k = a->k + (size_t)l * T * H;
         real *v = a->v + (size_t)l * T * H, *P = a->P + (size_t)l * nh * T * T, *o = a->o + (size_t)l * T * H, *x1 = a->x1 + (size_t)l * T * H;
         real *xn2 = a->xn2 + (size_t)l * T * H, *g = a->g + (size_t)l * T * I, *u = a->u + (size_t)l * T * I, *h = a->h + (size_t)l * T * I;
-        real *xo = a->x + (size_t)(l + 1) * T * H;
+        real *sg = a->sg + (size_t)l * T * I, *xo = a->x + (size_t)(l + 1) * T * H;
         for (int t = 0; t < T; t++) a->r1[l * T + t] = rms_fwd(xn1 + (size_t)t * H, x + (size_t)t * H, p->rms_att + (size_t)l * H, H, c->eps);
         mm_fwd(q, xn1, wt->wq + (size_t)l * H * H, T, H, H);
         mm_fwd(k, xn1, wt->wk + (size_t)l * H * H, T, H, H);
@@ -375,7 +376,7 @@ static double t_forward(const tcfg *c, const tparams *p, const tT *wt, const int
         for (int t = 0; t < T; t++) a->r2[l * T + t] = rms_fwd(xn2 + (size_t)t * H, x1 + (size_t)t * H, p->rms_ffn + (size_t)l * H, H, c->eps);
         mm_fwd(g, xn2, wt->w1 + (size_t)l * I * H, T, I, H);
         mm_fwd(u, xn2, wt->w3 + (size_t)l * I * H, T, I, H);
-        for (size_t i = 0; i < (size_t)T * I; i++) h[i] = g[i] * sigm(g[i]) * u[i];
+        for (size_t i = 0; i < (size_t)T * I; i++) { sg[i] = sigm(g[i]); h[i] = g[i] * sg[i] * u[i]; }
         if (a->drop > 0) dropout(h, (size_t)T * I, a->drop, a->dseed, l);
         mm_fwd(xo, h, wt->w2 + (size_t)l * H * I, T, H, I);
         for (size_t i = 0; i < (size_t)T * H; i++) xo[i] += x1[i];
@@ -417,12 +418,13 @@ static void t_backward(const tcfg *c, const tparams *p, const int32_t *tok, cons
         real *x = a->x + (size_t)l * T * H, *xn1 = a->xn1 + (size_t)l * T * H, *q = a->q + (size_t)l * T * H, *k = a->k + (size_t)l * T * H;
         real *v = a->v + (size_t)l * T * H, *P = a->P + (size_t)l * nh * T * T, *o = a->o + (size_t)l * T * H, *x1 = a->x1 + (size_t)l * T * H;
         real *xn2 = a->xn2 + (size_t)l * T * H, *g = a->g + (size_t)l * T * I, *u = a->u + (size_t)l * T * I, *h = a->h + (size_t)l * T * I;
+        const real *sg = a->sg + (size_t)l * T * I;
         /* x_out = x1 + W2 h ; h = silu(g) * u */
         memset(a->dh, 0, (size_t)T * I * sizeof(real));
         mm_bwd(a->dh, d->w2 + (size_t)l * H * I, a->dx, h, p->w2 + (size_t)l * H * I, T, H, I);
         if (a->drop > 0) dropout(a->dh, (size_t)T * I, a->drop, a->dseed, l); /* the forward's mask again */
         for (size_t i = 0; i < (size_t)T * I; i++) {
-            real s = sigm(g[i]), si = g[i] * s;
+            real s = sg[i], si = g[i] * s;
             a->du[i] = a->dh[i] * si;
             a->dg[i] = a->dh[i] * u[i] * s * ((real)1 + g[i] * ((real)1 - s));
         }
@@ -490,26 +492,33 @@ static double t_lr(const tadam *o, int step) {
     return o->min_lr + 0.5 * (o->lr - o->min_lr) * (1 + cos(3.14159265358979323846 * pr));
 }
 
-/* decay mask: 1 for matrices (wq..w3, emb), 0 for norm weights */
-static void t_adam_step(const tcfg *c, const tadam *o, int step, real *w, real *g, real *m, real *v, size_t n, double *gnorm_out) {
-    double gn = 0;
-    for (size_t i = 0; i < n; i++) gn += (double)g[i] * g[i];
-    gn = sqrt(gn);
-    if (gnorm_out) *gnorm_out = gn;
-    double clipk = gn > o->clip ? o->clip / gn : 1.0;
-    double lr = t_lr(o, step);
-    double bc1 = 1 - pow(o->b1, step + 1), bc2 = 1 - pow(o->b2, step + 1);
-    tparams pw;
-    tparams_view(c, w, &pw);
-    size_t H = (size_t)c->H, L = (size_t)c->L;
-    for (size_t i = 0; i < n; i++) {
-        real *wi = w + i;
-        int is_norm = (wi >= pw.rms_att && wi < pw.rms_att + L * H) || (wi >= pw.rms_ffn && wi < pw.rms_ffn + L * H) || wi >= pw.rms_final;
-        double gi = g[i] * clipk;
+/* One AdamW step in two parts, so that the update can be shared by threads. The caller sums the
+ * threads' gradients and takes their norm (one pass in index order); t_adam_prep turns the norm
+ * and the step into the step's constants, and t_adam_range updates elements [i0, i1). Each
+ * element's update depends on that element alone, so any split gives the same weights, bit for
+ * bit. Weight decay applies to matrices (wq..w3, emb), not to the norm weights. */
+typedef struct { double clipk, lr, bc1, bc2; tparams pw; } tadam_k;
+
+static tadam_k t_adam_prep(const tcfg *c, const tadam *o, int step, real *w, double gnorm) {
+    tadam_k k;
+    k.clipk = gnorm > o->clip ? o->clip / gnorm : 1.0;
+    k.lr = t_lr(o, step);
+    k.bc1 = 1 - pow(o->b1, step + 1);
+    k.bc2 = 1 - pow(o->b2, step + 1);
+    tparams_view(c, w, &k.pw);
+    return k;
+}
+
+static void t_adam_range(const tcfg *c, const tadam *o, const tadam_k *k, real *w, const real *g, real *m, real *v, size_t i0, size_t i1) {
+    const size_t LH = (size_t)c->L * (size_t)c->H;
+    for (size_t i = i0; i < i1; i++) {
+        const real *wi = w + i;
+        int is_norm = (wi >= k->pw.rms_att && wi < k->pw.rms_att + LH) || (wi >= k->pw.rms_ffn && wi < k->pw.rms_ffn + LH) || wi >= k->pw.rms_final;
+        double gi = g[i] * k->clipk;
         m[i] = (real)(o->b1 * m[i] + (1 - o->b1) * gi);
         v[i] = (real)(o->b2 * v[i] + (1 - o->b2) * gi * gi);
-        double upd = (m[i] / bc1) / (sqrt(v[i] / bc2) + o->eps);
+        double upd = (m[i] / k->bc1) / (sqrt(v[i] / k->bc2) + o->eps);
         if (!is_norm) upd += o->wd * w[i];
-        w[i] = (real)(w[i] - lr * upd);
+        w[i] = (real)(w[i] - k->lr * upd);
     }
 }

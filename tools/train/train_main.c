@@ -172,6 +172,14 @@ typedef struct {
     real drop, adrop; uint64_t dseed; /* dropout (MLP units, attention output) and this step's seed */
 } job;
 
+/* the AdamW update of elements [i0, i1) */
+typedef struct { const tcfg *c; const tadam *o; const tadam_k *k; real *w; const real *g; real *m, *v; size_t i0, i1; } adam_job;
+static void *run_adam(void *arg) {
+    adam_job *j = arg;
+    t_adam_range(j->c, j->o, j->k, j->w, j->g, j->m, j->v, j->i0, j->i1);
+    return NULL;
+}
+
 static void *run_job(void *arg) {
     job *j = arg;
     memset(j->gbuf, 0, tparams_count(j->c) * sizeof(real));
@@ -543,10 +551,19 @@ int main(int argc, char **argv) {
         run_jobs(run_job, jobs, sizeof *jobs, nt);
         double loss = 0;
         for (int k = 0; k < nt; k++) loss += jobs[k].loss;
-        memcpy(grad, jobs[0].gbuf, np * sizeof(real));
-        for (int k = 1; k < nt; k++) for (size_t i = 0; i < np; i++) grad[i] += jobs[k].gbuf[i];
-        double gn;
-        t_adam_step(c, &O.o, step, w, grad, m, v, np, &gn);
+        /* the threads' gradients summed in thread order, and their norm, in one pass */
+        double gn = 0;
+        for (size_t i = 0; i < np; i++) {
+            real s = jobs[0].gbuf[i];
+            for (int k = 1; k < nt; k++) s += jobs[k].gbuf[i];
+            grad[i] = s;
+            gn += (double)s * s;
+        }
+        gn = sqrt(gn);
+        const tadam_k K = t_adam_prep(c, &O.o, step, w, gn);
+        adam_job aj[16];
+        for (int k = 0; k < nt; k++) aj[k] = (adam_job){c, &O.o, &K, w, grad, m, v, np * (size_t)k / (size_t)nt, np * (size_t)(k + 1) / (size_t)nt};
+        run_jobs(run_adam, aj, sizeof *aj, nt);
         tT_refresh(c, &p, &wt);
         loss /= (double)O.batch * c->T;
         int last = step + 1 == O.steps;
