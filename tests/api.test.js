@@ -2,8 +2,12 @@
 // logit lens, generation determinism, typed errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadModel, MlpscopeError } from '../js/index.js';
-import { convertStories, maxRel } from './helpers.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { loadModel, MlpscopeError, demoModelUrl } from '../js/index.js';
+import { ROOT, convertStories, maxRel } from './helpers.js';
 
 const dir = convertStories('f32');
 const model = await loadModel(dir, { contextLength: 256 });
@@ -181,9 +185,6 @@ test('one model, one call at a time: forward during a running generate() is E_ST
 });
 
 test('a folder as a file: URL, with a space in its path; demoModelUrl is the shipped demo model', async () => {
-  const fs = await import('node:fs'), os = await import('node:os'), path = await import('node:path');
-  const { pathToFileURL, fileURLToPath } = await import('node:url');
-  const { demoModelUrl } = await import('../js/index.js');
   const spaced = fs.mkdtempSync(path.join(os.tmpdir(), 'mlpscope url space-'));
   try {
     for (const f of fs.readdirSync(dir)) fs.copyFileSync(path.join(dir, f), path.join(spaced, f));
@@ -193,7 +194,7 @@ test('a folder as a file: URL, with a space in its path; demoModelUrl is the shi
     assert.deepEqual(Array.from(m.forward(ids).logits), Array.from(model.forward(ids).logits));
     m.dispose();
   } finally { fs.rmSync(spaced, { recursive: true, force: true }); }
-  assert.equal(fileURLToPath(demoModelUrl), path.resolve(new URL('..', import.meta.url).pathname, 'weights/demo') + path.sep);
+  assert.equal(fileURLToPath(demoModelUrl), path.join(ROOT, 'weights/demo') + path.sep);
   const demo = await loadModel(demoModelUrl, { threads: 1 });
   assert.equal(demo.config.hidden_size, 128);
   assert.equal(demo.nLayers, 6);
