@@ -399,19 +399,17 @@ int main(int argc, char **argv) {
         if (!ids_s) usage();
         int rc = load_ckpt(logits_ckpt, &c, &step, &r, &w, &m, &v, &n, &tok, &tl);
         if (rc) { fprintf(stderr, "mlpscope-train: checkpoint %s %s\n", logits_ckpt, ckpt_problem(rc)); return 1; }
-        int32_t ids[4096]; int k = 0;
-        for (const char *q = ids_s; *q;) {
+        int32_t ids[4096]; int k = 0, bad = !*ids_s;
+        for (const char *q = ids_s; *q && !bad;) {
             char *end;
             long id = strtol(q, &end, 10);
-            if (end == q || (*end && *end != ',') || k == 4096) {
-                fprintf(stderr, "mlpscope-train: --ids needs at least one token id and at most 4096, comma-separated (got \"%s\")\n", ids_s);
-                return 2;
-            }
+            bad = end == q || (*end && *end != ',') || k == 4096;
+            if (bad) break;
             if (id < 0 || id >= c.V) { fprintf(stderr, "mlpscope-train: --ids: id %ld is outside the vocabulary of %s (0..%d)\n", id, logits_ckpt, c.V - 1); return 2; }
             ids[k++] = (int32_t)id;
             q = *end ? end + 1 : end;
         }
-        if (k == 0) { fprintf(stderr, "mlpscope-train: --ids needs at least one token id and at most 4096, comma-separated (got \"%s\")\n", ids_s); return 2; }
+        if (bad) { fprintf(stderr, "mlpscope-train: --ids needs at least one token id and at most 4096, comma-separated (got \"%s\")\n", ids_s); return 2; }
         c.T = k; c.eps = 1e-5; c.theta = 10000.0;
         tparams p; tparams_view(&c, w, &p);
         size_t H = (size_t)c.H, I = (size_t)c.I;
