@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the committed demo model (weights/demo/): generates the corpus, builds the trainer,
-# trains on both cores (26 minutes on a 2-core AVX-512 machine; 44 to 46 on a 2-core AVX2 one,
-# whose speed varies by the hour, before a later change made each step 8% faster) and writes the q8 weight set, the training log and the summary
+# trains on both cores (26 minutes on a 2-core AVX-512 machine; 44 to 47 on a 2-core AVX2 one,
+# whose speed varies by the day) and writes the q8 weight set, the training log and the summary
 # here. The same seed gives the same loss curve (the trainer's arithmetic is bit-reproducible; the
 # same log and weight file came out of both machines).
 #   weights/demo/train.sh [--steps N] [--resume]     (default 6000 steps)
