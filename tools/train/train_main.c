@@ -400,7 +400,7 @@ int main(int argc, char **argv) {
         int rc = load_ckpt(logits_ckpt, &c, &step, &r, &w, &m, &v, &n, &tok, &tl);
         if (rc) { fprintf(stderr, "mlpscope-train: checkpoint %s %s\n", logits_ckpt, ckpt_problem(rc)); return 1; }
         int32_t ids[4096]; int k = 0, bad = !*ids_s;
-        for (const char *q = ids_s; *q && !bad;) {
+        for (const char *q = ids_s; *q;) {
             char *end;
             long id = strtol(q, &end, 10);
             bad = end == q || (*end && *end != ',') || k == 4096;
