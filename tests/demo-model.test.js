@@ -53,9 +53,9 @@ test('greedy samples are sentences of the corpus kinds', async () => {
   }
 });
 
-test('feature neurons: city and negation with held-out AUC >= 0.9; code measured (0.74, below the 0.9 goal)', () => {
+test('feature neurons: city and negation with held-out AUC >= 0.9; code measured (0.82, below the 0.9 goal)', () => {
   const res = findFeatureNeurons(model, probes(9, 160), { top: 2 });
-  const min = { city: 0.9, negation: 0.9, code: 0.7 };
+  const min = { city: 0.9, negation: 0.9, code: 0.8 };
   for (const f of ['city', 'negation', 'code']) {
     const b = res.best.find((x) => x.feature === f);
     console.log(`# ${f}: layer ${b.layer} neuron ${b.neuron} held-out AUC ${b.heldOutAuc.toFixed(3)} (${b.nPos} / ${b.nNeg} tokens)`);
@@ -117,7 +117,7 @@ test('where a neuron fires most: the top tokens equal a brute-force sort of ever
   const cities = all.slice(0, k).filter((x) => x.inCity).length;
   console.log(`# city neuron L${city.layer} n${city.neuron}: ${cities} of its top ${k} tokens are inside city names; e.g. ${res.top.slice(0, 3).map((x) => JSON.stringify(x.before + '[' + x.piece + ']' + x.after)).join(', ')}`);
   assert.ok(cities >= k - 2, `${cities} of ${k}`);
-  // the negation neuron is selective (AUC 0.90) but not monosemantic: its strongest activations are elsewhere
+  // the negation neuron is selective (AUC 0.94) but not monosemantic: most of its strongest activations are elsewhere
   const neg = best.find((x) => x.feature === 'negation');
   const nt = neuronTopActivations(model, P, { layer: neg.layer, neuron: neg.neuron, sign: neg.sign, k: 8 });
   for (const x of nt.top) assert.equal(x.labels.includes('negation'), inSpan(P[x.text], tokenOffsets(model.tokenizer, model.tokenizer.encode(P[x.text].text, { addSpecial: true }))[x.token], 'negation'));
@@ -171,7 +171,7 @@ test('training reproduces: the first 20 steps of the documented run match the co
   });
 });
 
-test('trainer experiment options (dropout, gate init): a different loss curve of finite numbers when changed, a clear error for a bad value', () => {
+test('trainer options (dropout, gate init, input noise): a different loss curve of finite numbers when changed, a clear error for a bad value', () => {
   const work = tmpDir('dropout');
   execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '5', '--docs', '3000', '--out', path.join(work, 'c.txt')]);
   const run = (name, extra) => {
@@ -199,7 +199,28 @@ test('trainer experiment options (dropout, gate init): a different loss curve of
   let err;
   try { run('bad', ['--mlp-dropout', '1.5']); } catch (e) { err = e; }
   assert.equal(err?.status, 2);
-  assert.match(String(err.stderr), /--mlp-dropout and --attn-dropout take a probability in \[0, 1\) \(got 1\.5/);
+  assert.match(String(err.stderr), /--mlp-dropout, --attn-dropout and --input-noise take a probability in \[0, 1\) \(got 1\.5/);
+  // --input-noise: 0 is the plain trainer, bit for bit; otherwise about that share of the input
+  // tokens is replaced (counted by the trainer), the training loss changes and the validation
+  // loss, on clean text, does not while the weights stay put
+  assert.deepEqual(run('noise0', ['--input-noise', '0']), plain);
+  const noisy = spawnSync(path.join(ROOT, 'build/native/mlpscope-train'), ['--train', path.join(work, 'c.txt'), '--val', path.join(work, 'c.txt'), '--out', path.join(work, 'noisy'),
+    '--log', path.join(work, 'noisy.tsv'), '--steps', '20', '--batch', '4', '--ctx', '32', '--vocab', '300', '--hidden', '32', '--layers', '2', '--heads', '2', '--inter', '64',
+    '--eval-every', '1000', '--input-noise', '0.3'], { encoding: 'utf8' });
+  assert.equal(noisy.status, 0, noisy.stderr);
+  const [, replaced, seen] = noisy.stderr.match(/input noise 0\.3: (\d+) of (\d+) input tokens replaced/).map(Number);
+  assert.equal(seen, 20 * 4 * 32);
+  assert.ok(Math.abs(replaced / seen - 0.3) < 0.05, `${replaced} of ${seen}`); // 2,560 draws: sd 0.009
+  const stillNoise = run('still-noise', ['--lr', '0', '--eval-every', '1', '--input-noise', '0.5']);
+  assert.notDeepEqual(stillNoise, still);
+  assert.ok(stillNoise.every(Number.isFinite), stillNoise.join(' '));
+  assert.deepEqual(valLoss('still-noise'), valLoss('still'));
+  for (const bad of ['1', '-0.1', 'nan']) {
+    err = undefined;
+    try { run('bad-noise', ['--input-noise', bad]); } catch (e) { err = e; }
+    assert.equal(err?.status, 2, bad);
+    assert.match(String(err.stderr), /--input-noise take a probability in \[0, 1\)/);
+  }
   // --gate-init: 0.02 is the default, bit for bit; another spread starts from other weights
   assert.deepEqual(run('gate02', ['--gate-init', '0.02']), plain);
   const gate = run('gate30', ['--gate-init', '0.3']);
@@ -217,7 +238,7 @@ test('trainer checkpoints: a run stopped and resumed (even past its last checkpo
   const work = tmpDir('resume');
   execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '6', '--docs', '3000', '--out', path.join(work, 'c.txt')]);
   const base = ['--train', path.join(work, 'c.txt'), '--val', path.join(work, 'c.txt'), '--steps', '6', '--batch', '4', '--ctx', '32', '--vocab', '300',
-    '--hidden', '32', '--layers', '2', '--heads', '2', '--inter', '64', '--eval-every', '2', '--ckpt-every', '2', '--threads', '2'];
+    '--hidden', '32', '--layers', '2', '--heads', '2', '--inter', '64', '--eval-every', '2', '--ckpt-every', '2', '--threads', '2', '--input-noise', '0.5']; // as train.sh: with input noise
   const train = (name, extra) => execFileSync(path.join(ROOT, 'build/native/mlpscope-train'),
     [...base, '--out', path.join(work, name), '--log', path.join(work, `${name}.tsv`), '--ckpt', path.join(work, `${name}.bin`), ...extra], { stdio: 'pipe', encoding: 'utf8' });
   const rows = (name) => fs.readFileSync(path.join(work, `${name}.tsv`), 'utf8').trim().split('\n').map((l) => l.split('\t').slice(0, 5).join('\t'));

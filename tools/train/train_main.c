@@ -21,6 +21,7 @@ typedef struct {
     int vocab, steps, threads, batch, eval_every, ckpt_every, resume, eval_windows;
     uint64_t seed;
     double drop, adrop;
+    double noise;     /* --input-noise: the probability that an input token is replaced by a random one */
     double gate_init; /* standard deviation of the initial gate matrix w1 */
     int stop_at;      /* stop after this step with a checkpoint, as an interruption would (0: run to --steps) */
     tcfg c;
@@ -170,6 +171,8 @@ typedef struct {
     const int32_t *data; const size_t *offs; int first, n;
     real *gbuf; tparams g; tact a; real *abuf; double loss; real lscale;
     real drop, adrop; uint64_t dseed; /* dropout (MLP units, attention output) and this step's seed */
+    double noise; int32_t *in;        /* input noise and its buffer of T tokens (used when noise > 0) */
+    size_t replaced;                  /* input tokens replaced so far (reported at the end) */
 } job;
 
 /* the AdamW update of elements [i0, i1) */
@@ -178,6 +181,20 @@ static void *run_adam(void *arg) {
     adam_job *j = arg;
     t_adam_range(j->c, j->o, j->k, j->w, j->g, j->m, j->v, j->i0, j->i1);
     return NULL;
+}
+
+/* Input noise (training only): each of the T input tokens is replaced, with probability p, by a
+ * token drawn uniformly from the vocabulary; the targets stay the true next tokens. A token then
+ * no longer vouches for its context by itself (a code token may turn up in prose), so what kind
+ * of text this is has to be gathered from the tokens around it. The draws are a function of
+ * (seed, position), like the dropout masks, so runs stay bit-reproducible. */
+static const int32_t *noisy_inputs(int32_t *out, const int32_t *seq, int T, int V, double p, uint64_t seed, size_t *replaced) {
+    for (int t = 0; t < T; t++) {
+        int hit = (double)(drop_hash(seed, 0, (size_t)t) >> 11) * 0x1p-53 < p;
+        out[t] = hit ? (int32_t)(drop_hash(seed, 1, (size_t)t) % (uint64_t)V) : seq[t];
+        *replaced += (size_t)hit;
+    }
+    return out;
 }
 
 static void *run_job(void *arg) {
@@ -189,8 +206,9 @@ static void *run_job(void *arg) {
         j->a.drop = j->drop;
         j->a.adrop = j->adrop;
         j->a.dseed = drop_hash(j->dseed, 63, (size_t)b);
-        j->loss += t_forward(j->c, j->p, j->wt, seq, seq + 1, &j->a);
-        t_backward(j->c, j->p, seq, seq + 1, &j->a, &j->g, j->lscale);
+        const int32_t *in = j->noise > 0 ? noisy_inputs(j->in, seq, j->c->T, j->c->V, j->noise, drop_hash(j->dseed, 62, (size_t)b), &j->replaced) : seq;
+        j->loss += t_forward(j->c, j->p, j->wt, in, seq + 1, &j->a);
+        t_backward(j->c, j->p, in, seq + 1, &j->a, &j->g, j->lscale);
     }
     return NULL;
 }
@@ -361,7 +379,8 @@ static char *read_text(const char *path, size_t *n) {
 
 static _Noreturn void usage(void) {
     fprintf(stderr, "usage: mlpscope-train --train FILE --val FILE --out DIR [--out-f32 DIR] [--steps N] [--batch B] [--threads K]\n"
-                    "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--wd X] [--mlp-dropout P] [--attn-dropout P] [--gate-init SD] [--seed S]\n"
+                    "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--wd X] [--mlp-dropout P] [--attn-dropout P] [--input-noise P]\n"
+                    "         [--gate-init SD] [--seed S]\n"
                     "         [--ckpt FILE] [--resume] [--ckpt-every N] [--stop-at N] [--log FILE] [--eval-every N]\n"
                     "         (--stop-at N: stop after step N with a checkpoint, as an interruption would; --resume goes on)\n"
                     "       mlpscope-train --logits CKPT --ids 1,2,3\n");
@@ -386,7 +405,7 @@ int main(int argc, char **argv) {
         else if (OPT("--eval-every")) O.eval_every = atoi(v); else if (OPT("--ckpt-every")) O.ckpt_every = atoi(v);
         else if (OPT("--warmup")) O.o.warmup = atoi(v); else if (OPT("--wd")) O.o.wd = atof(v);
         else if (OPT("--mlp-dropout")) O.drop = atof(v); else if (OPT("--attn-dropout")) O.adrop = atof(v);
-        else if (OPT("--gate-init")) O.gate_init = atof(v);
+        else if (OPT("--gate-init")) O.gate_init = atof(v); else if (OPT("--input-noise")) O.noise = atof(v);
         else if (OPT("--logits")) logits_ckpt = v; else if (OPT("--ids")) ids_s = v;
         else if (!strcmp(a, "--resume")) O.resume = 1;
         else if (OPT("--stop-at")) O.stop_at = atoi(v);
@@ -445,8 +464,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "mlpscope-train: --lr must be in [0, 10), --wd in [0, 100) and --warmup >= 0 (got %g, %g, %d)\n", O.o.lr, O.o.wd, O.o.warmup);
         return 2;
     }
-    if (!(O.drop >= 0 && O.drop < 1) || !(O.adrop >= 0 && O.adrop < 1)) {
-        fprintf(stderr, "--mlp-dropout and --attn-dropout take a probability in [0, 1) (got %g and %g)\n", O.drop, O.adrop);
+    if (!(O.drop >= 0 && O.drop < 1) || !(O.adrop >= 0 && O.adrop < 1) || !(O.noise >= 0 && O.noise < 1)) {
+        fprintf(stderr, "--mlp-dropout, --attn-dropout and --input-noise take a probability in [0, 1) (got %g, %g and %g)\n", O.drop, O.adrop, O.noise);
         return 2;
     }
     if (O.resume && !O.ckpt) {
@@ -527,6 +546,8 @@ int main(int argc, char **argv) {
         tparams_view(c, jobs[k].gbuf, &jobs[k].g);
         jobs[k].abuf = xmalloc(tact_count(c) * sizeof(real), "a thread's activations");
         tact_view(c, jobs[k].abuf, &jobs[k].a);
+        jobs[k].in = xmalloc((size_t)c->T * sizeof(int32_t), "a thread's noisy inputs");
+        jobs[k].replaced = 0;
     }
     real *grad = xmalloc(np * sizeof(real), "the gradients");
     size_t *offs = xmalloc((size_t)O.batch * sizeof *offs, "the batch offsets");
@@ -543,7 +564,7 @@ int main(int argc, char **argv) {
         int per = O.batch / nt, extra = O.batch % nt, first = 0;
         for (int k = 0; k < nt; k++) {
             jobs[k] = (job){c, &p, &wt, tr, offs, first, per + (k < extra), jobs[k].gbuf, jobs[k].g, jobs[k].a, jobs[k].abuf, 0, (real)(1.0 / ((double)O.batch * c->T)),
-                       (real)O.drop, (real)O.adrop, O.seed * 0xD1B54A32D192ED03ull + (uint64_t)step};
+                       (real)O.drop, (real)O.adrop, O.seed * 0xD1B54A32D192ED03ull + (uint64_t)step, O.noise, jobs[k].in, jobs[k].replaced};
             first += jobs[k].n;
         }
         run_jobs(run_job, jobs, sizeof *jobs, nt);
@@ -591,6 +612,11 @@ int main(int argc, char **argv) {
     }
     if (logf) fclose(logf);
     if (isnan(vl)) vl = eval_loss(c, &p, &wt, va, nvt, O.eval_windows, jobs, nt);
+    if (O.noise > 0) { /* what the noise did, counted (stderr: summary.json keeps its fields) */
+        size_t replaced = 0, seen = (size_t)(O.steps - start) * (size_t)O.batch * (size_t)c->T;
+        for (int k = 0; k < nt; k++) replaced += jobs[k].replaced;
+        fprintf(stderr, "input noise %g: %zu of %zu input tokens replaced (%.4f)\n", O.noise, replaced, seen, (double)replaced / (double)seen);
+    }
     printf("{\"val_loss\": %.6f, \"unigram_baseline\": %.6f, \"steps\": %d, \"tokens_per_step\": %d, \"train_tokens\": %zu, \"params\": %zu, \"seconds\": %.1f}\n",
            vl, ubase, O.steps, O.batch * c->T, ntok, np, now_s() - t0);
     int rc = write_weightset(&O, O.out, &p, MS_Q8_0, tokblob, toklen);

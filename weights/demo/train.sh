@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Reproduces the committed demo model (weights/demo/): generates the corpus, builds the trainer,
-# trains on both cores (26 minutes on a 2-core AVX-512 machine; 44 to 47 on a 2-core AVX2 one,
-# whose speed varies by the day) and writes the q8 weight set, the training log and the summary
-# here. The same seed gives the same loss curve (the trainer's arithmetic is bit-reproducible; the
-# same log and weight file came out of both machines).
-#   weights/demo/train.sh [--steps N] [--resume]     (default 6000 steps)
+# trains on both cores (4,000 steps with input noise: 30 minutes on a 2-core AVX2 machine) and
+# writes the q8 weight set, the training log and the summary here. The same seed gives the same
+# loss curve: the trainer's arithmetic is bit-reproducible (the same log and weight file came out
+# of an AVX-512 and an AVX2 machine).
+#   weights/demo/train.sh [--steps N] [--resume]     (default 4000 steps)
 # --resume: after an interruption, go on from the last checkpoint (every 200 steps) to the same
 # weights, bit for bit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-steps=6000
+steps=4000
 resume=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -27,5 +27,5 @@ if [ -z "$resume" ]; then rm -f "$work/ckpt.bin"; fi
 build/native/mlpscope-train --train "$work/train.txt" --val "$work/val.txt" \
   --out weights/demo --out-f32 "$work/f32" --log weights/demo/training-log.tsv --ckpt "$work/ckpt.bin" \
   --steps "$steps" --batch 16 --ctx 128 --vocab 1024 --hidden 128 --layers 6 --heads 4 --inter 448 \
-  --lr 3e-3 --warmup 100 --seed 1 --threads 2 --eval-every 100 --ckpt-every 200 $resume \
+  --lr 3e-3 --warmup 100 --input-noise 0.5 --seed 1 --threads 2 --eval-every 100 --ckpt-every 200 $resume \
   | tee weights/demo/summary.json
