@@ -202,27 +202,32 @@ test('any neuron: where it fires most in the probe sentences, as neuronTopActiva
     assert.deepEqual(got, want.top.map((x) => [x.text, x.token, x.activation, x.piece]));
     return want;
   };
-  // at first: the best city neuron (it fires negative), so its top tokens are city names
-  const city = Number(await page.getAttribute('#feature-city', 'data-neuron'));
+  // at first: the best city neuron, in its own direction, so its top tokens are inside city names
+  const city = Number(await page.getAttribute('#feature-city', 'data-neuron')), cityLayer = Number(await page.getAttribute('#feature-city', 'data-layer'));
   assert.equal(Number(await page.inputValue('#fires-neuron')), city);
+  assert.equal(Number(await page.inputValue('#fires-layer')), cityLayer);
+  const citySign = Number(await page.inputValue('#fires-sign'));
+  assert.equal(citySign, (await page.textContent('#feature-city .feature-meta')).includes('负向') ? -1 : 1);
   const first = await check();
-  assert.ok(first.top.filter((x) => /^[A-Z]|^[a-z]{2,}$/.test(x.piece.trim())).length >= 6, JSON.stringify(first.top.map((x) => x.piece)));
+  assert.ok(first.top.filter((x) => x.labels.includes('city')).length >= 6, JSON.stringify(first.top.map((x) => x.piece)));
   assert.match(await page.textContent('#fires-top-note'), new RegExp(`${first.tokens}`));
-  // what it writes: firing negatively, it pushes up the tokens its column pushes down
-  const out = m.neuronOutput(Number(await page.inputValue('#fires-layer')), city, { k: 40 });
+  // what it writes as it fires: its column's push (turned round when it fires negatively)
+  const out = m.neuronOutput(cityLayer, city, { k: 40 });
+  const [pushedUp, pushedDown] = citySign > 0 ? [out.promoted, out.suppressed] : [out.suppressed, out.promoted];
   const text6 = (ts) => ts.filter((t) => { const s = m.tokenizer.decode([t.id]); return s && !/[\uFFFD\u0000-\u0008\u000B-\u001F\u007F]/.test(s); }).slice(0, 6).map((t) => t.id);
-  assert.deepEqual(await page.$$eval('#fires-up li', (ls) => ls.map((li) => Number(li.dataset.id))), text6(out.suppressed));
-  assert.deepEqual(await page.$$eval('#fires-down li', (ls) => ls.map((li) => Number(li.dataset.id))), text6(out.promoted));
+  assert.deepEqual(await page.$$eval('#fires-up li', (ls) => ls.map((li) => Number(li.dataset.id))), text6(pushedUp));
+  assert.deepEqual(await page.$$eval('#fires-down li', (ls) => ls.map((li) => Number(li.dataset.id))), text6(pushedDown));
   assert.equal(await page.$$eval('#fires-down li', (ls) => ls.length), 6);
   const ups = await page.$$eval('#fires-up li code', (cs) => cs.map((c) => c.textContent));
-  assert.ok(ups.filter((t) => [' to', ' is', ' in', ' on', ' at', ',', ' last', ' arrives'].includes(t)).length >= 4, ups.join('|'));
+  // the words that follow a city name
+  assert.ok(ups.filter((t) => [' to', ' is', ' in', ' on', ' at', ',', '.', ' last', ' arrives'].includes(t)).length >= 4, ups.join('|'));
   // the most active neurons at a token of the card's text: the engine's top-3 per layer, as chips
   const fidsText = await page.inputValue('#fires-text'), fids = m.tokenizer.encode(fidsText);
   const st = m.forward(fids, { topK: 3, logits: 'none' }).stats, tok = Number(await page.inputValue('#fires-tok'));
   const chips = await page.$$eval('#fires-neighbours button', (bs) => bs.map((b) => [Number(b.dataset.layer), Number(b.dataset.neuron), b.getAttribute('aria-pressed')]));
   assert.equal(chips.length, 3 * m.nLayers);
   chips.forEach(([l, j], i) => assert.equal(j, st.top_idx[l][tok * 3 + (i % 3)]));
-  assert.ok(chips.some(([l, j, pressed]) => l === 1 && j === city && pressed === 'true'), 'the city neuron is among the most active at its strongest token, and marked');
+  assert.ok(chips.some(([l, j, pressed]) => l === cityLayer && j === city && pressed === 'true'), 'the city neuron is among the most active at its strongest token, and marked');
   // a chip loads its neuron
   const [cl, cj] = chips.find(([l]) => l === 3);
   await page.click(`#fires-neighbours button[data-layer="3"][data-neuron="${cj}"]`);
