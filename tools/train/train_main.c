@@ -186,8 +186,8 @@ static void *run_adam(void *arg) {
 /* Input noise (training only): each of the T input tokens is replaced, with probability p, by a
  * token drawn uniformly from the vocabulary; the targets stay the true next tokens. A token then
  * no longer vouches for its context by itself (a code token may turn up in prose), so what kind
- * of text this is has to be gathered from the tokens around it. The draws are a function of
- * (seed, position), like the dropout masks, so runs stay bit-reproducible. */
+ * of text this is has to be gathered from the tokens around it. The draws are hashes of (step,
+ * sequence, position), like the dropout masks, so runs stay bit-reproducible. */
 static const int32_t *noisy_inputs(int32_t *out, const int32_t *seq, int T, int V, double p, uint64_t seed, size_t *replaced) {
     for (int t = 0; t < T; t++) {
         int hit = (double)(drop_hash(seed, 0, (size_t)t) >> 11) * 0x1p-53 < p;
