@@ -174,10 +174,11 @@ test('training reproduces: the first 20 steps of the documented run match the co
 test('trainer options (dropout, gate init, input noise): a different loss curve of finite numbers when changed, a clear error for a bad value', () => {
   const work = tmpDir('dropout');
   execFileSync(process.execPath, [path.join(ROOT, 'tools/corpus.mjs'), '--seed', '5', '--docs', '3000', '--out', path.join(work, 'c.txt')]);
+  // a tiny run (a later --steps overrides the 4)
+  const trainerArgs = (name) => ['--train', path.join(work, 'c.txt'), '--val', path.join(work, 'c.txt'), '--out', path.join(work, name), '--log', path.join(work, `${name}.tsv`),
+    '--steps', '4', '--batch', '4', '--ctx', '32', '--vocab', '300', '--hidden', '32', '--layers', '2', '--heads', '2', '--inter', '64', '--eval-every', '1000'];
   const run = (name, extra) => {
-    execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), ['--train', path.join(work, 'c.txt'), '--val', path.join(work, 'c.txt'), '--out', path.join(work, name),
-      '--log', path.join(work, `${name}.tsv`), '--steps', '4', '--batch', '4', '--ctx', '32', '--vocab', '300', '--hidden', '32', '--layers', '2', '--heads', '2', '--inter', '64',
-      '--eval-every', '1000', ...extra], { stdio: 'pipe' });
+    execFileSync(path.join(ROOT, 'build/native/mlpscope-train'), [...trainerArgs(name), ...extra], { stdio: 'pipe' });
     return fs.readFileSync(path.join(work, `${name}.tsv`), 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split('\t')[2]));
   };
   const valLoss = (name) => fs.readFileSync(path.join(work, `${name}.tsv`), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[3]);
@@ -204,9 +205,7 @@ test('trainer options (dropout, gate init, input noise): a different loss curve 
   // tokens is replaced (counted by the trainer), the training loss changes and the validation
   // loss, on clean text, does not while the weights stay put
   assert.deepEqual(run('noise0', ['--input-noise', '0']), plain);
-  const noisy = spawnSync(path.join(ROOT, 'build/native/mlpscope-train'), ['--train', path.join(work, 'c.txt'), '--val', path.join(work, 'c.txt'), '--out', path.join(work, 'noisy'),
-    '--log', path.join(work, 'noisy.tsv'), '--steps', '20', '--batch', '4', '--ctx', '32', '--vocab', '300', '--hidden', '32', '--layers', '2', '--heads', '2', '--inter', '64',
-    '--eval-every', '1000', '--input-noise', '0.3'], { encoding: 'utf8' });
+  const noisy = spawnSync(path.join(ROOT, 'build/native/mlpscope-train'), [...trainerArgs('noisy'), '--steps', '20', '--input-noise', '0.3'], { encoding: 'utf8' });
   assert.equal(noisy.status, 0, noisy.stderr);
   const [, replaced, seen] = noisy.stderr.match(/input noise 0\.3: (\d+) of (\d+) input tokens replaced/).map(Number);
   assert.equal(seen, 20 * 4 * 32);

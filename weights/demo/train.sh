@@ -2,8 +2,8 @@
 # Reproduces the committed demo model (weights/demo/): generates the corpus, builds the trainer,
 # trains on both cores (4,000 steps with input noise: 30 minutes on a 2-core AVX2 machine) and
 # writes the q8 weight set, the training log and the summary here. The same seed gives the same
-# loss curve: the trainer's arithmetic is bit-reproducible (the same log and weight file came out
-# of an AVX-512 and an AVX2 machine).
+# loss curve: the trainer's arithmetic is bit-reproducible (two runs here wrote the same log and
+# weight file; for the model before, so did an AVX-512 and an AVX2 machine).
 #   weights/demo/train.sh [--steps N] [--resume]     (default 4000 steps)
 # --resume: after an interruption, go on from the last checkpoint (every 200 steps) to the same
 # weights, bit for bit.
