@@ -200,7 +200,7 @@ test('trainer options (dropout, gate init, input noise): a different loss curve 
   let err;
   try { run('bad', ['--mlp-dropout', '1.5']); } catch (e) { err = e; }
   assert.equal(err?.status, 2);
-  assert.match(String(err.stderr), /--mlp-dropout, --attn-dropout and --input-noise take a probability in \[0, 1\) \(got 1\.5/);
+  assert.match(String(err.stderr), /--mlp-dropout, --attn-dropout, --input-noise and --input-noise-end take a probability in \[0, 1\) \(got 1\.5/);
   // --input-noise: 0 is the plain trainer, bit for bit; otherwise about that share of the input
   // tokens is replaced (counted by the trainer), the training loss changes and the validation
   // loss, on clean text, does not while the weights stay put
@@ -214,11 +214,18 @@ test('trainer options (dropout, gate init, input noise): a different loss curve 
   assert.notDeepEqual(stillNoise, still);
   assert.ok(stillNoise.every(Number.isFinite), stillNoise.join(' '));
   assert.deepEqual(valLoss('still-noise'), valLoss('still'));
-  for (const bad of ['1', '-0.1', 'nan']) {
+  // --input-noise-end: the noise goes linearly from --input-noise at the first step to this at
+  // the last; equal ends are the constant noise, bit for bit; 0.6 down to 0 replaces about 0.3
+  assert.deepEqual(run('ramp-flat', ['--input-noise', '0.5', '--input-noise-end', '0.5']), run('flat', ['--input-noise', '0.5']));
+  const ramp = spawnSync(path.join(ROOT, 'build/native/mlpscope-train'), [...trainerArgs('ramp'), '--steps', '20', '--input-noise', '0.6', '--input-noise-end', '0'], { encoding: 'utf8' });
+  assert.equal(ramp.status, 0, ramp.stderr);
+  const [, rReplaced, rSeen] = ramp.stderr.match(/input noise 0\.6 to 0: (\d+) of (\d+) input tokens replaced/).map(Number);
+  assert.ok(Math.abs(rReplaced / rSeen - 0.3) < 0.05, `${rReplaced} of ${rSeen}`);
+  for (const [opt, bad] of [['--input-noise', '1'], ['--input-noise', '-0.1'], ['--input-noise', 'nan'], ['--input-noise-end', '1'], ['--input-noise-end', 'nan']]) {
     err = undefined;
-    try { run('bad-noise', ['--input-noise', bad]); } catch (e) { err = e; }
-    assert.equal(err?.status, 2, bad);
-    assert.match(String(err.stderr), /--input-noise take a probability in \[0, 1\)/);
+    try { run('bad-noise', [opt, bad]); } catch (e) { err = e; }
+    assert.equal(err?.status, 2, `${opt} ${bad}`);
+    assert.match(String(err.stderr), /--input-noise-end take a probability in \[0, 1\)/);
   }
   // --gate-init: 0.02 is the default, bit for bit; another spread starts from other weights
   assert.deepEqual(run('gate02', ['--gate-init', '0.02']), plain);

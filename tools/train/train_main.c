@@ -22,6 +22,7 @@ typedef struct {
     uint64_t seed;
     double drop, adrop;
     double noise;     /* --input-noise: the probability that an input token is replaced by a random one */
+    double noise_end; /* --input-noise-end: the probability at the last step (linear from --input-noise) */
     double gate_init; /* standard deviation of the initial gate matrix w1 */
     int stop_at;      /* stop after this step with a checkpoint, as an interruption would (0: run to --steps) */
     tcfg c;
@@ -195,6 +196,13 @@ static const int32_t *noisy_inputs(int32_t *out, const int32_t *seq, int T, int 
         *replaced += (size_t)hit;
     }
     return out;
+}
+
+/* The input noise of a step: --input-noise at the first step, --input-noise-end at the last,
+ * linear between (a function of the step alone, so a resumed run draws the same). */
+static double noise_at(const opts_t *O, int step) {
+    if (O->noise_end == O->noise || O->steps < 2) return O->noise;
+    return O->noise + (O->noise_end - O->noise) * (double)step / (double)(O->steps - 1);
 }
 
 static void *run_job(void *arg) {
@@ -380,7 +388,7 @@ static char *read_text(const char *path, size_t *n) {
 static _Noreturn void usage(void) {
     fprintf(stderr, "usage: mlpscope-train --train FILE --val FILE --out DIR [--out-f32 DIR] [--steps N] [--batch B] [--threads K]\n"
                     "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--wd X] [--mlp-dropout P] [--attn-dropout P] [--input-noise P]\n"
-                    "         [--gate-init SD] [--seed S]\n"
+                    "         [--input-noise-end P] [--gate-init SD] [--seed S]\n"
                     "         [--ckpt FILE] [--resume] [--ckpt-every N] [--stop-at N] [--log FILE] [--eval-every N]\n"
                     "         (--stop-at N: stop after step N with a checkpoint, as an interruption would; --resume goes on)\n"
                     "       mlpscope-train --logits CKPT --ids 1,2,3\n");
@@ -390,6 +398,7 @@ static _Noreturn void usage(void) {
 int main(int argc, char **argv) {
     opts_t O = {0};
     O.vocab = 1024; O.steps = 3000; O.threads = 2; O.batch = 16; O.eval_every = 100; O.ckpt_every = 200; O.eval_windows = 64; O.seed = 1; O.gate_init = 0.02;
+    int noise_end_given = 0;
     O.c = (tcfg){.H = 128, .I = 448, .L = 6, .nh = 4, .T = 128, .eps = 1e-5, .theta = 10000.0};
     O.o = (tadam){.lr = 3e-3, .min_lr = 3e-4, .b1 = 0.9, .b2 = 0.95, .eps = 1e-8, .wd = 0.1, .clip = 1.0, .warmup = 100};
     const char *logits_ckpt = NULL, *ids_s = NULL, *out_f32 = NULL;
@@ -406,6 +415,7 @@ int main(int argc, char **argv) {
         else if (OPT("--warmup")) O.o.warmup = atoi(v); else if (OPT("--wd")) O.o.wd = atof(v);
         else if (OPT("--mlp-dropout")) O.drop = atof(v); else if (OPT("--attn-dropout")) O.adrop = atof(v);
         else if (OPT("--gate-init")) O.gate_init = atof(v); else if (OPT("--input-noise")) O.noise = atof(v);
+        else if (OPT("--input-noise-end")) { O.noise_end = atof(v); noise_end_given = 1; }
         else if (OPT("--logits")) logits_ckpt = v; else if (OPT("--ids")) ids_s = v;
         else if (!strcmp(a, "--resume")) O.resume = 1;
         else if (OPT("--stop-at")) O.stop_at = atoi(v);
@@ -464,8 +474,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "mlpscope-train: --lr must be in [0, 10), --wd in [0, 100) and --warmup >= 0 (got %g, %g, %d)\n", O.o.lr, O.o.wd, O.o.warmup);
         return 2;
     }
-    if (!(O.drop >= 0 && O.drop < 1) || !(O.adrop >= 0 && O.adrop < 1) || !(O.noise >= 0 && O.noise < 1)) {
-        fprintf(stderr, "--mlp-dropout, --attn-dropout and --input-noise take a probability in [0, 1) (got %g, %g and %g)\n", O.drop, O.adrop, O.noise);
+    if (!noise_end_given) O.noise_end = O.noise;
+    if (!(O.drop >= 0 && O.drop < 1) || !(O.adrop >= 0 && O.adrop < 1) || !(O.noise >= 0 && O.noise < 1) || !(O.noise_end >= 0 && O.noise_end < 1)) {
+        fprintf(stderr, "--mlp-dropout, --attn-dropout, --input-noise and --input-noise-end take a probability in [0, 1) (got %g, %g, %g and %g)\n",
+                O.drop, O.adrop, O.noise, O.noise_end);
         return 2;
     }
     if (O.resume && !O.ckpt) {
@@ -564,7 +576,7 @@ int main(int argc, char **argv) {
         int per = O.batch / nt, extra = O.batch % nt, first = 0;
         for (int k = 0; k < nt; k++) {
             jobs[k] = (job){c, &p, &wt, tr, offs, first, per + (k < extra), jobs[k].gbuf, jobs[k].g, jobs[k].a, jobs[k].abuf, 0, (real)(1.0 / ((double)O.batch * c->T)),
-                       (real)O.drop, (real)O.adrop, O.seed * 0xD1B54A32D192ED03ull + (uint64_t)step, O.noise, jobs[k].in, jobs[k].replaced};
+                       (real)O.drop, (real)O.adrop, O.seed * 0xD1B54A32D192ED03ull + (uint64_t)step, noise_at(&O, step), jobs[k].in, jobs[k].replaced};
             first += jobs[k].n;
         }
         run_jobs(run_job, jobs, sizeof *jobs, nt);
@@ -612,10 +624,12 @@ int main(int argc, char **argv) {
     }
     if (logf) fclose(logf);
     if (isnan(vl)) vl = eval_loss(c, &p, &wt, va, nvt, O.eval_windows, jobs, nt);
-    if (O.noise > 0) { /* what the noise did, counted (stderr: summary.json keeps its fields) */
+    if (O.noise > 0 || O.noise_end > 0) { /* what the noise did, counted (stderr: summary.json keeps its fields) */
         size_t replaced = 0, seen = (size_t)(O.steps - start) * (size_t)O.batch * (size_t)c->T;
         for (int k = 0; k < nt; k++) replaced += jobs[k].replaced;
-        fprintf(stderr, "input noise %g: %zu of %zu input tokens replaced (%.4f)\n", O.noise, replaced, seen, (double)replaced / (double)seen);
+        if (O.noise_end != O.noise) fprintf(stderr, "input noise %g to %g: ", O.noise, O.noise_end);
+        else fprintf(stderr, "input noise %g: ", O.noise);
+        fprintf(stderr, "%zu of %zu input tokens replaced (%.4f)\n", replaced, seen, (double)replaced / (double)seen);
     }
     printf("{\"val_loss\": %.6f, \"unigram_baseline\": %.6f, \"steps\": %d, \"tokens_per_step\": %d, \"train_tokens\": %zu, \"params\": %zu, \"seconds\": %.1f}\n",
            vl, ubase, O.steps, O.batch * c->T, ntok, np, now_s() - t0);
