@@ -221,6 +221,19 @@ test('trainer options (dropout, gate init, input noise): a different loss curve 
   assert.equal(ramp.status, 0, ramp.stderr);
   const [, rReplaced, rSeen] = ramp.stderr.match(/input noise 0\.6 to 0: (\d+) of (\d+) input tokens replaced/).map(Number);
   assert.ok(Math.abs(rReplaced / rSeen - 0.3) < 0.05, `${rReplaced} of ${rSeen}`);
+  // --noise-share: only that share of the sequences gets the noise (drawn per sequence); 1 is
+  // the default, bit for bit; 0.5 of the sequences at 0.6 replaces about 0.3 of all tokens
+  assert.deepEqual(run('share1', ['--input-noise', '0.5', '--noise-share', '1']), run('flat', ['--input-noise', '0.5']));
+  const share = spawnSync(path.join(ROOT, 'build/native/mlpscope-train'), [...trainerArgs('share'), '--steps', '40', '--input-noise', '0.6', '--noise-share', '0.5'], { encoding: 'utf8' });
+  assert.equal(share.status, 0, share.stderr);
+  const [, sReplaced, sSeen] = share.stderr.match(/input noise 0\.6 in a share 0\.5 of the sequences: (\d+) of (\d+) input tokens replaced/).map(Number);
+  assert.ok(Math.abs(sReplaced / sSeen - 0.3) < 0.08, `${sReplaced} of ${sSeen}`); // 160 sequences drawn: sd about 0.024
+  for (const bad of ['0', '1.5', 'nan']) {
+    err = undefined;
+    try { run('bad-share', ['--input-noise', '0.5', '--noise-share', bad]); } catch (e) { err = e; }
+    assert.equal(err?.status, 2, bad);
+    assert.match(String(err.stderr), /--noise-share takes the share of sequences given input noise, in \(0, 1\]/);
+  }
   for (const [opt, bad] of [['--input-noise', '1'], ['--input-noise', '-0.1'], ['--input-noise', 'nan'], ['--input-noise-end', '1'], ['--input-noise-end', 'nan']]) {
     err = undefined;
     try { run('bad-noise', [opt, bad]); } catch (e) { err = e; }

@@ -23,6 +23,7 @@ typedef struct {
     double drop, adrop;
     double noise;     /* --input-noise: the probability that an input token is replaced by a random one */
     double noise_end; /* --input-noise-end: the probability at the last step (linear from --input-noise) */
+    double noise_share; /* --noise-share: the share of the training sequences that get input noise (others stay clean) */
     double gate_init; /* standard deviation of the initial gate matrix w1 */
     int stop_at;      /* stop after this step with a checkpoint, as an interruption would (0: run to --steps) */
     tcfg c;
@@ -174,6 +175,7 @@ typedef struct {
     real drop, adrop; uint64_t dseed; /* dropout (MLP units, attention output) and this step's seed */
     double noise; int32_t *in;        /* input noise and its buffer of T tokens (used when noise > 0) */
     size_t replaced;                  /* input tokens replaced so far (reported at the end) */
+    double share;                     /* the share of sequences that get the noise */
 } job;
 
 /* the AdamW update of elements [i0, i1) */
@@ -214,7 +216,8 @@ static void *run_job(void *arg) {
         j->a.drop = j->drop;
         j->a.adrop = j->adrop;
         j->a.dseed = drop_hash(j->dseed, 63, (size_t)b);
-        const int32_t *in = j->noise > 0 ? noisy_inputs(j->in, seq, j->c->T, j->c->V, j->noise, drop_hash(j->dseed, 62, (size_t)b), &j->replaced) : seq;
+        int noisy = j->noise > 0 && (double)(drop_hash(j->dseed, 61, (size_t)b) >> 11) * 0x1p-53 < j->share;
+        const int32_t *in = noisy ? noisy_inputs(j->in, seq, j->c->T, j->c->V, j->noise, drop_hash(j->dseed, 62, (size_t)b), &j->replaced) : seq;
         j->loss += t_forward(j->c, j->p, j->wt, in, seq + 1, &j->a);
         t_backward(j->c, j->p, in, seq + 1, &j->a, &j->g, j->lscale);
     }
@@ -388,7 +391,7 @@ static char *read_text(const char *path, size_t *n) {
 static _Noreturn void usage(void) {
     fprintf(stderr, "usage: mlpscope-train --train FILE --val FILE --out DIR [--out-f32 DIR] [--steps N] [--batch B] [--threads K]\n"
                     "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--wd X] [--mlp-dropout P] [--attn-dropout P] [--input-noise P]\n"
-                    "         [--input-noise-end P] [--gate-init SD] [--seed S]\n"
+                    "         [--input-noise-end P] [--noise-share S] [--gate-init SD] [--seed S]\n"
                     "         [--ckpt FILE] [--resume] [--ckpt-every N] [--stop-at N] [--log FILE] [--eval-every N]\n"
                     "         (--stop-at N: stop after step N with a checkpoint, as an interruption would; --resume goes on)\n"
                     "       mlpscope-train --logits CKPT --ids 1,2,3\n");
@@ -397,7 +400,7 @@ static _Noreturn void usage(void) {
 
 int main(int argc, char **argv) {
     opts_t O = {0};
-    O.vocab = 1024; O.steps = 3000; O.threads = 2; O.batch = 16; O.eval_every = 100; O.ckpt_every = 200; O.eval_windows = 64; O.seed = 1; O.gate_init = 0.02;
+    O.vocab = 1024; O.steps = 3000; O.threads = 2; O.batch = 16; O.eval_every = 100; O.ckpt_every = 200; O.eval_windows = 64; O.seed = 1; O.gate_init = 0.02; O.noise_share = 1;
     int noise_end_given = 0;
     O.c = (tcfg){.H = 128, .I = 448, .L = 6, .nh = 4, .T = 128, .eps = 1e-5, .theta = 10000.0};
     O.o = (tadam){.lr = 3e-3, .min_lr = 3e-4, .b1 = 0.9, .b2 = 0.95, .eps = 1e-8, .wd = 0.1, .clip = 1.0, .warmup = 100};
@@ -416,6 +419,7 @@ int main(int argc, char **argv) {
         else if (OPT("--mlp-dropout")) O.drop = atof(v); else if (OPT("--attn-dropout")) O.adrop = atof(v);
         else if (OPT("--gate-init")) O.gate_init = atof(v); else if (OPT("--input-noise")) O.noise = atof(v);
         else if (OPT("--input-noise-end")) { O.noise_end = atof(v); noise_end_given = 1; }
+        else if (OPT("--noise-share")) O.noise_share = atof(v);
         else if (OPT("--logits")) logits_ckpt = v; else if (OPT("--ids")) ids_s = v;
         else if (!strcmp(a, "--resume")) O.resume = 1;
         else if (OPT("--stop-at")) O.stop_at = atoi(v);
@@ -486,6 +490,10 @@ int main(int argc, char **argv) {
     }
     if (O.stop_at < 0 || (O.stop_at && !O.ckpt)) {
         fprintf(stderr, "--stop-at N needs N >= 1 and a --ckpt file to stop into (got %d%s)\n", O.stop_at, O.ckpt ? "" : ", no --ckpt");
+        return 2;
+    }
+    if (!(O.noise_share > 0 && O.noise_share <= 1)) {
+        fprintf(stderr, "mlpscope-train: --noise-share takes the share of sequences given input noise, in (0, 1] (got %g)\n", O.noise_share);
         return 2;
     }
     if (!(O.gate_init > 0 && O.gate_init < 10)) {
@@ -576,7 +584,7 @@ int main(int argc, char **argv) {
         int per = O.batch / nt, extra = O.batch % nt, first = 0;
         for (int k = 0; k < nt; k++) {
             jobs[k] = (job){c, &p, &wt, tr, offs, first, per + (k < extra), jobs[k].gbuf, jobs[k].g, jobs[k].a, jobs[k].abuf, 0, (real)(1.0 / ((double)O.batch * c->T)),
-                       (real)O.drop, (real)O.adrop, O.seed * 0xD1B54A32D192ED03ull + (uint64_t)step, noise_at(&O, step), jobs[k].in, jobs[k].replaced};
+                       (real)O.drop, (real)O.adrop, O.seed * 0xD1B54A32D192ED03ull + (uint64_t)step, noise_at(&O, step), jobs[k].in, jobs[k].replaced, O.noise_share};
             first += jobs[k].n;
         }
         run_jobs(run_job, jobs, sizeof *jobs, nt);
@@ -627,8 +635,10 @@ int main(int argc, char **argv) {
     if (O.noise > 0 || O.noise_end > 0) { /* what the noise did, counted (stderr: summary.json keeps its fields) */
         size_t replaced = 0, seen = (size_t)(O.steps - start) * (size_t)O.batch * (size_t)c->T;
         for (int k = 0; k < nt; k++) replaced += jobs[k].replaced;
-        if (O.noise_end != O.noise) fprintf(stderr, "input noise %g to %g: ", O.noise, O.noise_end);
-        else fprintf(stderr, "input noise %g: ", O.noise);
+        if (O.noise_end != O.noise) fprintf(stderr, "input noise %g to %g", O.noise, O.noise_end);
+        else fprintf(stderr, "input noise %g", O.noise);
+        if (O.noise_share < 1) fprintf(stderr, " in a share %g of the sequences", O.noise_share);
+        fprintf(stderr, ": ");
         fprintf(stderr, "%zu of %zu input tokens replaced (%.4f)\n", replaced, seen, (double)replaced / (double)seen);
     }
     printf("{\"val_loss\": %.6f, \"unigram_baseline\": %.6f, \"steps\": %d, \"tokens_per_step\": %d, \"train_tokens\": %zu, \"params\": %zu, \"seconds\": %.1f}\n",
