@@ -58,9 +58,9 @@ test('mlpscope features and mlpscope neuron on the demo model agree with the API
   assert.deepEqual(got.best, want.best);
   assert.equal(got.directions.length, 3);
   got.directions.forEach((d, i) => assert.equal(d.heldOutAuc, want.directions[i].heldOutAuc));
-  const table = execFileSync(process.execPath, [CLI, 'features', DEMO, '--top', '1', '--layers', '4'], { encoding: 'utf8' });
+  const table = execFileSync(process.execPath, [CLI, 'features', DEMO, '--top', '1', '--layers', '3'], { encoding: 'utf8' });
   assert.match(table, /^city$/m);
-  assert.match(table, /best: layer 4 neuron 64, held-out AUC 0\.977/);
+  assert.match(table, /best: layer 3 neuron 259, held-out AUC 0\.943/);
   // a probe file of one's own, and a texts file
   const dir = tmpDir('features');
   const own = [{ text: 'We drove from Oslo to Rome.', spans: [{ start: 14, end: 18, label: 'city' }, { start: 22, end: 26, label: 'city' }] },
@@ -69,24 +69,24 @@ test('mlpscope features and mlpscope neuron on the demo model agree with the API
   const g2 = JSON.parse(execFileSync(process.execPath, [CLI, 'features', DEMO, '--probes', path.join(dir, 'p.json'), '--json'], { encoding: 'utf8' }));
   assert.deepEqual(g2.best, findFeatureNeurons(m, [...own, ...own], { top: 3 }).best);
   fs.writeFileSync(path.join(dir, 't.txt'), 'I flew from Paris to Tokyo.\n\nThe food was not bad at all.\n');
-  // the city neuron (layer 4, neuron 64, fires positively) and the negation neuron (layer 2,
-  // neuron 427, fires negatively: it writes minus its column)
+  // the city neuron (layer 3, neuron 259, fires positively) and the negation neuron (layer 1,
+  // neuron 302, fires negatively: it writes minus its column)
   const texts = ['I flew from Paris to Tokyo.', 'The food was not bad at all.'];
-  const n = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '4', '--neuron', '64', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
+  const n = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '3', '--neuron', '259', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
   const { writes, ...top } = n;
-  assert.deepEqual(top, neuronTopActivations(m, texts, { layer: 4, neuron: 64, sign: 1, k: 3 }));
-  const o = m.neuronOutput(4, 64, { k: 10 });
+  assert.deepEqual(top, neuronTopActivations(m, texts, { layer: 3, neuron: 259, sign: 1, k: 3 }));
+  const o = m.neuronOutput(3, 259, { k: 10 });
   assert.deepEqual(writes.up.map((t) => [t.id, t.logit]), o.promoted.map((t) => [t.id, t.logit]));
   assert.ok(writes.up.some((t) => t.text === ' to'));
-  const nn = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '2', '--neuron', '427', '--sign', '-1', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
-  assert.deepEqual((({ writes: _, ...t }) => t)(nn), neuronTopActivations(m, texts, { layer: 2, neuron: 427, sign: -1, k: 3 }));
-  const on = m.neuronOutput(2, 427, { k: 10 });
+  const nn = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '1', '--neuron', '302', '--sign', '-1', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
+  assert.deepEqual((({ writes: _, ...t }) => t)(nn), neuronTopActivations(m, texts, { layer: 1, neuron: 302, sign: -1, k: 3 }));
+  const on = m.neuronOutput(1, 302, { k: 10 });
   assert.deepEqual(nn.writes.up.map((t) => [t.id, t.logit]), on.suppressed.map((t) => [t.id, -t.logit]), 'firing negatively, it pushes up what its column pushes down');
   assert.deepEqual(nn.writes.down.map((t) => [t.id, t.logit]), on.promoted.map((t) => [t.id, -t.logit]));
-  const txt = execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '4', '--neuron', '64', '--k', '2'], { encoding: 'utf8' });
+  const txt = execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '3', '--neuron', '259', '--k', '2'], { encoding: 'utf8' });
   assert.match(txt, /6805 tokens of 160 texts/);
   assert.equal(txt.trim().split('\n').length, 5);
-  assert.match(txt, /pushes up "\." [0-9.]+, "\.\\n" [0-9.]+, " at"/);
+  assert.match(txt, /pushes up " a" [0-9.]+, "   " [0-9.]+, ":\\n"/);
   m.dispose();
   // bad input: typed errors naming what is wrong
   fs.writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ probes: [{ text: 'x', spans: [{ start: 0 }] }] }));
