@@ -7,6 +7,7 @@
 #   build/fuzz/                libFuzzer targets (clang, ASan + UBSan), with `./build.sh fuzz`
 # Usage: ./build.sh [all|native|trainer|wasm|site|fuzz]   (default all; trainer: only
 #   build/native/mlpscope-train, what weights/demo/train.sh needs). Warnings are errors.
+#   A target already newer than its sources is skipped; FORCE=1 rebuilds it.
 set -euo pipefail
 cd "$(dirname "$0")"
 what="${1:-all}"
@@ -21,13 +22,23 @@ CFLAGS_COMMON="-std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-function -D_P
 
 need_emcc() {
   if command -v emcc >/dev/null 2>&1; then return; fi
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  # installs only when asked (MLPSCOPE_AUTO_INSTALL=1) or in CI, as root; `npm start` / `npm test`
+  # install what they need through tools/setup.mjs before they get here
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && { [ "${MLPSCOPE_AUTO_INSTALL:-}" = 1 ] || [ -n "${CI:-}" ]; }; then
     echo "build.sh: emcc not found; installing Debian's emscripten package" >&2
     (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q emscripten) >&2
   else
-    echo "build.sh: emcc (Emscripten) is required. On Debian/Ubuntu run: sudo apt-get install emscripten" >&2
+    echo "build.sh: emcc (Emscripten) is required. On Debian/Ubuntu run: sudo apt-get install -y emscripten" >&2
+    echo "          (or run 'npm start' / 'npm test', which install what they need)" >&2
     exit 1
   fi
+}
+
+# newer OUT INPUT...: OUT exists and is newer than every file under the INPUTs (a make-like skip)
+newer() {
+  local out=$1; shift
+  [ -e "$out" ] || return 1
+  [ -z "$(find "$@" -newer "$out" -type f -print -quit 2>/dev/null)" ]
 }
 
 build_native() {
@@ -39,7 +50,12 @@ build_native() {
   gcc $CFLAGS_COMMON "$@" -pthread -o "$out/ms_tests" $ENGINE_SRC $TOOL_SRC tests/native/*.c -lm
 }
 
-if [ "$what" = all ] || [ "$what" = native ] || [ "$what" = trainer ]; then
+# a target whose outputs are newer than all its inputs is skipped (FORCE=1 rebuilds anyway)
+fresh() { [ -z "${FORCE:-}${PROFILE:-}" ] && newer "$@"; }
+
+if [ "$what" = trainer ] || { [ "$what" = all ] || [ "$what" = native ]; } && \
+   ! { fresh build/native/ms_tests src tools tests/native tests/train-gemm build.sh && \
+       fresh build/asan/ms_tests src tools tests/native build.sh && fresh build/native/mlpscope-train src tools build.sh; }; then
   # the trainer: register-blocked matmuls in AVX-512 where the CPU has it (else AVX2), no FP
   # contraction: the same summation order either way, so runs are bit-reproducible
   mkdir -p build/native
@@ -62,7 +78,7 @@ if [ "$what" = all ] || [ "$what" = native ] || [ "$what" = trainer ]; then
   echo "built build/native and build/asan"
 fi
 
-if [ "$what" = all ] || [ "$what" = wasm ]; then
+if { [ "$what" = all ] || [ "$what" = wasm ]; } && ! fresh build/wasm/mlpscope-mt.wasm src build.sh; then
   need_emcc
   mkdir -p build/wasm
   # Standalone wasm: our own ESM glue (js/wasm.js) instantiates it with a handful of imports.
@@ -98,7 +114,7 @@ if [ "$what" = all ] || [ "$what" = site ]; then
 fi
 
 FUZZ_TARGETS="json manifest config safetensors llama2c_checkpoint tokenizer_bin msbpe tokenizer_json bpe_encode chat"
-if [ "$what" = all ] || [ "$what" = fuzz ]; then
+if { [ "$what" = all ] || [ "$what" = fuzz ]; } && ! fresh build/fuzz/chat src fuzz/fuzz_targets.c build.sh; then
   if command -v clang >/dev/null 2>&1 && echo 'int LLVMFuzzerTestOneInput(const char*d,long n){(void)d;(void)n;return 0;}' | clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
     mkdir -p build/fuzz
     for t in $FUZZ_TARGETS; do

@@ -1,4 +1,4 @@
-// The JS API on stories260K: decode vs prefill, hook invariants, hooks vs stats, interventions,
+// The JS API on the demo model (weights/demo, llama family): decode vs prefill, hook invariants, hooks vs stats, interventions,
 // logit lens, generation determinism, typed errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { loadModel, MlpscopeError, demoModelUrl } from '../js/index.js';
-import { ROOT, convertStories, maxRel } from './helpers.js';
+import { ROOT, DEMO } from './helpers.js';
 
-const dir = convertStories('f32');
-const model = await loadModel(dir, { contextLength: 256 });
+const dir = DEMO;
+const model = await loadModel(dir, { contextLength: 128 });
 const ids = model.tokenizer.encode('Lily went to Paris with her mom. They saw a big dog.');
 const H = model.config.hidden_size, I = model.config.intermediate_size, L = model.nLayers, V = model.config.vocab_size;
 
@@ -145,7 +145,7 @@ test('typed errors: bad ids, context overflow, empty input, unknown hook, bad ge
   code(() => model.forward([1, -2]), 'E_TOKEN');
   code(() => model.forward([1, 2.5]), 'E_TOKEN');
   code(() => model.forward([]), 'E_ARG');
-  code(() => model.forward(new Array(257).fill(5)), 'E_CONTEXT');
+  code(() => model.forward(new Array(129).fill(5)), 'E_CONTEXT');
   code(() => model.forward([1, 5], { hooks: ['blocks.99.hook_mlp_out'] }), 'E_ARG');
   code(() => model.forward([1, 5], { hooks: ['blocks.0.hook_nothing'] }), 'E_ARG');
   code(() => model.forward([1, 5], { interventions: [{ layer: 0, hook: 'mlp.hook_post', neurons: [I], scale: 0 }] }), 'E_ARG');
@@ -190,7 +190,7 @@ test('a folder as a file: URL, with a space in its path; demoModelUrl is the shi
     for (const f of fs.readdirSync(dir)) fs.copyFileSync(path.join(dir, f), path.join(spaced, f));
     const url = pathToFileURL(spaced);
     assert.match(url.href, /%20/);
-    const m = await loadModel(url, { contextLength: 256 });
+    const m = await loadModel(url, { contextLength: 128 });
     assert.deepEqual(Array.from(m.forward(ids).logits), Array.from(model.forward(ids).logits));
     m.dispose();
   } finally { fs.rmSync(spaced, { recursive: true, force: true }); }

@@ -1,41 +1,44 @@
 // The package in a real browser (headless Chromium): the Web Worker wrapper gives the same numbers
-// as the in-page engine and as llama2.c, transfers typed arrays, keeps the page responsive; the
+// as the in-page engine, transfers typed arrays, keeps the page responsive; the
 // Cache API makes a second load work with the network blocked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrowser } from './browser-harness.js';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { convertStories, golden, CLI, ROOT, tmpDir } from './helpers.js';
+import { CLI, ROOT, DEMO, tmpDir } from './helpers.js';
 
-const G = golden();
 let h;
 const thr = tmpDir('browser-thr');
 execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-threads.json'), '--seed', '5', '--dtype', 'q8', '--out', thr], { stdio: 'pipe' });
-before(async () => { h = await startBrowser({ mounts: { '/w/s260': convertStories('f32'), '/w/thr': thr } }); });
+before(async () => { h = await startBrowser({ mounts: { '/w/demo': DEMO, '/w/thr': thr } }); });
 after(async () => { await h?.close(); });
 
-test('Worker wrapper: same logits as in-page, llama2.c greedy ids, transferred typed arrays, responsive page', async () => {
+test('Worker wrapper: same logits and greedy ids as in-page, transferred typed arrays, responsive page', async () => {
   const { page } = await h.newPage('/tests/browser/api.html');
   await page.waitForFunction(() => window.mlpscope);
-  const c = G.cases[1];
-  const r = await page.evaluate(async ({ c }) => {
+  const r = await page.evaluate(async () => {
     const { loadModelInWorker, loadModel } = window.mlpscope;
     const progress = [];
-    const wm = await loadModelInWorker('/w/s260/', { onProgress: (p) => progress.push(p) });
-    const ids = await wm.tokenizer.encode(c.prompt);
-    const fw = await wm.forward(c.greedy_ids, { hooks: ['blocks.2.mlp.hook_post'], logits: 'all' });
-    const local = await loadModel('/w/s260/', { cache: false });
-    const lw = local.forward(c.greedy_ids, { hooks: ['blocks.2.mlp.hook_post'], logits: 'all' });
+    const wm = await loadModelInWorker('/w/demo/', { onProgress: (p) => progress.push(p) });
+    const prompt = 'Lily went to Paris with her mom.';
+    const ids = await wm.tokenizer.encode(prompt);
+    const local = await loadModel('/w/demo/', { cache: false });
+    const localIds = local.tokenizer.encode(prompt), localGen = [];
+    for await (const t of local.generate(localIds, { maxTokens: 12, stop: [] })) localGen.push(t.id);
+    const seq = [...localIds, ...localGen];
+    const localParams = local.info().params.total;
+    const fw = await wm.forward(seq, { hooks: ['blocks.2.mlp.hook_post'], logits: 'all' });
+    const lw = local.forward(seq, { hooks: ['blocks.2.mlp.hook_post'], logits: 'all' });
     let maxDiff = 0;
     for (let i = 0; i < lw.logits.length; i++) maxDiff = Math.max(maxDiff, Math.abs(lw.logits[i] - fw.logits[i]));
     const gen = [];
-    for await (const t of wm.generate(c.prompt_ids, { maxTokens: c.greedy_ids.length - c.prompt_ids.length })) gen.push(t.id);
+    for await (const t of wm.generate(ids, { maxTokens: 12, stop: [] })) gen.push(t.id);
     // responsiveness: timers keep firing while the worker runs 30 long forwards
     let ticks = 0;
     const iv = setInterval(() => ticks++, 5);
     const t0 = performance.now();
-    for (let k = 0; k < 30; k++) await wm.forward(c.greedy_ids, { logits: 'all' });
+    for (let k = 0; k < 30; k++) await wm.forward(seq, { logits: 'all' });
     const busyMs = performance.now() - t0;
     clearInterval(iv);
     const info = await wm.info();
@@ -53,23 +56,23 @@ test('Worker wrapper: same logits as in-page, llama2.c greedy ids, transferred t
     const featSame = JSON.stringify(wf) === JSON.stringify(lf);
     await wm.dispose();
     local.dispose();
-    return { ids, maxDiff, gen, logitsType: fw.logits.constructor.name, logitsLen: fw.logits.length, hookLen: fw.hooks['blocks.2.mlp.hook_post'].length,
+    return { ids, localIds, localGen, seqLen: seq.length, localParams, maxDiff, gen, logitsType: fw.logits.constructor.name, logitsLen: fw.logits.length, hookLen: fw.hooks['blocks.2.mlp.hook_post'].length,
       statsType: fw.stats.mlp_out_l2[0].constructor.name, ticks, busyMs, info, lastProgress: progress.at(-1), chat: wm.tokenizer.chatTemplate, outSame, topSame, woType: wo.logits.constructor.name, featSame, seen };
-  }, { c });
-  assert.deepEqual(r.ids, c.prompt_ids);
+  });
+  assert.deepEqual(r.ids, r.localIds);
   assert.equal(r.maxDiff, 0, 'worker and in-page engine compute the same logits');
-  assert.deepEqual([...c.prompt_ids, ...r.gen], c.greedy_ids);
+  assert.deepEqual(r.gen, r.localGen, 'greedy ids in the worker = in the page');
   assert.equal(r.logitsType, 'Float32Array');
-  assert.equal(r.logitsLen, 512 * c.greedy_ids.length);
-  assert.equal(r.hookLen, 172 * c.greedy_ids.length);
+  assert.equal(r.logitsLen, 1024 * r.seqLen);
+  assert.equal(r.hookLen, 448 * r.seqLen);
   assert.equal(r.statsType, 'Float32Array');
-  assert.equal(r.info.params.total, 260032);
+  assert.equal(r.info.params.total, r.localParams);
   assert.ok(r.outSame, 'neuronOutput in the worker = in the page');
   assert.ok(r.topSame, 'neuronTopActivations in the worker = in the page');
   assert.equal(r.woType, 'Float32Array');
   assert.ok(r.featSame, 'findFeatureNeurons in the worker = in the page');
-  assert.equal(r.seen.length, 5 * 4, 'one progress message per probe and pass (5 layers, one per pass)');
-  assert.deepEqual(r.seen.at(-1), { done: 20, total: 20 });
+  assert.equal(r.seen.length, 6 * 4, 'one progress message per probe and pass (6 layers, one per pass)');
+  assert.deepEqual(r.seen.at(-1), { done: 24, total: 24 });
   assert.equal(r.lastProgress.loaded, r.lastProgress.total);
   assert.ok(r.ticks >= Math.floor(r.busyMs / 5) * 0.3, `page stayed responsive: ${r.ticks} ticks in ${r.busyMs.toFixed(0)} ms`);
   assert.deepEqual(h.errors, []);
@@ -108,7 +111,7 @@ test('Cache API: the second load works offline, from cache; a corrupt cached sha
   await page.waitForFunction(() => window.mlpscope);
   const load = () => page.evaluate(async () => {
     const seen = [];
-    const m = await window.mlpscope.loadModel('/w/s260/', { onProgress: (p) => seen.push(p), retries: 0 });
+    const m = await window.mlpscope.loadModel('/w/demo/', { onProgress: (p) => seen.push(p), retries: 0 });
     const logits = Array.from(m.forward([1, 403, 407]).logits.slice(0, 8));
     m.dispose();
     return { fromCache: seen.filter((p) => p.file !== 'manifest.json').every((p) => p.fromCache), logits, last: seen.at(-1) };
@@ -116,7 +119,7 @@ test('Cache API: the second load works offline, from cache; a corrupt cached sha
   await page.evaluate(() => caches.delete('mlpscope-weights-v1'));
   const first = await load();
   assert.equal(first.fromCache, false);
-  await context.route('**/w/s260/**', (route) => route.abort('internetdisconnected'));
+  await context.route('**/w/demo/**', (route) => route.abort('internetdisconnected'));
   const second = await load();
   assert.equal(second.fromCache, true, 'every shard came from the cache');
   assert.deepEqual(second.logits, first.logits);
@@ -129,12 +132,12 @@ test('Cache API: the second load works offline, from cache; a corrupt cached sha
       b[100] ^= 1;
       await c.put(req, new Response(b));
     }
-    try { await window.mlpscope.loadModel('/w/s260/', { retries: 1, retryDelayMs: 1 }); return 'loaded'; } catch (e) { return e.code; }
+    try { await window.mlpscope.loadModel('/w/demo/', { retries: 1, retryDelayMs: 1 }); return 'loaded'; } catch (e) { return e.code; }
   });
   assert.notEqual(code, 'loaded');
   assert.ok(['E_SHARD_HASH', 'E_NETWORK'].includes(code), code);
   // the bad entry was dropped: online again, the shard is fetched and verified
-  await context.unroute('**/w/s260/**');
+  await context.unroute('**/w/demo/**');
   const third = await load();
   assert.equal(third.fromCache, false);
   assert.deepEqual(third.logits, first.logits);

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CLI, ROOT, STORIES, golden, tmpDir } from './helpers.js';
+import { CLI, ROOT, STORIES, DEMO, golden, tmpDir, NEEDS_STORIES } from './helpers.js';
 
 const out = tmpDir('cli');
-test('mlpscope convert + run --json reproduce llama2.c', () => {
+test('mlpscope convert + run --json reproduce llama2.c', { skip: NEEDS_STORIES }, () => {
   execFileSync(process.execPath, [CLI, 'convert', path.join(STORIES, 'stories260K.bin'), path.join(STORIES, 'tok512.bin'), '--out', out]);
   const man = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
   assert.equal(man.family, 'llama');
@@ -24,26 +24,30 @@ test('mlpscope convert + run --json reproduce llama2.c', () => {
   const txt = execFileSync(process.execPath, [CLI, 'run', out, '--prompt', 'Once upon a time', '--max-tokens', '10'], { encoding: 'utf8' });
   assert.match(txt, /there was a little girl/);
   assert.match(txt, /layer {2}mixer/);
-  // the same run on 1 and on 3 threads: identical ids and logits
-  const runT = (t) => JSON.parse(execFileSync(process.execPath, [CLI, 'run', out, '--prompt', c.prompt, '--max-tokens', '12', '--top-logits', '3', '--json', '--threads', t], { encoding: 'utf8' }));
+});
+
+test('mlpscope run: the same ids and logits on 1 and 3 threads; a bad thread count is E_ARG', () => {
+  const runT = (t) => JSON.parse(execFileSync(process.execPath, [CLI, 'run', DEMO, '--prompt', 'Lily went to Paris', '--max-tokens', '12', '--top-logits', '3', '--json', '--threads', t], { encoding: 'utf8' }));
   const r1 = runT('1'), r3 = runT('3');
   assert.deepEqual(r3.ids, r1.ids);
   assert.deepEqual(r3.top_logits, r1.top_logits);
-  const badT = spawnSync(process.execPath, [CLI, 'run', out, '--ids', '1,2', '--threads', '0'], { encoding: 'utf8' });
+  assert.ok(r1.ids.length > r1.prompt_ids.length, 'generated something');
+  const badT = spawnSync(process.execPath, [CLI, 'run', DEMO, '--ids', '1,2', '--threads', '0'], { encoding: 'utf8' });
   assert.equal(badT.status, 1);
   assert.match(badT.stderr, /E_ARG.*threads/);
 });
 
 test('CLI errors carry the code and exit non-zero', () => {
-  const bad = spawnSync(process.execPath, [CLI, 'run', out, '--ids', '1,600', '--json'], { encoding: 'utf8' });
+  const bad = spawnSync(process.execPath, [CLI, 'run', DEMO, '--ids', '1,1024', '--json'], { encoding: 'utf8' });
   assert.equal(bad.status, 1);
   assert.equal(JSON.parse(bad.stdout).error.code, 'E_TOKEN');
   const missing = spawnSync(process.execPath, [CLI, 'run', '/nonexistent', '--prompt', 'x'], { encoding: 'utf8' });
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /E_MANIFEST/);
   const trunc = path.join(tmpDir('trunc'), 'x.bin');
-  fs.writeFileSync(trunc, fs.readFileSync(path.join(STORIES, 'stories260K.bin')).subarray(0, 5000));
-  const conv = spawnSync(process.execPath, [CLI, 'convert', trunc, path.join(STORIES, 'tok512.bin'), '--out', tmpDir('o')], { encoding: 'utf8' });
+  // a llama2.c checkpoint cut short (the small one the fuzzers start from)
+  fs.writeFileSync(trunc, fs.readFileSync(path.join(ROOT, 'fuzz/corpus/llama2c_checkpoint/tiny.bin')).subarray(0, 300));
+  const conv = spawnSync(process.execPath, [CLI, 'convert', trunc, path.join(ROOT, 'fuzz/corpus/tokenizer_bin/tiny.bin'), '--out', tmpDir('o')], { encoding: 'utf8' });
   assert.equal(conv.status, 1);
   assert.match(conv.stderr, /E_CHECKPOINT.*truncated/);
 });
@@ -51,7 +55,6 @@ test('CLI errors carry the code and exit non-zero', () => {
 test('mlpscope features and mlpscope neuron on the demo model agree with the API', async () => {
   const { loadModel, findFeatureNeurons, neuronTopActivations } = await import('../js/index.js');
   const { probes } = await import('../tools/corpus.mjs');
-  const DEMO = path.join(ROOT, 'weights/demo');
   const m = await loadModel(DEMO);
   const want = findFeatureNeurons(m, probes(9, 160), { top: 1, directions: true });
   const got = JSON.parse(execFileSync(process.execPath, [CLI, 'features', DEMO, '--top', '1', '--directions', '--json'], { encoding: 'utf8' }));
@@ -106,7 +109,6 @@ test('mlpscope features and mlpscope neuron on the demo model agree with the API
 
 test('mlpscope lens: the stream after each mixer and each MLP; the last row is the model output', async () => {
   const { loadModel } = await import('../js/index.js');
-  const DEMO = path.join(ROOT, 'weights/demo');
   const m = await loadModel(DEMO);
   const ids = m.tokenizer.encode('I flew from Paris to', { addSpecial: true });
   const got = JSON.parse(execFileSync(process.execPath, [CLI, 'lens', DEMO, '--ids', ids.join(','), '--position', '3', '--k', '2', '--json'], { encoding: 'utf8' }));

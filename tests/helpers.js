@@ -9,6 +9,21 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const SHARED = process.env.MLPSCOPE_SHARED ?? path.resolve(ROOT, '../shared');
 export const STORIES = path.join(SHARED, 'models/stories260K');
 export const CLI = path.join(ROOT, 'bin/mlpscope.js');
+/** The demo model committed in the repository (llama family, trained, byte-level BPE). */
+export const DEMO = path.join(ROOT, 'weights/demo');
+
+// llama2.c's stories260K and its goldens are not part of the repository (they sit in the
+// project's shared folder beside a maintainer's checkout). Tests that compare against them run
+// when the files are there and are skipped, with this reason, when they are not; everything else
+// runs on what the repository has (the demo model, synthetic models, the float64 reference).
+export const HAVE_STORIES = ['stories260K.bin', 'tok512.bin', 'golden.json'].every((f) => fs.existsSync(path.join(STORIES, f)));
+/** `false` when stories260K is there, else the reason to give `test(..., { skip })`. */
+export const NEEDS_STORIES = HAVE_STORIES ? false
+  : `llama2.c's stories260K and its goldens are not in the repository and were not found at ${STORIES} (MLPSCOPE_SHARED names the folder holding models/stories260K)`;
+/** The lesson text (Chinese), outside the repository like stories260K. */
+export const LESSON = path.join(SHARED, 'reference/lesson-swiglu-mlp.zh.txt');
+export const NEEDS_LESSON = fs.existsSync(LESSON) ? false
+  : `the lesson text is not in the repository and was not found at ${LESSON} (MLPSCOPE_SHARED names the folder holding reference/)`;
 
 // Every folder a test makes is removed when its test process exits (node --test runs each file in
 // a process of its own); MLPSCOPE_KEEP_TMP=1 keeps them for a post-mortem.

@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { loadModel } from '../js/index.js';
 import { Reference } from './reference/reference.js';
-import { CLI, ROOT, convertStories, golden, tmpDir } from './helpers.js';
+import { CLI, ROOT, convertStories, golden, tmpDir, NEEDS_STORIES } from './helpers.js';
 
-test('reference reproduces llama2.c on stories260K', () => {
+test('reference reproduces llama2.c on stories260K', { skip: NEEDS_STORIES }, () => {
   const dir = convertStories('f32');
   const c = golden().cases[2];
   const r = new Reference(dir).run(c.greedy_ids);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, convertStories, tmpDir } from './helpers.js';
+import { ROOT, CLI, DEMO, tmpDir } from './helpers.js';
 
 test('npm pack -> install offline in a new project -> examples and CLI run', () => {
   const out = tmpDir('pack');
@@ -18,17 +18,21 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
   const proj = tmpDir('proj');
   fs.writeFileSync(path.join(proj, 'package.json'), JSON.stringify({ name: 'try-mlpscope', private: true, type: 'module' }));
   execFileSync('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund'], { cwd: proj, stdio: 'pipe' });
-  const weights = convertStories('f32');
+  const weights = DEMO;
   fs.copyFileSync(path.join(ROOT, 'examples/knockout.mjs'), path.join(proj, 'knockout.mjs'));
   const ko = execFileSync(process.execPath, ['knockout.mjs', weights], { cwd: proj, encoding: 'utf8' });
   assert.match(ko, /KL\(before \|\| after\) = [0-9.e+-]+ nats/);
   const table = execFileSync(process.execPath, [path.join(proj, 'node_modules/mlpscope/examples/mlp-table.mjs'), weights], { cwd: proj, encoding: 'utf8' });
   assert.match(table, /mlp share/);
-  const run = execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['run', weights, '--prompt', 'Once upon a time', '--max-tokens', '8'], { cwd: proj, encoding: 'utf8' });
-  assert.match(run, /there was a/);
+  // the installed CLI generates what the repository's CLI generates
+  const args = ['run', weights, '--prompt', 'I flew from Paris to', '--max-tokens', '8', '--json'];
+  const want = JSON.parse(execFileSync(process.execPath, [CLI, ...args], { encoding: 'utf8' }));
+  const run = JSON.parse(execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), args, { cwd: proj, encoding: 'utf8' }));
+  assert.deepEqual(run.ids, want.ids);
+  assert.ok(run.ids.length > run.prompt_ids.length, 'generated something');
   // the threaded build from node_modules: its workers find js/thread-worker.js and the -mt module
-  const run2 = JSON.parse(execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['run', weights, '--prompt', 'Once upon a time', '--max-tokens', '8', '--threads', '2', '--json'], { cwd: proj, encoding: 'utf8' }));
-  assert.match(run2.text, /there was a/);
+  const run2 = JSON.parse(execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), [...args, '--threads', '2'], { cwd: proj, encoding: 'utf8' }));
+  assert.deepEqual(run2.ids, want.ids);
   assert.equal(run2.build.threads, 2, run2.build.why);
   const nx = execFileSync(process.execPath, [path.join(proj, 'node_modules/mlpscope/examples/neuron.mjs'), path.join(ROOT, 'weights/demo'), '3', '259'], { cwd: proj, encoding: 'utf8' });
   assert.match(nx, /fires positive/);

@@ -5,25 +5,28 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { loadModel, loadModelInWorker, demoModelUrl, findFeatureNeurons, neuronTopActivations } from '../js/index.js';
-import { ROOT, convertStories, golden } from './helpers.js';
+import { ROOT, DEMO } from './helpers.js';
 
-test('Node worker: same logits and hooks as in-process, llama2.c greedy ids, tools inside the worker', async () => {
-  const dir = convertStories('f32'), c = golden().cases[1];
+test('Node worker: same logits, hooks and greedy ids as in-process, tools inside the worker', async () => {
+  const dir = DEMO, prompt = 'Lily went to Paris with her mom.';
   const progress = [];
   const wm = await loadModelInWorker(dir, { threads: 1, onProgress: (p) => progress.push(p) });
   const local = await loadModel(dir, { threads: 1 });
   try {
     assert.equal(progress.at(-1).loaded, progress.at(-1).total);
-    assert.deepEqual(await wm.tokenizer.encode(c.prompt), c.prompt_ids);
+    const ids = local.tokenizer.encode(prompt), want = [];
+    assert.deepEqual(await wm.tokenizer.encode(prompt), ids);
+    for await (const t of local.generate(ids, { maxTokens: 12, stop: [] })) want.push(t.id);
+    const seq = [...ids, ...want];
     const opts = { hooks: ['blocks.2.mlp.hook_post'], logits: 'all' };
-    const fw = await wm.forward(c.greedy_ids, opts), lw = local.forward(c.greedy_ids, opts);
+    const fw = await wm.forward(seq, opts), lw = local.forward(seq, opts);
     assert.equal(fw.logits.constructor.name, 'Float32Array');
     assert.deepEqual(Array.from(fw.logits), Array.from(lw.logits));
     assert.deepEqual(Array.from(fw.hooks['blocks.2.mlp.hook_post']), Array.from(lw.hooks['blocks.2.mlp.hook_post']));
     assert.deepEqual(Array.from(fw.stats.mlp_out_l2[3]), Array.from(lw.stats.mlp_out_l2[3]));
     const gen = [];
-    for await (const t of wm.generate(c.prompt_ids, { maxTokens: c.greedy_ids.length - c.prompt_ids.length })) gen.push(t.id);
-    assert.deepEqual([...c.prompt_ids, ...gen], c.greedy_ids);
+    for await (const t of wm.generate(ids, { maxTokens: 12, stop: [] })) gen.push(t.id);
+    assert.deepEqual(gen, want);
     const texts = ['Once upon a time, there was a little girl.', 'She liked to play in the park.'];
     assert.deepEqual(await wm.neuronTopActivations(texts, { layer: 1, neuron: 3, k: 4 }), neuronTopActivations(local, texts, { layer: 1, neuron: 3, k: 4 }));
     const probes = texts.map((text) => ({ text, spans: [{ start: 0, end: 4, label: 'thing' }] }));
@@ -35,7 +38,7 @@ test('Node worker: same logits and hooks as in-process, llama2.c greedy ids, too
     let ticks = 0;
     const iv = setInterval(() => ticks++, 5);
     const t0 = performance.now();
-    for (let k = 0; k < 20; k++) await wm.forward(c.greedy_ids, { logits: 'all' });
+    for (let k = 0; k < 20; k++) await wm.forward(seq, { logits: 'all' });
     const ms = performance.now() - t0;
     clearInterval(iv);
     assert.ok(ticks >= Math.floor(ms / 5) * 0.3, `${ticks} ticks in ${ms.toFixed(0)} ms`);

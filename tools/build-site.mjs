@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Assembles the static site (the lesson page) into build/site: the page (web/), the package's JS
 // and wasm at the same relative places, the model list, the probe sentences, and the weight sets:
-// the committed demo model, stories260K when ../shared has it, and a small synthetic Qwen3.5-shaped
+// the committed demo model, llama2.c's stories260K when a copy is found (MLPSCOPE_SHARED/models, by
+// default the folder `shared` beside the checkout; optional), and a small synthetic Qwen3.5-shaped
 // model (random weights, the demo tokenizer) made on the spot. Any static host can serve the folder.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,7 +26,7 @@ if (fs.existsSync(path.join(root, 'weights/demo/manifest.json'))) {
   models.push({ id: 'demo', url: 'weights/demo/', kind: 'trained', label: ['mlpscope 演示模型（本项目训练，1.56M 参数）', 'mlpscope demo model (trained by this project, 1.56M parameters)'] });
 }
 const cli = path.join(root, 'bin/mlpscope.js');
-const stories = path.join(root, '../shared/models/stories260K');
+const stories = path.join(process.env.MLPSCOPE_SHARED ?? path.join(root, '../shared'), 'models/stories260K');
 if (fs.existsSync(path.join(stories, 'stories260K.bin'))) {
   execFileSync(process.execPath, [cli, 'convert', path.join(stories, 'stories260K.bin'), path.join(stories, 'tok512.bin'), '--out', path.join(W, 'stories260K')], { stdio: 'pipe' });
   models.push({ id: 'stories260K', url: 'weights/stories260K/', kind: 'trained', label: ['stories260K（TinyStories，Llama 架构）', 'stories260K (TinyStories, Llama architecture)'] });

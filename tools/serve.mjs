@@ -56,6 +56,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const mounts = {};
   args.forEach((a, i) => { if (a === '--mount') { const [p, d] = args[i + 1].split('='); mounts[p] = path.resolve(d); } });
   const root = path.resolve(opt('--root', path.join(path.dirname(fileURLToPath(import.meta.url)), '..')));
-  const s = await serve({ root, mounts, port: Number(opt('--port', 8080)), host: opt('--host', '127.0.0.1'), log: args.includes('--log') });
-  console.log(`serving ${root} at ${s.url}`);
+  const port = Number(opt('--port', 8080)), host = opt('--host', '127.0.0.1');
+  let s;
+  try {
+    s = await serve({ root, mounts, port, host, log: args.includes('--log') });
+  } catch (e) {
+    if (e.code !== 'EADDRINUSE') throw e;
+    console.error(`serve: port ${port} on ${host} is in use; choose another one, e.g. PORT=${port + 1} npm start (or --port ${port + 1})`);
+    process.exit(1);
+  }
+  console.log(`serving ${root} at ${s.url}\nopen ${s.url} in a browser (Ctrl+C stops the server)`);
 }
