@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// The engine's benchmark (Node 20, wasm, one thread). Prints one markdown table.
+// The engine's benchmark (Node 20, wasm). Prints markdown tables.
 //   node bench/engine.mjs [--quick]
+// The default path (what loadModel, the Worker, the page and the CLI run: int8 activations,
+// statistics on) comes first; then exact activations (`exact: true`), then the plain f32-activation
+// kernels the default used before (for the before/after ratio), then the scalar build.
 // Models are generated on the spot with `mlpscope synth` into build/bench/ (kept between runs):
 // the Qwen3.5-0.8B shapes (q8 and q4 layers with a q8 head) and the Llama shape of the wasm-peer
 // comparison (hidden 1024, 24 layers, SwiGLU 3584, 8 heads of 128, vocab 32000, tied; q8).
@@ -61,6 +64,7 @@ function nativeBandwidth() {
 const native = nativeBandwidth();
 
 let f32Streamed = 0; // GB/s of the f32 matvec over matrices beyond the caches (set by micro())
+const exactVsPlain = []; // lines: the exact kernels' speed against the plain ones (set by micro())
 // ---- kernel micro-bench: one gate_proj (3584 x 1024) matvec, cache-resident, and the same
 // matvec over 24 different copies of it (88 MB, far beyond the caches), which is what decode sees
 function micro() {
@@ -71,15 +75,18 @@ function micro() {
   const xq = e.malloc(C), xd = e.malloc(C / 8);
   // each kernel: [name, dtype or 'ggml', bytes of one matrix, weights pointer of COPIES matrices]
   const kern = [['ggml-style q8_0 × q8 (f16 scales, row-major)', 'ggml', R * C / 32 * 34],
-    ['q8_0 × f32 activations, SIMD128 (default)', 3, rowsBytes],
-    ['q8_0x4 × int8 activations, SIMD128 (int8Activations)', 5, rowsBytes],
-    ['q4_0x4 × int8 activations, SIMD128 (int8Activations)', 6, e.x.ms_dbg_weight_bytes(6, R, C)],
-    ['q4_0 × f32 activations, SIMD128 (default)', 4, e.x.ms_dbg_weight_bytes(4, R, C)],
+    ['q8_0x4 × int8 activations, SIMD128 (default)', 5, rowsBytes],
+    ['q4_0x4 × int8 activations, SIMD128 (default)', 6, e.x.ms_dbg_weight_bytes(6, R, C)],
+    ['q8_0x4 × exact activations (2 × i16), SIMD128 (exact: true)', 5, rowsBytes, 'exact'],
+    ['q4_0x4 × exact activations (2 × i16), SIMD128 (exact: true)', 6, e.x.ms_dbg_weight_bytes(6, R, C), 'exact'],
+    ['q8_0 × f32 activations, SIMD128 (plain; the default before)', 3, rowsBytes],
+    ['q4_0 × f32 activations, SIMD128 (plain; the default before)', 4, e.x.ms_dbg_weight_bytes(4, R, C)],
     ['q8_0x4 × int8 activations, scalar twin', 5, rowsBytes, 'scalar'],
     ['f32, SIMD128', 0, R * C * 4]];
   const time = (f, n) => { f(); const t0 = performance.now(); for (let i = 0; i < n; i++) f(); return (performance.now() - t0) / n; };
   const rows = [];
-  for (const [name, dt, b, scalar] of kern) {
+  for (const [name, dt, b, how] of kern) {
+    const scalar = how === 'scalar';
     const copies = dt === 0 ? 4 : COPIES, W0 = e.malloc(b * copies);
     if (dt === 'ggml') {
       const q8 = e.malloc(rowsBytes);
@@ -88,7 +95,8 @@ function micro() {
       e.free(q8);
     } else if (dt === 0) for (let k = 0; k < copies; k++) e.u8.copyWithin(W0 + k * b, wp, wp + b);
     else for (let k = 0; k < copies; k++) e.x.ms_dbg_quantize(dt, wp, R, C, W0 + k * b);
-    const run1 = (w, r) => (dt === 'ggml' ? e.x.ms_bench_ggml_matvec(w, r, C, xp, yp, xq, xd) : e.x.ms_dbg_matmul(dt, scalar ? 0 : 1, w, r, C, xp, 1, yp));
+    const run1 = (w, r) => (dt === 'ggml' ? e.x.ms_bench_ggml_matvec(w, r, C, xp, yp, xq, xd)
+      : how === 'exact' ? e.x.ms_dbg_matmul_exact(dt, 1, w, r, C, xp, 1, yp) : e.x.ms_dbg_matmul(dt, scalar ? 0 : 1, w, r, C, xp, 1, yp));
     const cached = time(() => run1(W0, R), scalar ? 4 : 30);
     const streamed = time(() => { for (let k = 0; k < copies; k++) run1(W0 + k * b, R); }, scalar ? 1 : 3) / copies;
     rows.push([name, b, cached, streamed]);
@@ -98,12 +106,17 @@ function micro() {
   const base = rows[0];
   const f32 = rows.find((r) => r[0].startsWith('f32'));
   f32Streamed = f32[1] / f32[3] / 1e6;
+  // the exact kernels against the plain f32-activation kernels they replace, same weights, same run
+  for (const q of ['q8', 'q4']) {
+    const ex = rows.find((r) => r[0].startsWith(`${q}_0x4 × exact`)), pl = rows.find((r) => r[0].startsWith(`${q}_0 × f32`));
+    exactVsPlain.push(`${q}_0 with exact activations: ${(pl[2] / ex[2]).toFixed(2)}× the plain f32-activation kernel cached, ${(pl[3] / ex[3]).toFixed(2)}× streamed`);
+  }
   return rows.map(([name, b, ms, sms]) => `| ${name} | ${(b / 1048576).toFixed(2)} MiB | ${ms.toFixed(3)} ms | ${(b / ms / 1e6).toFixed(1)} GB/s | ${(b / sms / 1e6).toFixed(1)} GB/s | ${(base[2] / ms).toFixed(2)}× / ${(base[3] / sms).toFixed(2)}× |`);
 }
 
 // ---- end to end
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
-async function run(dir, label, opts, { prompt = 128, decode = 64, long = 512, reps = 3 } = {}) {
+async function run(dir, label, opts, { prompt = 128, decode = 64, long = 512, reps = 3, stats = true } = {}) {
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.bin'));
   let t0 = performance.now();
   for (const f of files) fs.readFileSync(path.join(dir, f));
@@ -115,11 +128,11 @@ async function run(dir, label, opts, { prompt = 128, decode = 64, long = 512, re
   const V = info.config.vocab_size;
   const ids = Array.from({ length: Math.max(prompt, long) }, (_, i) => (i * 7919 + 13) % V);
   t0 = performance.now();
-  m.forward(ids.slice(0, prompt), { stats: false });
+  m.forward(ids.slice(0, prompt), { stats });
   const prefillMs = performance.now() - t0;
   let next = 5;
   t0 = performance.now();
-  for (let k = 0; k < decode; k++) { const r = m.forward([next], { stats: false, continue: true }); next = (next * 31 + 7) % V; void r; }
+  for (let k = 0; k < decode; k++) { const r = m.forward([next], { stats, continue: true }); next = (next * 31 + 7) % V; void r; }
   const decodeMs = performance.now() - t0;
   // generation as a user runs it (temperature 0.8, top-p 0.9): the decode steps plus the draw over
   // the vocabulary; timed from the first token, so the prompt's prefill is not in it
@@ -129,13 +142,14 @@ async function run(dir, label, opts, { prompt = 128, decode = 64, long = 512, re
   const genTps = (gen - 1) / ((performance.now() - g0) / 1000);
   // prefill throughput, warm (the first prefill above also paid for the engine's code being
   // compiled by V8's optimizing tier: that is the time to first token): the median of `reps` runs
-  const prefillTps = (n) => median(Array.from({ length: reps }, () => { const t = performance.now(); m.forward(ids.slice(0, n), { stats: false }); return n / ((performance.now() - t) / 1000); }));
+  const prefillTps = (n) => median(Array.from({ length: reps }, () => { const t = performance.now(); m.forward(ids.slice(0, n), { stats }); return n / ((performance.now() - t) / 1000); }));
   const warm = prefillTps(prompt);
   const longTps = long ? prefillTps(long) : NaN;
   const perToken = info.memory.weights; // every weight is read once per decoded token (the tied head included)
   const threads = info.build.threads;
   const dec = decode / (decodeMs / 1000), limit = limitBw(threads) * 1e9 / perToken;
-  const row = { label, threads, dtypes: Object.keys(info.dtypes).join('+'), kernels: opts.simd === false ? 'scalar' : opts.int8Activations ? 'SIMD128, int8 act.' : 'SIMD128',
+  const act = { int8: 'int8 act.', exact: 'exact act.', plain: 'f32 act., plain', f32: 'f32 act.' }[info.build.activations];
+  const row = { label, threads, dtypes: Object.keys(info.dtypes).join('+'), kernels: `${opts.simd === false ? 'scalar' : 'SIMD128'}, ${act}${stats ? ', stats on' : ''}`,
     prefill: warm, long: longTps, ttft: prefillMs, decode: dec, gen: genTps, limit, ratio: dec / limit, load: loadMs, read: readMs, heap: info.memory.heap, weights: perToken };
   m.dispose();
   return row;
@@ -151,18 +165,23 @@ const limitBw = (threads) => (threads > 1 ? bw2 ?? native?.[2] ?? NaN : bw1); //
 const rows = [];
 const Q8 = synth('qwen3.5-0.8b', 'q8'), Q4 = synth('qwen3.5-0.8b', 'q4', 'q8'), L8 = synth('llama-398m', 'q8');
 const plan = [
-  [Q8, 'Qwen3.5-0.8B shapes', { int8Activations: false, threads: 1 }, { reps: 1 }],
-  [Q8, 'Qwen3.5-0.8B shapes', { int8Activations: true, threads: 1 }],
-  [Q8, 'Qwen3.5-0.8B shapes', { int8Activations: true, threads: 2 }],
-  [Q4, 'Qwen3.5-0.8B shapes', { int8Activations: false, threads: 1 }, { reps: 1 }],
-  [Q4, 'Qwen3.5-0.8B shapes', { int8Activations: true, threads: 1 }],
-  [Q4, 'Qwen3.5-0.8B shapes', { int8Activations: true, threads: 2 }],
-  [L8, 'Llama 398M (wllama shape)', { int8Activations: false, threads: 1 }, { reps: 1 }],
-  [L8, 'Llama 398M (wllama shape)', { int8Activations: true, threads: 1 }],
-  [L8, 'Llama 398M (wllama shape)', { int8Activations: true, threads: 2 }],
-  [Q8, 'Qwen3.5-0.8B shapes', { simd: false, threads: 1 }, { prompt: 16, decode: 4, long: 0, reps: 1 }],
+  // the default path (int8 activations, statistics on): what every face of the product runs
+  [Q8, 'Qwen3.5-0.8B shapes', { threads: 1 }],
+  [Q8, 'Qwen3.5-0.8B shapes', { threads: 2 }],
+  [Q4, 'Qwen3.5-0.8B shapes', { threads: 1 }],
+  [Q4, 'Qwen3.5-0.8B shapes', { threads: 2 }],
+  [L8, 'Llama 398M (wllama shape)', { threads: 1 }],
+  [L8, 'Llama 398M (wllama shape)', { threads: 2 }],
+  // the same without statistics, exact activations, and the plain kernels the default used before
+  [Q8, 'Qwen3.5-0.8B shapes', { threads: 1 }, { stats: false }],
+  [Q8, 'Qwen3.5-0.8B shapes', { threads: 1, exact: true }],
+  [Q8, 'Qwen3.5-0.8B shapes', { threads: 2, exact: true }],
+  [Q8, 'Qwen3.5-0.8B shapes', { threads: 1, activations: 'plain' }, { reps: 1 }],
+  [L8, 'Llama 398M (wllama shape)', { threads: 1, exact: true }],
+  [L8, 'Llama 398M (wllama shape)', { threads: 1, activations: 'plain' }, { reps: 1 }],
+  [Q8, 'Qwen3.5-0.8B shapes', { simd: false, threads: 1, activations: 'plain' }, { prompt: 16, decode: 4, long: 0, reps: 1 }],
 ];
-for (const [dir, label, opts, sizes] of quick ? plan.slice(1, 3) : plan) rows.push(await run(dir, label, opts, sizes));
+for (const [dir, label, opts, sizes] of quick ? plan.slice(0, 2) : plan) rows.push(await run(dir, label, opts, sizes));
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 console.log(`Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}, wasm SIMD128. Read bandwidth in wasm, 1 thread: ${bw.toFixed(1)} GB/s (read probe), ${f32Streamed.toFixed(1)} GB/s (f32 matvec over 56 MB)` +
@@ -176,3 +195,4 @@ for (const r of rows)
 console.log('\nKernel micro-benchmark: one 3584 × 1024 matvec (a gate_proj). "Cached": the same matrix again and again (it stays in the CPU caches); "streamed": 24 different copies one after another (88 MB for q8, beyond the caches), as in decode.\n');
 console.log('| kernel | weight bytes | time (cached) | weight GB/s cached | weight GB/s streamed | speed vs ggml-style q8_0 (cached / streamed) |\n|---|---|---|---|---|---|');
 for (const l of microRows) console.log(l);
+console.log('\n' + exactVsPlain.join('; ') + '.');

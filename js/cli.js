@@ -5,7 +5,7 @@
 //   mlpscope info DIR [--context N]
 //   mlpscope tokenize SOURCE --text T [--json]     SOURCE: a weight set or a tokenizer.json folder
 //   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
-//                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--int8-activations]
+//                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--exact]
 //   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
 //   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
 //   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
@@ -26,7 +26,7 @@ const USAGE = `usage:
   mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] [--embed-dtype D] --out DIR
   mlpscope info DIR [--context N]
   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
-               [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--int8-activations]
+               [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--exact]
   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
@@ -129,12 +129,15 @@ async function info(argv) {
 }
 
 async function run(argv) {
-  const a = parseArgs(argv, { prompt: 'v', ids: 'v', 'max-tokens': 'v', temperature: 'v', seed: 'v', 'top-k': 'v', 'top-p': 'v', 'top-logits': 'v', json: 'flag', context: 'v', threads: 'v', 'int8-activations': 'flag' });
+  const a = parseArgs(argv, { prompt: 'v', ids: 'v', 'max-tokens': 'v', temperature: 'v', seed: 'v', 'top-k': 'v', 'top-p': 'v', 'top-logits': 'v', json: 'flag', context: 'v', threads: 'v', 'int8-activations': 'flag', exact: 'flag' });
   if (a._.length !== 1 || (a.prompt === undefined && a.ids === undefined)) throw new MlpscopeError('E_ARG', 'run needs DIR and --prompt or --ids\n' + USAGE);
   const lo = a.context ? { contextLength: num(a.context, 'context', { int: true, min: 1 }) } : {};
   if (a.threads !== undefined) lo.threads = a.threads === 'auto' ? 'auto' : num(a.threads, 'threads', { int: true, min: 1 });
-  if (a['int8-activations']) lo.int8Activations = true;
+  if (a.exact) lo.exact = true;
+  if (a['int8-activations']) lo.int8Activations = true; // the default; kept so older command lines work
+  const tLoad = performance.now();
   const model = await loadModel(a._[0], lo);
+  const loadMs = performance.now() - tLoad;
   const maxTokens = num(a['max-tokens'] ?? 32, 'max-tokens', { int: true, min: 0 });
   let promptIds;
   if (a.ids !== undefined) promptIds = String(a.ids).split(',').filter((s) => s.trim() !== '').map((s) => num(s, 'ids', { int: true }));
@@ -143,36 +146,44 @@ async function run(argv) {
   let text = '';
   const opts = { maxTokens, temperature: num(a.temperature ?? 0, 'temperature', { min: 0 }), seed: num(a.seed ?? 0, 'seed', { int: true, min: 0 }),
     topK: num(a['top-k'] ?? 0, 'top-k', { int: true, min: 0 }), topP: num(a['top-p'] ?? 1, 'top-p', { min: 0, max: 1 }) };
-  if (maxTokens > 0) {
-    for await (const t of model.generate(promptIds, opts)) {
-      gen.push(t.id);
-      text += t.text;
-      if (!a.json) process.stdout.write(t.text);
-    }
+  // the statistics come from the generation passes themselves (the prompt's prefill and each
+  // generated token fed back): the model reads every token once
+  const g = model.generate(promptIds, { ...opts, stats: true });
+  let step;
+  while (!(step = await g.next()).done) {
+    gen.push(step.value.id);
+    text += step.value.text;
+    if (!a.json) process.stdout.write(step.value.text);
   }
+  const { usage, finishReason, stats: st } = step.value;
   if (!a.json) process.stdout.write('\n');
   const ids = [...promptIds, ...gen];
   const topLogits = a['top-logits'] ? num(a['top-logits'], 'top-logits', { int: true, min: 1, max: 1000 }) : 0;
-  // statistics over the whole sequence (prompt + generated), one prefill
-  const fw = model.forward(ids.slice(0, Math.min(ids.length, model.contextLength)), { logits: topLogits ? 'all' : 'none' });
-  const st = fw.stats;
+  const layerMs = st.layer_ms.map((x) => Array.from(x));
+  const timings = { load_ms: loadMs, prompt_tokens: usage.promptTokens, prefill_ms: usage.prefillMs, prefill_tok_per_s: usage.prefillTokPerS,
+    time_to_first_token_ms: usage.timeToFirstTokenMs, generated_tokens: usage.generatedTokens, decode_ms: usage.decodeMs, decode_tok_per_s: usage.decodeTokPerS, finish_reason: finishReason };
   const names = ['resid_pre_l2', 'attn_out_l2', 'resid_mid_l2', 'mlp_out_l2', 'resid_post_l2', 'mlp_ratio'];
   if (a.json) {
     const stats = {};
-    for (const n of names) stats[n === 'mlp_ratio' ? 'mlp_ratio' : n] = st[n].map((r) => Array.from(r));
+    for (const n of names) stats[n] = st[n].map((r) => Array.from(r));
     const out = { build: model.info().build, prompt_ids: promptIds, ids, text: model.tokenizer ? model.tokenizer.decode(ids) : '', generated_text: text, stats,
-      mixer: st.mixer, layer_ms: Array.from(fw.timings.layer_ms) };
-    if (topLogits) {
+      mixer: st.mixer, layer_ms: layerMs.map((r) => r.reduce((x, y) => x + y, 0)), timings };
+    if (topLogits) { // an analysis of its own: one more pass with the logits of every position
+      const fw = model.forward(ids.slice(0, Math.min(ids.length, model.contextLength)), { logits: 'all', stats: false });
       const V = model.config.vocab_size;
       out.top_logits = ids.map((_, p) => topK(fw.logits.subarray(p * V, (p + 1) * V), topLogits));
     }
     process.stdout.write(JSON.stringify(out) + '\n');
   } else {
     const mean = (r) => r.reduce((x, y) => x + y, 0) / r.length;
-    console.log(`\nper-layer statistics over ${ids.length} tokens (mean L2 norm per token; ratio = |mlp_out| / |resid_post|)`);
+    console.log(`\nper-layer statistics over ${st.T} tokens (mean L2 norm per token; ratio = |mlp_out| / |resid_post|; ms: the layer's time over all passes)`);
     console.log('layer  mixer  resid_pre  attn_out   mlp_out  resid_post  mlp/out   ms');
     for (let l = 0; l < st.layers; l++)
-      console.log(`${String(l).padStart(5)}  ${st.mixer[l].padEnd(6)} ${[st.resid_pre_l2, st.attn_out_l2, st.mlp_out_l2, st.resid_post_l2].map((x) => mean(x[l]).toFixed(3).padStart(9)).join(' ')}  ${(100 * mean(st.mlp_ratio[l])).toFixed(1).padStart(6)}%  ${fw.timings.layer_ms[l].toFixed(2)}`);
+      console.log(`${String(l).padStart(5)}  ${st.mixer[l].padEnd(6)} ${[st.resid_pre_l2, st.attn_out_l2, st.mlp_out_l2, st.resid_post_l2].map((x) => mean(x[l]).toFixed(3).padStart(9)).join(' ')}  ${(100 * mean(st.mlp_ratio[l])).toFixed(1).padStart(6)}%  ${layerMs[l].reduce((x, y) => x + y, 0).toFixed(2)}`);
+    const b = model.info().build;
+    console.error(`\nload: ${(loadMs / 1000).toFixed(2)} s; ${b.activations} activations, ${b.threads} thread${b.threads > 1 ? 's' : ''}`);
+    console.error(`prompt: ${usage.promptTokens} tokens in ${usage.prefillMs.toFixed(1)} ms = ${usage.prefillTokPerS.toFixed(1)} tok/s (time to first token ${usage.timeToFirstTokenMs.toFixed(1)} ms)`);
+    console.error(`generated: ${usage.generatedTokens} tokens, ${usage.generatedTokens > 1 ? `${usage.decodeTokPerS.toFixed(1)} tok/s after the first (${usage.decodeMs.toFixed(1)} ms)` : 'no decode speed (fewer than 2)'}; stopped by ${finishReason}`);
   }
   model.dispose();
 }

@@ -32,9 +32,37 @@ function newHasher(e) {
  * @typedef {{ onProgress?: (p: {loaded: number, total: number, file: string, fromCache: boolean}) => void,
  *   signal?: AbortSignal, contextLength?: number, maxContext?: number, memoryBudget?: number, simd?: boolean,
  *   batchSize?: number, parallel?: number, engine?: import('./wasm.js').Engine,
- *   int8Activations?: boolean, manifestSha256?: string, stallTimeoutMs?: number }} LoadOptions  int8Activations: q8 and q4 weights run as integer dot
- *   products (faster decode; activations rounded to int8 per block of 32, so less exact)
+ *   activations?: 'int8'|'exact'|'plain', exact?: boolean, int8Activations?: boolean,
+ *   manifestSha256?: string, stallTimeoutMs?: number }} LoadOptions
+ *   How q8 / q4 matrices meet their inputs (`activations`): 'int8' (the default) rounds each block
+ *   of 32 inputs to int8 and runs integer dot products, as llama.cpp does: fastest, with the
+ *   accuracy stated in docs/api.md; 'exact' splits each input into two 16-bit codes and is exact up
+ *   to f32 rounding, at about half the speed in prefill and nearly the same in decode; 'plain' runs
+ *   the reference f32 kernels on the file's own layout (slow). `exact: true` is 'exact';
+ *   `int8Activations: false / true` is 'exact' / 'int8' (the option's earlier name).
  */
+
+const ACTIVATION_MODES = { plain: 0, int8: 1, exact: 2 };
+
+/** The activation mode asked for by the load options (see LoadOptions). */
+export function activationMode(opts) {
+  const asked = [];
+  if (opts.activations !== undefined) {
+    if (!(opts.activations in ACTIVATION_MODES)) throw new MlpscopeError('E_ARG', `activations: '${opts.activations}' is not one of ${Object.keys(ACTIVATION_MODES).join(', ')}`);
+    asked.push(['activations', opts.activations]);
+  }
+  if (opts.exact !== undefined) {
+    if (typeof opts.exact !== 'boolean') throw new MlpscopeError('E_ARG', 'exact: expected true or false');
+    asked.push(['exact', opts.exact ? 'exact' : 'int8']);
+  }
+  if (opts.int8Activations !== undefined) {
+    if (typeof opts.int8Activations !== 'boolean') throw new MlpscopeError('E_ARG', 'int8Activations: expected true or false');
+    asked.push(['int8Activations', opts.int8Activations ? 'int8' : 'exact']);
+  }
+  const modes = new Set(asked.map(([, m]) => m));
+  if (modes.size > 1) throw new MlpscopeError('E_ARG', `${asked.map(([k]) => k).join(' and ')} disagree: ${asked.map(([k, m]) => `${k} asks for '${m}'`).join(', ')}`);
+  return asked.length ? asked[0][1] : 'int8';
+}
 
 /**
  * @param {string|URL} source a weight-set folder (Node) or URL prefix
@@ -43,6 +71,7 @@ function newHasher(e) {
  */
 export async function loadModel(source, opts = {}) {
   const { onProgress, signal, memoryBudget, simd = true, batchSize = 64, parallel = 3, retries = 4, retryDelayMs = 250 } = opts;
+  const activations = activationMode(opts), actCode = ACTIVATION_MODES[activations];
   const src = await openSource(source, { cache: opts.cache, stallTimeoutMs: opts.stallTimeoutMs });
   const abortCheck = () => { if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${src.name} was aborted`); };
   abortCheck();
@@ -113,7 +142,7 @@ export async function loadModel(source, opts = {}) {
               onProgress?.({ loaded, total, file: manifest.shards[s].file, fromCache });
             });
             // check and lay out this shard's tensors now, while the other shards are still read
-            e.check(e.x.ms_model_finish_shard(model, s, opts.int8Activations ? 1 : 0, e.err) === 0);
+            e.check(e.x.ms_model_finish_shard(model, s, actCode, e.err) === 0);
           } catch (err) {
             if (!failed) { failed = signal?.aborted ? new MlpscopeError('E_ABORTED', `loading ${src.name} was aborted`) : err; inner.abort(); }
             throw err;
@@ -128,7 +157,7 @@ export async function loadModel(source, opts = {}) {
       for (const r of results) if (r.status === 'rejected') throw r.reason;
     } finally { e.free(segBuf); signal?.removeEventListener('abort', onAbort); }
     abortCheck();
-    e.check(e.x.ms_model_finish(model, opts.int8Activations ? 1 : 0, e.err) === 0);
+    e.check(e.x.ms_model_finish(model, actCode, e.err) === 0);
     const info = JSON.parse(ownedStr(e, e.x.ms_model_info(model)));
     if (manifest.tokenizer && manifest.tokenizer.kind !== 'none') {
       let tb;
@@ -144,9 +173,13 @@ export async function loadModel(source, opts = {}) {
     }
     state = e.x.ms_state_new(model, ctx, batchSize, e.err) >>> 0;
     e.check(state);
-    const buildWhy = `${opts.int8Activations ? 'int8 activations with 4-row interleaved q8/q4 weights; ' : ''}` +
+    // the mode that runs: q8/q4 matrices in the mode asked for; other weights take f32 activations
+    const quantized = manifest.tensors.some((t) => t.dtype === 'q8_0' || t.dtype === 'q4_0');
+    const act = quantized ? activations : 'f32';
+    const buildWhy = { int8: 'int8 activations with 4-row interleaved q8/q4 weights; ', exact: 'exact activations (two 16-bit codes) with 4-row interleaved q8/q4 weights; ',
+      plain: 'f32 activations with the plain q8/q4 layouts (reference kernels); ', f32: '' }[act] +
       (e.threads > 1 ? `multi-threaded SIMD128 build, ${e.threads} threads (${threadsWhy})` : `single-threaded SIMD128 build (${threadsWhy})`);
-    return new Model(e, model, state, info, tokenizer, { contextLength: ctx, source: src.name, buildWhy, ownsEngine });
+    return new Model(e, model, state, info, tokenizer, { contextLength: ctx, source: src.name, buildWhy, activations: act, ownsEngine });
   } catch (err) {
     tokenizer?.dispose();
     if (state) e.x.ms_state_destroy(state);

@@ -4,7 +4,7 @@ import { MlpscopeError } from './errors.js';
 import { parseHook, hookId } from './hooks.js';
 import { topIndices } from './select.js';
 
-const STAT_NAMES = ['resid_pre_l2', 'attn_out_l2', 'resid_mid_l2', 'mlp_out_l2', 'resid_post_l2', 'mlp_ratio'];
+export const STAT_NAMES = ['resid_pre_l2', 'attn_out_l2', 'resid_mid_l2', 'mlp_out_l2', 'resid_post_l2', 'mlp_ratio'];
 
 /**
  * @typedef {{ layer: number, hook: 'mlp.hook_post'|'hook_mlp_out', neurons?: number[], scale: number }} Intervention
@@ -25,6 +25,7 @@ export class Model {
     this._busy = false;
     this._disposed = false;
     this._buildWhy = extra.buildWhy ?? 'single-threaded build';
+    this._activations = extra.activations ?? 'f32';
     this._ownsEngine = !!extra.ownsEngine;
   }
 
@@ -34,7 +35,7 @@ export class Model {
     const i = this._info;
     return {
       family: i.family, kernels: i.kernels, config: i.config, params: i.params, dtypes: i.dtypes,
-      build: { threads: this.e.threads, simd: i.kernels === 'wasm-simd128', int8Activations: /int8 activations/.test(this._buildWhy), why: this._buildWhy },
+      build: { threads: this.e.threads, simd: i.kernels === 'wasm-simd128', activations: this._activations, int8Activations: this._activations === 'int8', why: this._buildWhy },
       tokenizer: i.tokenizer, contextLength: this.contextLength, source: this.source,
       memory: { weights: i.weight_bytes, state: this.e.x.ms_model_state_bytes(this.m, this.contextLength, 64), heap: this.e.heapBytes },
       mixers: i.config.layer_types.map((t) => (t === 'linear_attention' ? 'linear' : 'full')),
@@ -224,7 +225,15 @@ export class Model {
    * @param {string|number[]|{role: string, content: string}[]} prompt text (encoded with BOS when
    *   the tokenizer has one), token ids, or chat messages (rendered with the chat template)
    * @param {{maxTokens?: number, temperature?: number, topK?: number, topP?: number, seed?: number,
-   *   stop?: number[], signal?: AbortSignal, enableThinking?: boolean}} [opts]
+   *   stop?: number[], signal?: AbortSignal, enableThinking?: boolean, stats?: boolean, statsTopK?: number}} [opts]
+   *   stats: collect the per-layer statistics of every token the model reads (the prompt and each
+   *   generated token fed back) in the generation passes themselves, into the summary's `stats`
+   *   (as forward()'s, plus layer_ms[layer][pass]: each pass's time in that layer)
+   * @returns {AsyncGenerator<{id: number, text: string, logprob: number}, GenerationSummary>} the
+   *   generator's return value (also kept as `model.lastGeneration`) is the summary:
+   *   {finishReason: 'stop' | 'length' | 'abort', usage: {promptTokens, generatedTokens, prefillMs,
+   *   decodeMs, timeToFirstTokenMs, prefillTokPerS, decodeTokPerS}, stats?}. Decode speed counts the
+   *   tokens after the first (which comes out of the prefill), as llama.cpp does.
    */
   async *generate(prompt, opts = {}) {
     this._alive();
@@ -255,18 +264,42 @@ export class Model {
     // the next token is drawn from the logits where the engine left them (no 1 MB copy per token
     // for a 248k vocabulary)
     const pick = (lp) => e.x.ms_sample_next(lp, nReal, temperature, topK, topP, rng, lpp, scratch);
+    const fwd = { stats: !!opts.stats, topK: opts.statsTopK ?? 8, logits: 'last', _pick: pick };
+    const steps = [];
+    const usage = { promptTokens: ids.length, generatedTokens: 0, prefillMs: 0, decodeMs: 0, timeToFirstTokenMs: 0, prefillTokPerS: 0, decodeTokPerS: 0 };
+    const summary = { finishReason: 'length', usage };
+    const finish = (reason) => {
+      summary.finishReason = reason;
+      usage.prefillTokPerS = usage.prefillMs > 0 ? ids.length / (usage.prefillMs / 1000) : 0;
+      usage.decodeTokPerS = usage.decodeMs > 0 ? (usage.generatedTokens - 1) / (usage.decodeMs / 1000) : 0;
+      if (opts.stats && steps.length) summary.stats = concatStats(steps);
+      this.lastGeneration = summary;
+      return summary;
+    };
     try {
-      let res = this._forward(ids, { stats: false, logits: 'last', _pick: pick });
+      let t = performance.now();
+      let res = this._forward(ids, fwd);
+      usage.prefillMs = usage.timeToFirstTokenMs = performance.now() - t;
+      const keep = (r) => { if (r.stats) steps.push({ ...r.stats, layer_ms: Array.from(r.timings.layer_ms, (v) => Float64Array.of(v)) }); };
+      keep(res);
       for (let n = 0; n < maxTokens; n++) {
-        if (signal?.aborted) throw new MlpscopeError('E_ABORTED', 'generation aborted');
+        if (signal?.aborted) { finish('abort'); throw new MlpscopeError('E_ABORTED', 'generation aborted'); }
         const id = res.picked;
         const logprob = e.f32[lpp >> 2];
-        if (stop.has(id)) return;
+        if (stop.has(id)) return finish('stop');
+        usage.generatedTokens++;
         yield { id, text: dec ? dec.push(id) : '', logprob };
-        if (e.x.ms_state_pos(this.s) >= this.contextLength) return;
+        if (e.x.ms_state_pos(this.s) >= this.contextLength) break;
         await null; // let the event loop breathe between tokens
-        res = this._forward([id], { stats: false, logits: 'last', continue: true, _pick: pick });
+        // the token is fed back (also the last one, so the state holds the whole sequence and a
+        // later forward(..., {continue: true}) goes on from it); only steps that yield a token
+        // count as decode time
+        t = performance.now();
+        res = this._forward([id], { ...fwd, continue: true });
+        if (n + 1 < maxTokens) usage.decodeMs += performance.now() - t;
+        keep(res);
       }
+      return finish('length');
     } finally {
       this._busy = false;
       e.free(rng); e.free(scratch); e.free(lpp);
@@ -288,6 +321,21 @@ export class Model {
   }
 
   _alive() { if (this._disposed) throw new MlpscopeError('E_STATE', 'the model was disposed'); }
+}
+
+/** The statistics of consecutive forward calls as one: every [layer] array joined along the tokens. */
+function concatStats(list) {
+  const first = list[0], out = { ...first, T: list.reduce((n, s) => n + s.T, 0) };
+  for (const [k, v] of Object.entries(first)) {
+    if (!Array.isArray(v) || !ArrayBuffer.isView(v[0])) continue;
+    out[k] = v.map((_, l) => {
+      const parts = list.map((s) => s[k][l]), joined = new parts[0].constructor(parts.reduce((n, p) => n + p.length, 0));
+      let at = 0;
+      for (const p of parts) { joined.set(p, at); at += p.length; }
+      return joined;
+    });
+  }
+  return out;
 }
 
 function perLayer(view, ptr, L, width) {

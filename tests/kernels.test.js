@@ -87,6 +87,52 @@ for (const [name, plainDt, x4Dt] of [['q8_0x4', 3, 5], ['q4_0x4', 4, 6]]) {
   });
 }
 
+// The same layouts with exact activations (each input split into two 16-bit codes, run as two rows
+// of the int8 prefill tile over chunks of 1024 rows): SIMD128 == scalar twin bit for bit, a token
+// alone == among others, and as close to the float64 product of the stored weights as the f32
+// kernels are. Shapes cross each edge of the tile: 1 and 2 tokens per pass (odd T), one and two
+// row groups per tile (odd groups), the 1024-row chunk (1020, 1024, 1028, 2052 rows), the
+// 4096-column chunk, and the 16384 columns beyond which both run the scalar code.
+for (const [name, x4Dt] of [['q8_0x4', 5], ['q4_0x4', 6]]) {
+  test(`${name} with exact activations: SIMD128 == scalar twin; float64 product of the stored weights within f32 rounding`, () => {
+    const shapes = [[4, 32, 1], [8, 64, 2], [12, 96, 3], [20, 160, 1], [1020, 64, 1], [1024, 96, 2], [1028, 32, 3], [2052, 64, 1],
+      [36, 3584, 1], [16, 1024, 5], [8, 4128, 2], [4, 8224, 3], [4, 16416, 1]];
+    for (const [rows, cols, T] of shapes) {
+      const W = rand(rows * cols, rows * 3 + cols), X = rand(T * cols, T * 11 + cols);
+      // a wide range of magnitudes inside blocks: tiny values next to large ones
+      for (let i = 0; i < X.length; i += 7) X[i] *= 1e-4;
+      const wp = e.bytes(new Uint8Array(W.buffer)), xp = e.bytes(new Uint8Array(X.buffer));
+      const plainDt = x4Dt === 5 ? 3 : 4, bytes = e.x.ms_dbg_weight_bytes(plainDt, rows, cols);
+      const qp = e.malloc(bytes), x4 = e.malloc(bytes);
+      assert.equal(e.x.ms_dbg_quantize(plainDt, wp, rows, cols, qp), 0);
+      assert.equal(e.x.ms_dbg_quantize(x4Dt, wp, rows, cols, x4), 0);
+      const ref = dequant(e.u8.slice(qp, qp + bytes), plainDt === 3 ? 'q8_0' : 'q4_0', rows * cols);
+      const run = (simd, xptr, n) => {
+        const y = e.malloc(rows * n * 4);
+        e.x.ms_dbg_matmul_exact(x4Dt, simd, x4, rows, cols, xptr, n, y);
+        const out = e.f32.slice(y >> 2, (y >> 2) + rows * n);
+        e.free(y);
+        return out;
+      };
+      const simd = run(1, xp, T), scalar = run(0, xp, T);
+      for (let i = 0; i < simd.length; i++) assert.equal(simd[i], scalar[i], `${name} simd vs scalar ${rows}x${cols} T=${T} [${i}]`);
+      for (const t of T > 1 ? [0, T - 1] : []) {
+        const alone = run(1, xp + t * cols * 4, 1);
+        for (let o = 0; o < rows; o++) assert.equal(alone[o], simd[t * rows + o], `${name} ${rows}x${cols}: token ${t} alone vs among ${T}`);
+      }
+      let worst = 0;
+      for (let t = 0; t < T; t++) for (let o = 0; o < rows; o++) {
+        let r = 0, mag = 0;
+        for (let i = 0; i < cols; i++) { r += ref[o * cols + i] * X[t * cols + i]; mag += Math.abs(ref[o * cols + i] * X[t * cols + i]); }
+        const err = Math.abs(simd[t * rows + o] - r) / Math.max(mag, 1e-3);
+        worst = Math.max(worst, err);
+        assert.ok(err <= 1e-6, `${name} exact ${rows}x${cols} T=${T} row ${o}: ${simd[t * rows + o]} vs ${r}`);
+      }
+      e.free(wp); e.free(xp); e.free(qp); e.free(x4);
+    }
+  });
+}
+
 test('f16 / bf16 decoded in the SIMD128 kernel: exact for zeros, subnormals, the smallest and largest normals', () => {
   const f16 = (h) => { // reference decoding, written from the IEEE definition
     const s = h & 0x8000 ? -1 : 1, ex = (h >> 10) & 31, m = h & 1023;
@@ -255,4 +301,18 @@ test('exp_sum f32: SIMD128 and scalar equal float64, values and sum, any length'
   const np = e.bytes(new Uint8Array(Float32Array.from([0, -1, NaN, -2, 0, 0, 0, 0, -3, -4]).buffer));
   for (const simd of [1, 0]) for (const n of [4, 10]) assert.ok(Number.isNaN(e.x.ms_dbg_exp_sum(simd, 0, np, n, 0, 1)), `${simd} n=${n}: NaN in, NaN out`);
   e.free(np);
+});
+
+test('sumsq f32 (the Gated DeltaNet state norm): SIMD128 == scalar bit for bit, float64 within f32 rounding, any length', () => {
+  for (const n of [0, 1, 15, 16, 17, 31, 32, 33, 100, 4096, 16384, 16387]) {
+    const x = rand(n, n + 5);
+    for (let i = 0; i < n; i += 5) x[i] *= 100; // uneven magnitudes
+    const p = e.bytes(new Uint8Array(x.buffer.slice(0)));
+    const simd = e.x.ms_dbg_sumsq(1, p, n), scalar = e.x.ms_dbg_sumsq(0, p, n);
+    let want = 0;
+    for (const v of x) want += v * v;
+    assert.equal(simd, scalar, `n=${n}`);
+    assert.ok(Math.abs(simd - want) <= 1e-6 * want + 1e-30, `n=${n}: ${simd} vs ${want}`);
+    e.free(p);
+  }
 });

@@ -62,6 +62,12 @@ test('auto-run: the demo model loads and every number matches model.forward', as
   await page.screenshot({ path: path.join(SHOTS, 'desktop.png'), fullPage: true });
 });
 
+test('the header says which path the engine runs and the speed of the last pass', async () => {
+  const status = await page.textContent('#engine-status');
+  assert.match(status, /^int8 激活 · (单线程|\d 线程) · 上次：\d+ 个 token，\d+ token\/秒$/, status);
+  assert.match(await page.getAttribute('#engine-status', 'title'), /int8 activations/);
+});
+
 test('clicking the largest and the smallest bar shows their ratios and mixer kinds', async () => {
   const ratios = await pageRatios();
   const big = ratios.indexOf(Math.max(...ratios)), small = ratios.indexOf(Math.min(...ratios));

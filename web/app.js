@@ -143,8 +143,19 @@ async function load(entry, { keepError = false } = {}) {
         renderProgress();
       },
     });
+    // every forward pass the page runs reports its speed beside the path that runs it
+    const forward = model.forward.bind(model);
+    model.forward = async (ids, opts) => {
+      state.computing = true; renderEngineStatus();
+      try {
+        const r = await forward(ids, opts);
+        state.speed = { tokens: ids.length, ms: r.timings.total_ms };
+        return r;
+      } finally { state.computing = false; renderEngineStatus(); }
+    };
     state.model = model;
     state.entry = entry;
+    state.speed = null;
     state.info = await model.info();
     state.features = null;
     state.topActs = null;
@@ -225,6 +236,18 @@ function renderModelFacts() {
   const b = i.build;
   $('build-info').textContent = `· ${L(`${b.threads > 1 ? `多线程版本，${b.threads} 个线程` : '单线程版本'}${b.simd ? '（SIMD128）' : ''}`, b.why)}`;
   $('build-info').title = b.why;
+}
+
+/** Which path the engine runs (activations, threads) and the speed of the last forward pass. */
+function renderEngineStatus() {
+  const b = state.info?.build, el = $('engine-status');
+  if (!b) { el.textContent = ''; return; }
+  const act = { int8: L('int8 激活', 'int8 activations'), exact: L('精确激活', 'exact activations'), plain: L('f32 激活', 'f32 activations'), f32: L('f32 激活', 'f32 activations') }[b.activations] ?? b.activations;
+  const threads = b.threads > 1 ? L(`${b.threads} 线程`, `${b.threads} threads`) : L('单线程', '1 thread');
+  const sp = state.speed, speed = state.computing ? L('计算中…', 'computing…')
+    : sp ? L(`上次：${sp.tokens} 个 token，${(sp.tokens / Math.max(sp.ms, 1e-3) * 1000).toFixed(0)} token/秒`, `last pass: ${sp.tokens} tokens, ${(sp.tokens / Math.max(sp.ms, 1e-3) * 1000).toFixed(0)} tokens/s`) : '';
+  el.textContent = `${act} · ${threads}${speed ? ' · ' + speed : ''}`;
+  el.title = b.why;
 }
 
 function layerRatios() {
@@ -652,6 +675,7 @@ function renderTryStatus() {
 }
 function renderDynamicText() {
   renderProgress();
+  renderEngineStatus();
   renderLoadError();
   renderKoText();
   renderExFeedback();

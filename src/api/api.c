@@ -49,15 +49,15 @@ API(ms_model_create) ms_model *ms_model_create(const char *text, size_t len, int
 }
 API(ms_model_destroy) void ms_model_destroy(ms_model *m) { ms_model_free(m); }
 /* Shard s is in place (hash checked): check and lay out its tensors now, while other shards are
- * still arriving. int8_activations must be the same in every call and in ms_model_finish. */
-API(ms_model_finish_shard) int ms_model_finish_shard(ms_model *m, int s, int int8_activations, ms_err *err) {
+ * still arriving. activations (ms_activations) must be the same in every call and in ms_model_finish. */
+API(ms_model_finish_shard) int ms_model_finish_shard(ms_model *m, int s, int activations, ms_err *err) {
     if (s < 0) return ms_fail(err, MS_E_ARG, "shard %d: not a shard index", s);
     if (m->finalized) return ms_fail(err, MS_E_STATE, "model is already finished");
-    m->int8_activations = int8_activations;
+    if (ms_model_set_activations(m, activations, err)) return err->code;
     return ms_model_prepare(m, s, err);
 }
-API(ms_model_finish) int ms_model_finish(ms_model *m, int int8_activations, ms_err *err) {
-    m->int8_activations = int8_activations;
+API(ms_model_finish) int ms_model_finish(ms_model *m, int activations, ms_err *err) {
+    if (ms_model_set_activations(m, activations, err)) return err->code;
     return ms_model_finalize(m, err);
 }
 /* ---- threads (util/threads.h): js/threads.js creates the pool, starts workers that call
@@ -362,6 +362,13 @@ API(ms_dbg_matmul) void ms_dbg_matmul(int dtype, int simd, const void *W, int ro
     k.matmul[dtype](W, (size_t)rows, (size_t)cols, X, T, Y);
 }
 
+/* the exact-activation kernel of a dtype (kernels.h matmul_exact; differs for the x4 layouts) */
+API(ms_dbg_matmul_exact) void ms_dbg_matmul_exact(int dtype, int simd, const void *W, int rows, int cols, const float *X, int T, float *Y) {
+    ms_kernels k;
+    ms_kernels_init(&k, simd);
+    k.matmul_exact[dtype](W, (size_t)rows, (size_t)cols, X, T, Y);
+}
+
 API(ms_dbg_gemm_acc) void ms_dbg_gemm_acc(int simd, float *Out, int os, const float *A, int ars, int acs, const float *B, int bs, int M, int K, int N, float sign) {
     ms_kernels k;
     ms_kernels_init(&k, simd);
@@ -378,6 +385,12 @@ API(ms_dbg_silu_mul) void ms_dbg_silu_mul(int simd, float *y, const float *g, co
     ms_kernels k;
     ms_kernels_init(&k, simd);
     k.silu_mul(y, g, u, (size_t)n);
+}
+
+API(ms_dbg_sumsq) double ms_dbg_sumsq(int simd, const float *x, int n) {
+    ms_kernels k;
+    ms_kernels_init(&k, simd);
+    return k.sumsq(x, (size_t)n);
 }
 
 API(ms_dbg_exp_sum) double ms_dbg_exp_sum(int simd, float *y, const float *x, int n, float shift, float scale) {

@@ -372,10 +372,26 @@ static int check_finite(const ms_tensor *t, ms_err *err) {
     return MS_OK;
 }
 
-/* with int8 activations, q8_0 and q4_0 matrices with rows in fours become the 4-row interleaved
- * layouts of the int8-activation kernels */
+/* in the integer modes, q8_0 and q4_0 matrices with rows in fours become the 4-row interleaved
+ * layouts of the integer kernels */
 static int repackable(const ms_model *m, const ms_tensor *t) {
-    return m->int8_activations && (t->dtype == MS_Q8_0 || t->dtype == MS_Q4_0) && t->rows % 4 == 0;
+    return m->activations != MS_ACT_PLAIN && (t->dtype == MS_Q8_0 || t->dtype == MS_Q4_0) && t->rows % 4 == 0;
+}
+
+int ms_model_set_activations(ms_model *m, int mode, ms_err *err) {
+    if (mode != MS_ACT_PLAIN && mode != MS_ACT_INT8 && mode != MS_ACT_EXACT)
+        return ms_fail(err, MS_E_ARG, "activation mode %d: expected 0 (plain), 1 (int8) or 2 (exact)", mode);
+    int started = 0;
+    for (int k = 0; k < m->n_tensors; k++) started |= m->tensors[k].prepared;
+    if (started && mode != m->activations)
+        return ms_fail(err, MS_E_STATE, "activation mode %d: the weights are already laid out for mode %d", mode, m->activations);
+    m->activations = mode;
+    ms_kernels_init(&m->kern, !strcmp(m->kern.name, "wasm-simd128"));
+    if (mode == MS_ACT_EXACT) {
+        m->kern.matmul[MS_Q8_0X4] = m->kern.matmul_exact[MS_Q8_0X4];
+        m->kern.matmul[MS_Q4_0X4] = m->kern.matmul_exact[MS_Q4_0X4];
+    }
+    return MS_OK;
 }
 
 /* one repack job: part p of n lays out its share of the 4-row groups with its own tmp rows and

@@ -52,6 +52,14 @@ typedef struct {
     int n_eos;
 } ms_tokinfo;
 
+/* How q8_0 / q4_0 matrices (rows in fours) run. Both integer modes repack them at load time to the
+ * 4-row interleaved layouts (quant.h) and run integer dot products:
+ *   MS_ACT_INT8   activations rounded to int8 per block of 32 (the default: fastest; llama.cpp does
+ *                 the same for these block types)
+ *   MS_ACT_EXACT  activations split into two 16-bit codes per value: exact up to f32 rounding
+ *   MS_ACT_PLAIN  no repack: the plain layouts with f32 activations (the reference kernels) */
+typedef enum { MS_ACT_PLAIN = 0, MS_ACT_INT8 = 1, MS_ACT_EXACT = 2 } ms_activations;
+
 typedef struct ms_model {
     ms_config cfg;
     ms_tensor *tensors;
@@ -63,7 +71,7 @@ typedef struct ms_model {
     ms_tokinfo tok;
     size_t weight_bytes;
     int allocated, finalized;
-    int int8_activations; /* repack q8_0/q4_0 to q8_0x4/q4_0x4, quantize activations to int8 (faster, less exact) */
+    int activations;      /* ms_activations: how q8_0/q4_0 matrices meet their inputs */
     ms_kernels kern;
     struct ms_pool *pool; /* threads for the matmuls (util/threads.h); NULL: one thread. Not owned. */
 } ms_model;
@@ -76,6 +84,8 @@ void ms_model_free(ms_model *m);
  * layouts. Tensors already prepared are skipped, so a loader can prepare each shard as it arrives
  * while others are still being read. */
 int ms_model_prepare(ms_model *m, int shard, ms_err *err);
+/* Chooses the activation mode (before the first ms_model_prepare; the same in every later call). */
+int ms_model_set_activations(ms_model *m, int mode, ms_err *err);
 /* After the host filled every tensor buffer: prepares what is left; the model is ready to run. */
 int ms_model_finalize(ms_model *m, ms_err *err);
 ms_tensor *ms_model_find(ms_model *m, const char *name);

@@ -24,15 +24,23 @@ typedef void (*ms_silu_mul_fn)(float *y, const float *g, const float *u, size_t 
  * in double: softmax numerators and denominator (attention scores, the sampler's vocabulary). For
  * exponents a <= 88; a term with a < -87 counts as 0; a NaN makes the sum NaN. */
 typedef double (*ms_exp_sum_fn)(float *y, const float *x, size_t n, float shift, float scale);
+/* sum of x[i]^2: 16 f32 partial sums (element i goes to sum i % 16 for the whole 16-element blocks),
+ * added in double in lane order, plus the tail in double; the generic and SIMD128 kernels follow
+ * the same order, so they agree bit for bit (a statistic: the Gated DeltaNet state's norm) */
+typedef double (*ms_sumsq_fn)(const float *x, size_t n);
 
 typedef struct {
     const char *name;        /* "generic" or "wasm-simd128" */
     ms_matmul_fn matmul[MS_DTYPE__COUNT]; /* indexed by ms_dtype */
+    /* the same with exact (f32-accurate) activations: differs only for the x4 layouts, whose
+     * matmul[] entries quantize activations to int8 */
+    ms_matmul_fn matmul_exact[MS_DTYPE__COUNT];
     ms_dot_fn dot;
     ms_dot_rows_fn dot_rows;
     ms_gemm_acc_fn gemm_acc;
     ms_silu_mul_fn silu_mul;
     ms_exp_sum_fn exp_sum;
+    ms_sumsq_fn sumsq;
 } ms_kernels;
 
 /* want_simd: use SIMD128 kernels when this build has them. */
@@ -47,14 +55,19 @@ void ms_matmul_q8_0_generic(const void *W, size_t rows, size_t cols, const float
 void ms_matmul_q4_0_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q4_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_q8_0x4_x2i16_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_q4_0x4_x2i16_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 float ms_dot_f32_generic(const float *a, const float *b, size_t n);
 void ms_dot_rows_f32_generic(float *y, const float *x, const float *A, size_t stride, size_t n, size_t k, float scale);
 void ms_gemm_acc_f32_generic(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
 void ms_silu_mul_f32_generic(float *y, const float *g, const float *u, size_t n);
 double ms_exp_sum_f32_generic(float *y, const float *x, size_t n, float shift, float scale);
+double ms_sumsq_f32_generic(const float *x, size_t n);
 #ifdef __wasm_simd128__
 void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_q4_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_q8_0x4_x2i16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_matmul_q4_0x4_x2i16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 /* wasm/ */
 void ms_matmul_f32_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_matmul_f16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
@@ -66,5 +79,6 @@ void ms_dot_rows_f32_4r_simd128(float *y, const float *x, const float *A, size_t
 void ms_gemm_acc_f32_4x8_simd128(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
 void ms_silu_mul_f32_simd128(float *y, const float *g, const float *u, size_t n);
 double ms_exp_sum_f32_simd128(float *y, const float *x, size_t n, float shift, float scale);
+double ms_sumsq_f32_simd128(const float *x, size_t n);
 #endif
 #endif

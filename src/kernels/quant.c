@@ -171,6 +171,33 @@ void ms_dequantize_row_q8_0x4(const ms_block_q8_0x4 *x, size_t row, float *y, si
         for (int c = 0; c < MS_QK; c++) y[b * MS_QK + c] = x[g * nb + b].d[r] * (float)ms_q8x4_code(&x[g * nb + b], r, c);
 }
 
+void ms_quantize_act_i16x2(const float *x, int16_t *hi, int16_t *lo, float *dh, float *dl, size_t n) {
+    for (size_t b = 0; b < n / MS_QK; b++) {
+        const float *xb = x + b * MS_QK;
+        float amax = 0;
+        int finite = 1;
+        for (int j = 0; j < MS_QK; j++) { float a = fabsf(xb[j]); finite &= isfinite(a); if (a > amax) amax = a; }
+        const float h = amax / 32767.0f, l = h / 32768.0f;
+        dh[b] = finite ? h : NAN;
+        dl[b] = finite ? l : NAN;
+        for (int j = 0; j < MS_QK; j++) {
+            int16_t qh = 0, ql = 0;
+            if (finite && h > 0) {
+                /* in double: x / h and the remainder x - qh * h are exact enough that lo is the
+                 * rounded remainder in units of l */
+                const double v = (double)xb[j] / (double)h, r = nearbyint(v);
+                qh = (int16_t)(r > 32767 ? 32767 : r < -32767 ? -32767 : r);
+                if (l > 0) { /* (l underflows to 0 only for blocks below 2^-111: then hi alone) */
+                    const double rl = nearbyint(((double)xb[j] - (double)qh * (double)h) / (double)l);
+                    ql = (int16_t)(rl > 32767 ? 32767 : rl < -32767 ? -32767 : rl);
+                }
+            }
+            hi[b * MS_QK + j] = qh;
+            lo[b * MS_QK + j] = ql;
+        }
+    }
+}
+
 void ms_quantize_act_q8(const float *x, int8_t *q, float *d, size_t n) {
     for (size_t b = 0; b < n / MS_QK; b++) {
         const float *xb = x + b * MS_QK;

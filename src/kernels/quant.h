@@ -63,6 +63,11 @@ void ms_dequantize_row_q8_0x4(const ms_block_q8_0x4 *x, size_t row, float *y, si
 void ms_dequantize_row_q4_0x4(const ms_block_q4_0x4 *x, size_t row, float *y, size_t n);
 /* activations quantized per block of 32 for the int8 dot: codes and one scale per block */
 void ms_quantize_act_q8(const float *x, int8_t *q, float *d, size_t n);
+/* activations split into two 16-bit codes per value for the exact integer kernels: per block of
+ * 32, x = hi * dh + lo * dl + e with dh = max|x| / 32767, dl = dh / 32768 and |e| <= dl / 2, i.e.
+ * within 2^-31 of the block's largest value: finer than f32's own rounding of the dot product.
+ * Codes fit |hi| <= 32767, |lo| <= 16385. A block with a value that is not finite gets NaN scales. */
+void ms_quantize_act_i16x2(const float *x, int16_t *hi, int16_t *lo, float *dh, float *dl, size_t n);
 
 /* Quantize / dequantize one row of n values (n % MS_QK == 0). */
 void ms_quantize_row_q8_0(const float *x, ms_block_q8_0 *y, size_t n);

@@ -28,10 +28,9 @@ static void l2norm(float *x, int n) {
     for (int i = 0; i < n; i++) x[i] *= r;
 }
 
-/* One token, one head. S is [dk][dv]. Returns the squared Frobenius norm of the new state
- * when want_norm is set. */
-static double gdn_step(float *S, const float *q, const float *k, const float *v, float beta, float g,
-                       int dk, int dv, float *u, float *o, int want_norm) {
+/* One token, one head. S is [dk][dv]. */
+static void gdn_step(float *S, const float *q, const float *k, const float *v, float beta, float g,
+                     int dk, int dv, float *u, float *o) {
     const float e = expf(g);
     for (int j = 0; j < dv; j++) u[j] = 0;
     for (int i = 0; i < dk; i++) {
@@ -40,17 +39,13 @@ static double gdn_step(float *S, const float *q, const float *k, const float *v,
     }
     for (int j = 0; j < dv; j++) u[j] = beta * (v[j] - u[j]); /* u := d */
     for (int j = 0; j < dv; j++) o[j] = 0;
-    double n2 = 0;
     for (int i = 0; i < dk; i++) {
         float *Si = S + (size_t)i * dv;
         for (int j = 0; j < dv; j++) {
             Si[j] += k[i] * u[j];
             o[j] += Si[j] * q[i];
         }
-        if (want_norm)
-            for (int j = 0; j < dv; j++) n2 += (double)Si[j] * Si[j];
     }
-    return n2;
 }
 
 /* A chunk of C tokens for one head: Q, K [C][dk] (token stride qs), V [C][dv] (stride vs),
@@ -197,10 +192,11 @@ static void gdn_heads_part(void *ctx, int part, int n) {
         if (!chunked) {
             for (int t = 0; t < B; t++) {
                 const float *yt = s->y + (size_t)t * conv;
-                double n2 = gdn_step(S, yt + kh * dk, yt + kd + kh * dk, yt + 2 * kd + h * dv,
-                                     s->gdn_beta[(size_t)t * Hv + h], s->gdn_g[(size_t)t * Hv + h], dk, dv,
-                                     work, s->core + (size_t)t * vd + h * dv, j->stats_norm2 != NULL);
-                if (j->stats_norm2) j->stats_norm2[(size_t)t * Hv + h] = n2;
+                gdn_step(S, yt + kh * dk, yt + kd + kh * dk, yt + 2 * kd + h * dv,
+                         s->gdn_beta[(size_t)t * Hv + h], s->gdn_g[(size_t)t * Hv + h], dk, dv,
+                         work, s->core + (size_t)t * vd + h * dv);
+                /* the state's squared norm (a statistic): the new state, still in cache */
+                if (j->stats_norm2) j->stats_norm2[(size_t)t * Hv + h] = s->m->kern.sumsq(S, (size_t)dk * dv);
             }
         } else {
             for (int t0 = 0; t0 < B; t0 += s->gdn_chunk) {

@@ -12,6 +12,8 @@ void ms_rmsnorm(float *y, const float *x, const float *w, int n, float eps, floa
 void ms_rmsnorm_rows(const ms_model *m, float *y, const float *x, const float *w, int B, int n, float eps, float offset);
 /* linear.c: Y[t] = W X[t] for t < T, any weight dtype */
 void ms_linear(const ms_model *m, const ms_tensor *W, const float *X, int T, float *Y);
+/* the same with exact activations whatever the model's mode (analysis of weight directions) */
+void ms_linear_exact(const ms_model *m, const ms_tensor *W, const float *X, int T, float *Y);
 /* rope.c: rotate the first rotary_dim dims of each of n_heads heads (head h at x + h*head_stride) */
 void ms_rope(float *x, int n_heads, int head_stride, int rotary_dim, int pos, double theta, int layout);
 /* attention.c: softmax attention (GQA, RoPE, optional q/k norm and sigmoid output gate) for B

@@ -30,9 +30,17 @@ static void linear_part(void *ctx, int part, int n) {
     }
 }
 
-void ms_linear(const ms_model *m, const ms_tensor *W, const float *X, int T, float *Y) {
-    linear_job j = {m->kern.matmul[W->dtype], W, X, T, Y};
+static void linear_run(const ms_model *m, ms_matmul_fn fn, const ms_tensor *W, const float *X, int T, float *Y) {
+    linear_job j = {fn, W, X, T, Y};
     /* small products are not worth waking the workers for (a wake-up costs microseconds) */
     if (!m->pool || (size_t)W->rows * (size_t)W->cols * (size_t)T < ((size_t)1 << 18) || W->rows < 8) { linear_part(&j, 0, 1); return; }
     ms_pool_run(m->pool, linear_part, &j);
+}
+
+void ms_linear(const ms_model *m, const ms_tensor *W, const float *X, int T, float *Y) {
+    linear_run(m, m->kern.matmul[W->dtype], W, X, T, Y);
+}
+
+void ms_linear_exact(const ms_model *m, const ms_tensor *W, const float *X, int T, float *Y) {
+    linear_run(m, m->kern.matmul_exact[W->dtype], W, X, T, Y);
 }

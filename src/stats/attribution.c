@@ -26,7 +26,7 @@ int ms_unembed_direction(const ms_model *m, const float *v, float *logits, ms_er
     if (!g) return ms_fail(err, MS_E_MEMORY, "cannot allocate %d floats", c->hidden);
     const float *w = m->final_norm->data;
     for (int i = 0; i < c->hidden; i++) g[i] = (c->norm_offset + w[i]) * v[i];
-    ms_linear(m, m->lm_head, g, 1, logits);
+    ms_linear_exact(m, m->lm_head, g, 1, logits); /* a weight direction: read exactly in every mode */
     free(g);
     return MS_OK;
 }

@@ -19,3 +19,14 @@ double ms_exp_sum_f32_generic(float *y, const float *x, size_t n, float shift, f
     }
     return z;
 }
+
+double ms_sumsq_f32_generic(const float *x, size_t n) {
+    float acc[16] = {0};
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; k++) acc[k] += x[i + k] * x[i + k];
+    double s = 0;
+    for (int k = 0; k < 16; k++) s += acc[k];
+    for (; i < n; i++) s += (double)x[i] * x[i];
+    return s;
+}

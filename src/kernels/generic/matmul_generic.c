@@ -133,6 +133,51 @@ static void matmul_x4_generic(const void *W, int q4, size_t rows, size_t cols, c
     }
 }
 
+/* The same weights x activations split into two 16-bit codes (quant.h, ms_quantize_act_i16x2):
+ * each part is an integer dot product per block, scaled and summed over the blocks in f32 like the
+ * int8 kernel's, and the token's result is the high part's sum plus the low part's. Exact up to
+ * f32 rounding, like a float kernel; bit-identical to the SIMD twin, which runs the two parts as
+ * two rows of its int8 prefill tile. */
+static void matmul_x4_x2i16_generic(const void *W, int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    enum { MAXC = 16384 };
+    const size_t nb = cols / MS_QK;
+    int16_t hi[MAXC], lo[MAXC];
+    int8_t c[MS_QK];
+    float dh[MAXC / MS_QK], dl[MAXC / MS_QK];
+    for (int t = 0; t < T && cols > MAXC; t++) /* very wide rows: the dequantized weights in f32 */
+        for (size_t o = 0; o < rows; o++) {
+            float s = 0;
+            for (size_t b = 0; b < nb; b++) {
+                const float dw = x4_block_row(W, q4, (o / 4) * nb + b, (int)(o % 4), c);
+                for (int j = 0; j < MS_QK; j++) s += dw * c[j] * X[(size_t)t * cols + b * MS_QK + j];
+            }
+            Y[(size_t)t * rows + o] = s;
+        }
+    for (int t = 0; t < T && cols <= MAXC; t++) {
+        ms_quantize_act_i16x2(X + (size_t)t * cols, hi, lo, dh, dl, cols);
+        for (size_t g = 0; g < rows / 4; g++) {
+            float ah[4] = {0, 0, 0, 0}, al[4] = {0, 0, 0, 0};
+            for (size_t b = 0; b < nb; b++)
+                for (int r = 0; r < 4; r++) {
+                    const float dw = x4_block_row(W, q4, g * nb + b, r, c);
+                    int32_t sh = 0, sl = 0;
+                    for (int j = 0; j < MS_QK; j++) { sh += (int32_t)c[j] * hi[b * MS_QK + j]; sl += (int32_t)c[j] * lo[b * MS_QK + j]; }
+                    ah[r] += (float)sh * (dw * dh[b]);
+                    al[r] += (float)sl * (dw * dl[b]);
+                }
+            for (int r = 0; r < 4; r++) Y[(size_t)t * rows + g * 4 + r] = ah[r] + al[r];
+        }
+    }
+}
+
+void ms_matmul_q8_0x4_x2i16_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    matmul_x4_x2i16_generic(W, 0, rows, cols, X, T, Y);
+}
+
+void ms_matmul_q4_0x4_x2i16_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    matmul_x4_x2i16_generic(W, 1, rows, cols, X, T, Y);
+}
+
 void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
     matmul_x4_generic(W, 0, rows, cols, X, T, Y);
 }

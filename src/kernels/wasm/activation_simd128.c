@@ -90,4 +90,16 @@ double ms_exp_sum_f32_simd128(float *y, const float *x, size_t n, float shift, f
     }
     return z;
 }
+double ms_sumsq_f32_simd128(const float *x, size_t n) {
+    v128_t a[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 4; k++) { const v128_t v = wasm_v128_load(x + i + 4 * k); a[k] = wasm_f32x4_add(a[k], wasm_f32x4_mul(v, v)); }
+    float lanes[16];
+    for (int k = 0; k < 4; k++) wasm_v128_store(lanes + 4 * k, a[k]);
+    double s = 0;
+    for (int k = 0; k < 16; k++) s += lanes[k];
+    for (; i < n; i++) s += (double)x[i] * x[i];
+    return s;
+}
 #endif

@@ -459,6 +459,99 @@ static inline __attribute__((always_inline)) void matmul_x4_simd128(const void *
     }
 }
 
+/* Exact activations on the same layouts: each token is split into two 16-bit code rows (hi, lo:
+ * ms_quantize_act_i16x2). In prefill they run as two tokens of the int8 prefill tile above, over
+ * row chunks of RC rows into a small buffer, the token's result being hi + lo; a lone token
+ * (decode) runs the decode tile with two dots per weight vector. The weights are read once per
+ * pair of tokens (decode: once) and every dot is an integer one: the int8 kernels' pace for twice
+ * the multiply-adds. Bit-identical to ms_matmul_*_x2i16_generic. */
+/* Decode with exact activations: one token's hi and lo codes against NG row groups a quarter of the
+ * matrix apart (as x4_tile_decode), two integer dots per weight vector, the two sums kept apart
+ * until the end (hi + lo, as the generic twin). */
+static inline __attribute__((always_inline)) void x4_tile_decode_x2i16(const uint8_t *const bs[4], const int NG, const int q4, size_t nb, size_t bsz,
+                                                                        const int16_t *xh, const int16_t *xl, const float *dh, const float *dl, float *const ys[4]) {
+    v128_t ah[4], al[4];
+    for (int k = 0; k < NG; k++) ah[k] = al[k] = wasm_f32x4_splat(0);
+    for (size_t b = 0; b < nb; b++) {
+        v128_t ih[4], il[4];
+        for (int i = 0; i < 4; i++) {
+            v128_t v[4];
+            for (int k = 0; k < NG; k++) v[k] = q4 ? wasm_v128_load(bs[k] + b * bsz + 16 + 16 * i) : wasm_i32x4_splat(0);
+            for (int j = 0; j < 4; j++) {
+                const v128_t h = wasm_v128_load32_splat(xh + b * MS_QK + 8 * i + 2 * j), l = wasm_v128_load32_splat(xl + b * MS_QK + 8 * i + 2 * j);
+                for (int k = 0; k < NG; k++) {
+                    const v128_t w = x4_pair(bs[k] + b * bsz + 16, v[k], q4, i, j);
+                    const v128_t ph = wasm_i32x4_dot_i16x8(w, h), pl = wasm_i32x4_dot_i16x8(w, l);
+                    ih[k] = i || j ? wasm_i32x4_add(ih[k], ph) : ph;
+                    il[k] = i || j ? wasm_i32x4_add(il[k], pl) : pl;
+                }
+            }
+        }
+        for (int k = 0; k < NG; k++) {
+            const v128_t d = wasm_v128_load(bs[k] + b * bsz);
+            ah[k] = wasm_f32x4_add(ah[k], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(ih[k]), wasm_f32x4_mul(d, wasm_f32x4_splat(dh[b]))));
+            al[k] = wasm_f32x4_add(al[k], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(il[k]), wasm_f32x4_mul(d, wasm_f32x4_splat(dl[b]))));
+        }
+    }
+    for (int k = 0; k < NG; k++) wasm_v128_store(ys[k], wasm_f32x4_add(ah[k], al[k]));
+}
+
+static inline __attribute__((always_inline)) void x4_decode_x2i16(const uint8_t *W, const int q4, size_t G, size_t nb, const int16_t *xh, const int16_t *xl,
+                                                                   const float *dh, const float *dl, float *y0) {
+    const size_t bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4), q = G / 4;
+    for (size_t g = 0; g < q; g++) {
+        const uint8_t *bs[4];
+        float *ys[4];
+        for (int k = 0; k < 4; k++) { bs[k] = W + (g + k * q) * nb * bsz; ys[k] = y0 + (g + k * q) * 4; }
+        x4_tile_decode_x2i16(bs, 4, q4, nb, bsz, xh, xl, dh, dl, ys);
+    }
+    for (size_t g = 4 * q; g < G; g++) {
+        const uint8_t *bs[4] = {W + g * nb * bsz};
+        float *ys[4] = {y0 + g * 4};
+        x4_tile_decode_x2i16(bs, 1, q4, nb, bsz, xh, xl, dh, dl, ys);
+    }
+}
+static __attribute__((noinline)) void x4_decode_x2i16_q8(const uint8_t *W, size_t G, size_t nb, const int16_t *xh, const int16_t *xl, const float *dh, const float *dl, float *y0) {
+    x4_decode_x2i16(W, 0, G, nb, xh, xl, dh, dl, y0);
+}
+static __attribute__((noinline)) void x4_decode_x2i16_q4(const uint8_t *W, size_t G, size_t nb, const int16_t *xh, const int16_t *xl, const float *dh, const float *dl, float *y0) {
+    x4_decode_x2i16(W, 1, G, nb, xh, xl, dh, dl, y0);
+}
+
+static inline __attribute__((always_inline)) void matmul_x4_x2i16_simd128(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    const size_t nb = cols / MS_QK, G = rows / 4, bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4);
+    enum { MAXC = 16384, RC = 1024 };
+    if (cols > MAXC) { (q4 ? ms_matmul_q4_0x4_x2i16_generic : ms_matmul_q8_0x4_x2i16_generic)(W, rows, cols, X, T, Y); return; }
+    int16_t codes[4][MAXC]; /* hi of token 0, lo of token 0, hi of token 1, lo of token 1 */
+    float sc[4][MAXC / MS_QK], part[4][RC];
+    for (int t0 = 0; t0 < T; t0 += 2) {
+        const int n = T - t0 < 2 ? 1 : 2, nt = 2 * n;
+        for (int u = 0; u < n; u++) ms_quantize_act_i16x2(X + (size_t)(t0 + u) * cols, codes[2 * u], codes[2 * u + 1], sc[2 * u], sc[2 * u + 1], cols);
+        if (T == 1) { /* decode: the weights streamed once, four groups at a time */
+            (q4 ? x4_decode_x2i16_q4 : x4_decode_x2i16_q8)((const uint8_t *)W, G, nb, codes[0], codes[1], sc[0], sc[1], Y);
+            break;
+        }
+        const int16_t *xs[4] = {codes[0], codes[1], codes[2], codes[3]};
+        const float *ds[4] = {sc[0], sc[1], sc[2], sc[3]};
+        for (size_t g0 = 0; g0 < G; g0 += RC / 4) {
+            const size_t gc = G - g0 < RC / 4 ? G - g0 : RC / 4;
+            (q4 ? x4_prefill_q4 : x4_prefill_q8)((const uint8_t *)W + g0 * nb * bsz, gc, nb, RC, nt, xs, ds, part[0]);
+            for (int u = 0; u < n; u++) {
+                float *y = Y + (size_t)(t0 + u) * rows + 4 * g0;
+                for (size_t i = 0; i < 4 * gc; i++) y[i] = part[2 * u][i] + part[2 * u + 1][i];
+            }
+        }
+    }
+}
+
+void ms_matmul_q8_0x4_x2i16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    matmul_x4_x2i16_simd128(W, 0, rows, cols, X, T, Y);
+}
+
+void ms_matmul_q4_0x4_x2i16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    matmul_x4_x2i16_simd128(W, 1, rows, cols, X, T, Y);
+}
+
 void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
     matmul_x4_simd128(W, 0, rows, cols, X, T, Y);
 }
