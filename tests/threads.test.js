@@ -1,7 +1,7 @@
 // The multi-threaded build: the same model with 1, 2 and 3 threads gives bit-identical logits,
 // statistics and hooks (matmuls split rows for one token and tokens for several; every value is
-// computed by the same kernel code), in prefill and decode, for f32 / q8 / q4 weights with f32 or
-// int8 activations; the choice of build follows the rules of loadModel's `threads` option.
+// computed by the same kernel code), in prefill and decode, for f32 weights and q8 / q4 weights with
+// exact or int8 activations; the choice of build follows the rules of loadModel's `threads` option.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -26,8 +26,8 @@ function run(m) {
   return { pre, dec };
 }
 
-for (const [dt, int8Activations] of [['f32', false], ['q8', false], ['q8', true], ['q4', true]]) {
-  test(`${dt}${int8Activations ? ' + int8 activations' : ''}: 1, 2 and 3 threads give identical results`, async () => {
+for (const [dt, int8Activations] of [['f32', false], ['q8', false], ['q8', true], ['q4', true], ['q4', false]]) {
+  test(`${dt}${dt === 'f32' ? '' : int8Activations ? ' + int8 activations' : ' + exact activations'}: 1, 2 and 3 threads give identical results`, async () => {
     const dir = synth(dt);
     const one = await loadModel(dir, { threads: 1, int8Activations });
     assert.equal(one.info().build.threads, 1);
