@@ -1,7 +1,7 @@
-// Typed errors: every failure carries a stable `code` (design §4) and a message naming the
+// Typed errors: every failure carries a stable `code` (docs/api.md, Error codes) and a message naming the
 // file / tensor / field at fault.
 
-/** @typedef {'E_MANIFEST'|'E_SHARD_MISSING'|'E_SHARD_SIZE'|'E_SHARD_HASH'|'E_TENSOR'|'E_CONFIG'|'E_MEMORY'|'E_ABORTED'|'E_NETWORK'|'E_TOKEN'|'E_CONTEXT'|'E_CHECKPOINT'|'E_ARG'|'E_STATE'} ErrorCode */
+/** @typedef {'E_MANIFEST'|'E_SHARD_MISSING'|'E_SHARD_SIZE'|'E_SHARD_HASH'|'E_TENSOR'|'E_CONFIG'|'E_MEMORY'|'E_ABORTED'|'E_NETWORK'|'E_TOKEN'|'E_CONTEXT'|'E_CHECKPOINT'|'E_ARG'|'E_STATE'|'E_ENGINE'} ErrorCode */
 
 export class MlpscopeError extends Error {
   /** @param {ErrorCode} code @param {string} message @param {object} [details] */

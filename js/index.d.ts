@@ -1,7 +1,7 @@
 // Types for the mlpscope package (plain ESM; see README for usage).
 
 export type ErrorCode = 'E_MANIFEST' | 'E_SHARD_MISSING' | 'E_SHARD_SIZE' | 'E_SHARD_HASH' | 'E_TENSOR' | 'E_CONFIG'
-  | 'E_MEMORY' | 'E_ABORTED' | 'E_NETWORK' | 'E_TOKEN' | 'E_CONTEXT' | 'E_CHECKPOINT' | 'E_ARG' | 'E_STATE';
+  | 'E_MEMORY' | 'E_ABORTED' | 'E_NETWORK' | 'E_TOKEN' | 'E_CONTEXT' | 'E_CHECKPOINT' | 'E_ARG' | 'E_STATE' | 'E_ENGINE';
 
 export class MlpscopeError extends Error {
   code: ErrorCode;

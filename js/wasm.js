@@ -12,11 +12,15 @@ export const defaultMtWasmUrl = new URL('../build/wasm/mlpscope-mt.wasm', import
 
 /** @returns {Promise<ArrayBuffer|Uint8Array>} */
 async function fetchWasm(url) {
+  const notBuilt = (why) => new MlpscopeError('E_ENGINE', `the engine ${url.pathname.split('/').pop()} is not there (${why}): ` +
+    'in a checkout of the repository, build it with ./build.sh wasm (npm start and npm test build it too); ' +
+    'an installed package ships it, so reinstall the package');
   if (isNode && url.protocol === 'file:') {
     const { readFile } = await import('node:fs/promises');
-    return readFile(url);
+    try { return await readFile(url); } catch (e) { if (e.code === 'ENOENT') throw notBuilt(`no file ${url.pathname}`); throw e; }
   }
   const r = await fetch(url);
+  if (r.status === 404) throw notBuilt(`HTTP 404 for ${url}`);
   if (!r.ok) throw new MlpscopeError('E_NETWORK', `cannot fetch ${url}: HTTP ${r.status}`);
   return r.arrayBuffer();
 }
