@@ -39,9 +39,12 @@ function parseArgs(argv, spec) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith('--')) {
-      const k = a.slice(2);
-      if (!(k in spec)) throw new MlpscopeError('E_ARG', `unknown option ${a}`);
-      if (spec[k] === 'flag') out[k] = true;
+      const eq = a.indexOf('='), k = eq > 0 ? a.slice(2, eq) : a.slice(2); // --key value or --key=value
+      if (!(k in spec)) throw new MlpscopeError('E_ARG', `unknown option --${k}`);
+      if (spec[k] === 'flag') {
+        if (eq > 0) throw new MlpscopeError('E_ARG', `--${k} takes no value`);
+        out[k] = true;
+      } else if (eq > 0) out[k] = a.slice(eq + 1);
       else {
         if (i + 1 >= argv.length) throw new MlpscopeError('E_ARG', `${a} needs a value`);
         out[k] = argv[++i];

@@ -7,7 +7,9 @@ export class MlpscopeError extends Error {
   /** @param {ErrorCode} code @param {string} message @param {object} [details] */
   constructor(code, message, details) {
     super(`${code}: ${message}`);
-    this.name = 'MlpscopeError';
+    // an abort is named as the platform names it (DOMException's 'AbortError'), so the usual
+    // `err.name === 'AbortError'` check works; the code stays E_ABORTED
+    this.name = code === 'E_ABORTED' ? 'AbortError' : 'MlpscopeError';
     /** @type {ErrorCode} */
     this.code = code;
     this.details = details;

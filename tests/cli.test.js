@@ -156,3 +156,36 @@ test('--help (anywhere but as an option\'s value) prints the usage and exits 0; 
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /^usage:/);
 });
+
+test('options as --key=value too; a flag given a value, or an unknown option, is E_ARG naming it', () => {
+  const run = (args) => spawnSync(process.execPath, [CLI, 'run', '@demo', ...args], { encoding: 'utf8' });
+  const a = JSON.parse(run(['--prompt=I flew from Paris to', '--max-tokens=3', '--json']).stdout);
+  const b = JSON.parse(run(['--prompt', 'I flew from Paris to', '--max-tokens', '3', '--json']).stdout);
+  assert.deepEqual(a.ids, b.ids);
+  assert.equal(a.ids.length, a.prompt_ids.length + 3);
+  const flag = run(['--prompt', 'x', '--json=1']);
+  assert.equal(flag.status, 1);
+  assert.match(flag.stderr, /E_ARG: --json takes no value/);
+  const unknown = run(['--prompt', 'x', '--max-tokenz=2']);
+  assert.match(unknown.stderr, /E_ARG: unknown option --max-tokenz/);
+});
+
+test('run: timings from the generation passes, statistics over every token read once', async () => {
+  const r = JSON.parse(spawnSync(process.execPath, [CLI, 'run', '@demo', '--prompt', 'I flew from Paris to', '--max-tokens', '6', '--json'], { encoding: 'utf8' }).stdout);
+  const t = r.timings;
+  assert.equal(t.prompt_tokens, r.prompt_ids.length);
+  assert.equal(t.generated_tokens, r.ids.length - r.prompt_ids.length);
+  assert.ok(t.load_ms > 0 && t.prefill_ms > 0 && t.prefill_tok_per_s > 0 && t.time_to_first_token_ms > 0);
+  assert.ok(['stop', 'length'].includes(t.finish_reason));
+  // every token of ids was read once: the stats cover all of them, and equal a single prefill's
+  for (const row of r.stats.mlp_ratio) assert.equal(row.length, r.ids.length);
+  const { loadModel } = await import('../js/index.js');
+  const m = await loadModel(DEMO, { threads: 1 });
+  const once = m.forward(r.ids).stats;
+  m.dispose();
+  once.mlp_out_l2.forEach((row, l) => row.forEach((v, p) => assert.ok(Math.abs(r.stats.mlp_out_l2[l][p] - v) <= 1e-5 * Math.max(v, 1), `layer ${l} position ${p}`)));
+  const text = spawnSync(process.execPath, [CLI, 'run', '@demo', '--prompt', 'I flew from Paris to', '--max-tokens', '6'], { encoding: 'utf8' });
+  assert.match(text.stderr, /^load: \d+\.\d\d s; int8 activations, \d threads?$/m);
+  assert.match(text.stderr, /^prompt: \d+ tokens in [\d.]+ ms = [\d.]+ tok\/s \(time to first token [\d.]+ ms\)$/m);
+  assert.match(text.stderr, /^generated: \d+ tokens, /m);
+});

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadModel } from '../js/index.js';
+import { loadModel, MlpscopeError } from '../js/index.js';
 import { startServer } from './fault-server.js';
 import { CLI, ROOT, tmpDir } from './helpers.js';
 
@@ -96,7 +96,7 @@ test('abort mid-download: E_ABORTED, no model', async () => {
   fault({ file: shard, kind: 'hang', at: 0.5 });
   const ac = new AbortController();
   const p = loadModel(srv.url, opts({ signal: ac.signal, onProgress: (pr) => { if (pr.loaded > 0) setTimeout(() => ac.abort(), 20); } }));
-  await assert.rejects(p, (e) => e.code === 'E_ABORTED');
+  await assert.rejects(p, (e) => e.code === 'E_ABORTED' && e.name === 'AbortError' && e instanceof MlpscopeError);
   srv.faults.length = 0;
   await assert.rejects(loadModel(srv.url, opts({ signal: AbortSignal.abort() })), (e) => e.code === 'E_ABORTED');
 });
@@ -124,23 +124,25 @@ test('manifest over HTTP: 404 is E_MANIFEST, 500 once is retried, 500 forever is
   srv.faults.length = 0;
 });
 
-test('int8 activations: each shard is laid out as soon as it is verified; the result does not depend on the order shards arrive in', async () => {
+test('int8 and exact activations: each shard is laid out as soon as it is verified; the result does not depend on the order shards arrive in', async () => {
   const qdir = tmpDir('faults-q4');
   execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-q.json'), '--seed', '8', '--dtype', 'q4', '--embed-dtype', 'q8', '--shard-size', '65536', '--out', qdir], { stdio: 'pipe' });
-  const plain = await loadModel(qdir);
-  const exact = plain.forward(ids).logits;
-  plain.dispose();
-  const got = [];
-  for (const parallel of [1, 4]) {
-    const m = await loadModel(qdir, { int8Activations: true, parallel });
-    const dtypes = Object.keys(m.info().dtypes);
-    assert.ok(dtypes.includes('q8_0x4') && dtypes.includes('q4_0x4'), `parallel ${parallel}: int8 layouts in use (${dtypes})`);
-    assert.ok(!dtypes.includes('q8_0') && !dtypes.includes('q4_0'), `parallel ${parallel}: no matrix left in the plain layout (${dtypes})`);
-    got.push(m.forward(ids).logits);
-    m.dispose();
+  const res = {};
+  for (const activations of ['int8', 'exact']) {
+    const got = [];
+    for (const parallel of [1, 4]) {
+      const m = await loadModel(qdir, { activations, parallel });
+      const dtypes = Object.keys(m.info().dtypes);
+      assert.equal(m.info().build.activations, activations);
+      assert.ok(dtypes.includes('q8_0x4') && dtypes.includes('q4_0x4'), `${activations}, parallel ${parallel}: 4-row layouts in use (${dtypes})`);
+      assert.ok(!dtypes.includes('q8_0') && !dtypes.includes('q4_0'), `${activations}, parallel ${parallel}: no matrix left in the plain layout (${dtypes})`);
+      got.push(m.forward(ids).logits);
+      m.dispose();
+    }
+    assert.deepEqual(got[1], got[0], `${activations}: the same logits whatever order the shards arrived in`);
+    res[activations] = got[0];
   }
-  assert.deepEqual(got[1], got[0]);
-  assert.notDeepEqual(got[0], exact, 'int8 activations change the numbers a little');
+  assert.notDeepEqual(res.int8, res.exact, 'int8 activations change the numbers a little');
 });
 
 test('the loader grows the wasm memory once: after reserve(n), n bytes of allocations need no growth', async () => {

@@ -14,6 +14,11 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
   for (const f of ['js/index.js', 'js/index.d.ts', 'js/worker.js', 'build/wasm/mlpscope.wasm', 'build/wasm/mlpscope-mt.wasm', 'js/threads.js', 'js/thread-worker.js', 'bin/mlpscope.js', 'tools/corpus.mjs', 'examples/knockout.mjs', 'README.md'])
     assert.ok(files.includes(f), `${f} is in the package`);
   assert.ok(!files.some((f) => f.startsWith('tests/') || f.startsWith('src/') || f.startsWith('node_modules/')));
+  for (const f of ['LICENSE', 'CHANGELOG.md', 'docs/api.md', 'docs/cli.md', 'docs/format.md']) assert.ok(files.includes(f), `${f} is in the package`);
+  assert.ok(!files.includes('docs/decisions.md') && !files.includes('docs/testing.md'), "the maintainers' docs stay in the repository");
+  // every file the packaged README links to is in the package, or is a repository page
+  for (const [, l] of fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').matchAll(/\]\((docs\/[^)#]+)\)/g))
+    assert.ok(files.includes(l) || ['docs/architecture.md', 'docs/testing.md', 'docs/decisions.md'].includes(l), `README links to ${l}`);
   const tarball = path.join(out, packed[0].filename);
   const proj = tmpDir('proj');
   fs.writeFileSync(path.join(proj, 'package.json'), JSON.stringify({ name: 'try-mlpscope', private: true, type: 'module' }));

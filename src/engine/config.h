@@ -1,4 +1,4 @@
-/* Model configuration: the Hugging Face keys we read (design §3) turned into one struct for both
+/* Model configuration: the Hugging Face keys we read (docs/format.md) turned into one struct for both
  * families, with every value range-checked. */
 #ifndef MS_CONFIG_H
 #define MS_CONFIG_H

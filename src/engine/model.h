@@ -1,4 +1,4 @@
-/* The model: config + tensor table. Built from a weight-set manifest (design §3): every tensor the
+/* The model: config + tensor table. Built from a weight-set manifest (docs/format.md): every tensor the
  * family and config require must be listed with the right shape and an allowed dtype, inside its
  * shard, without overlaps; nothing unexpected may be listed. Tensor buffers are allocated
  * individually (the wasm heap cannot hand out one multi-GB block) and filled by the host. */

@@ -1,4 +1,4 @@
-/* llama2.c checkpoints, legacy "v0" layout (see ../shared/models/stories260K/README.md):
+/* llama2.c checkpoints, the legacy "v0" layout written by llama2.c's export (run.c reads it):
  * int32 dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size (negative: separate
  * classifier), seq_len; then f32 arrays token_embedding, rms_att, wq, wk, wv, wo, rms_ffn, w1, w2,
  * w3, rms_final, legacy RoPE tables (seq_len * head_size), [wcls]. Mapped to HF names. */

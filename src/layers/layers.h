@@ -1,5 +1,5 @@
-/* The layers of both families, one file each, written to read like the math in
- * docs/ and ../shared/reference/qwen3.5-text-spec.md. Batches of B tokens are [B][width] rows. */
+/* The layers of both families, one file each, each with its equations at the top (the Qwen3.5
+ * ones follow the model's published reference code). Batches of B tokens are [B][width] rows. */
 #ifndef MS_LAYERS_H
 #define MS_LAYERS_H
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Per-call statistics (design §5), TransformerLens names. All arrays are [layer][pos] (pos over
+/* Per-call statistics (docs/api.md, Statistics), TransformerLens names. All arrays are [layer][pos] (pos over
  * the tokens of one forward call) unless noted. */
 #ifndef MS_STATS_H
 #define MS_STATS_H

@@ -1,5 +1,5 @@
 /* Typed errors shared by every part of the engine. No global state: each call that can fail
- * takes an ms_err* and fills it; the code maps 1:1 to the JS error codes (design §4). */
+ * takes an ms_err* and fills it; the code maps 1:1 to the JS error codes (docs/api.md, Error codes). */
 #ifndef MS_ERROR_H
 #define MS_ERROR_H
 #include <stddef.h>
