@@ -26,8 +26,13 @@ export interface LoadOptions {
   batchSize?: number;
   /** shards fetched at once (default 3) */
   parallel?: number;
-  /** run q8 and q4 weights as integer dot products with int8 activations on 4-row interleaved layouts:
-   * faster, activations rounded to int8 per block of 32 (default false: f32 activations, exact to float rounding) */
+  /** how q8 / q4 matrices meet their inputs: 'int8' (the default: activations rounded to int8 per
+   * block of 32, fastest), 'exact' (two 16-bit codes per input: exact up to f32 rounding), 'plain'
+   * (the reference f32-activation kernels; slow) */
+  activations?: 'int8' | 'exact' | 'plain';
+  /** true: activations 'exact' */
+  exact?: boolean;
+  /** the earlier name: true = 'int8', false = 'exact' */
   int8Activations?: boolean;
   retries?: number;
   retryDelayMs?: number;
@@ -121,6 +126,22 @@ export interface GenerateOptions {
   signal?: AbortSignal;
   /** chat prompts: whether the chat template opens a thinking block (Qwen3.5) */
   enableThinking?: boolean;
+  /** collect the statistics of every token read, in the generation passes, into the summary */
+  stats?: boolean;
+  /** with stats: the neurons kept per token in top_idx / top_val (default 8) */
+  statsTopK?: number;
+}
+
+/** what generate() returns when it ends (also kept as lastGeneration) */
+export interface GenerationSummary {
+  finishReason: 'stop' | 'length' | 'abort';
+  usage: { promptTokens: number; generatedTokens: number; prefillMs: number; decodeMs: number; timeToFirstTokenMs: number;
+    /** prompt tokens per second of the prefill */
+    prefillTokPerS: number;
+    /** tokens per second after the first (which comes out of the prefill), as llama.cpp counts */
+    decodeTokPerS: number };
+  /** with stats: true, [layer] arrays over every token read (and layer_ms[layer][pass]) */
+  stats?: Stats & { layer_ms: Float64Array[] };
 }
 
 export interface ChatMessage { role: string; content: string }
@@ -139,7 +160,7 @@ export interface ModelInfo {
   memory: { weights: number; state: number; heap: number };
   mixers: ('full' | 'linear')[];
   /** which build runs: thread count, SIMD128 or scalar kernels, int8 activations, and why */
-  build: { threads: number; simd: boolean; int8Activations: boolean; why: string };
+  build: { threads: number; simd: boolean; activations: 'int8' | 'exact' | 'plain' | 'f32'; int8Activations: boolean; why: string };
 }
 
 export class Tokenizer {
@@ -168,7 +189,9 @@ export class Model {
   readonly position: number;
   info(): ModelInfo;
   forward(ids: ArrayLike<number>, opts?: ForwardOptions): ForwardResult;
-  generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken>;
+  generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken, GenerationSummary>;
+  /** the summary of the last generate() that ended */
+  lastGeneration?: GenerationSummary;
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): void;
   /** A neuron's down_proj column and its direct effect on the logits (the layers after it ignored). */
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): NeuronOutput;
@@ -225,7 +248,9 @@ export class WorkerModel {
   readonly nLayers: number;
   info(): Promise<ModelInfo>;
   forward(ids: ArrayLike<number>, opts?: ForwardOptions): Promise<ForwardResult>;
-  generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken>;
+  generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken, GenerationSummary>;
+  /** the summary of the last generate() that ended */
+  lastGeneration?: GenerationSummary;
   findFeatureNeurons(probes: Probe[], opts?: FeatureOptions): Promise<FeatureResult>;
   neuronTopActivations(texts: (string | Probe)[], opts: TopActivationOptions): Promise<TopActivationResult>;
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): Promise<NeuronOutput>;

@@ -98,7 +98,7 @@ export class WorkerModel {
       for (;;) {
         if (opts.signal?.aborted) throw new MlpscopeError('E_ABORTED', 'generation aborted');
         const r = await this.rpc.call('genNext', [gid]);
-        if (r.done) return;
+        if (r.done) { this.lastGeneration = r.value; return r.value; } // the summary: finishReason, usage (and stats)
         yield r.value;
       }
     } finally { await this.rpc.call('genStop', [gid]).catch(() => {}); }

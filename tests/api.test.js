@@ -204,3 +204,36 @@ test('a folder as a file: URL, with a space in its path; demoModelUrl is the shi
   assert.equal(demo.nLayers, 6);
   demo.dispose();
 });
+
+test('generate(): the summary it returns (finish reason, usage) and the statistics of its own passes', async () => {
+  const prompt = model.tokenizer.encode('I flew from Paris to');
+  const g = model.generate(prompt, { maxTokens: 5, stats: true, stop: [] });
+  const got = [];
+  let step;
+  while (!(step = await g.next()).done) got.push(step.value.id);
+  const s = step.value;
+  assert.equal(s, model.lastGeneration);
+  assert.equal(s.finishReason, 'length');
+  assert.equal(s.usage.promptTokens, prompt.length);
+  assert.equal(s.usage.generatedTokens, 5);
+  assert.ok(s.usage.prefillMs > 0 && s.usage.decodeMs > 0 && s.usage.timeToFirstTokenMs === s.usage.prefillMs);
+  assert.ok(Math.abs(s.usage.prefillTokPerS - prompt.length / (s.usage.prefillMs / 1000)) < 1e-6);
+  assert.ok(Math.abs(s.usage.decodeTokPerS - 4 / (s.usage.decodeMs / 1000)) < 1e-6, 'decode speed counts the tokens after the first');
+  // every token was read once (the last one fed back too): the statistics equal one prefill's
+  const seq = [...prompt, ...got];
+  assert.equal(s.stats.T, seq.length);
+  assert.equal(model.position, seq.length, 'the state holds the whole sequence');
+  const once = model.forward(seq).stats;
+  for (const k of ['mlp_out_l2', 'resid_post_l2', 'mlp_ratio'])
+    once[k].forEach((row, l) => row.forEach((v, p) => assert.ok(Math.abs(s.stats[k][l][p] - v) <= 1e-5 * Math.max(Math.abs(v), 1), `${k} layer ${l} position ${p}`)));
+  assert.equal(s.stats.layer_ms[0].length, 1 + 5, 'one time per pass: the prefill and each token fed back');
+  // a stop token ends it with 'stop'; an abort with 'abort' (and an AbortError)
+  const first = got[0];
+  for await (const _ of model.generate(prompt, { maxTokens: 5, stop: [first] })); // eslint-disable-line no-unused-vars
+  assert.equal(model.lastGeneration.finishReason, 'stop');
+  assert.equal(model.lastGeneration.usage.generatedTokens, 0);
+  const ac = new AbortController();
+  await assert.rejects((async () => { for await (const _ of model.generate(prompt, { maxTokens: 5, signal: ac.signal })) ac.abort(); })(), // eslint-disable-line no-unused-vars
+    (e) => e.code === 'E_ABORTED' && e.name === 'AbortError');
+  assert.equal(model.lastGeneration.finishReason, 'abort');
+});

@@ -59,3 +59,15 @@ test('Node worker: a relative folder, the shipped demo model, typed load errors,
   ac.abort();
   await assert.rejects(loadModelInWorker(demoModelUrl, { signal: ac.signal }), (e) => e.code === 'E_ABORTED');
 });
+
+test('Node worker: generate() returns the same summary as in-process (finish reason, token counts, statistics)', async () => {
+  const wm = await loadModelInWorker(DEMO, { threads: 1 }), local = await loadModel(DEMO, { threads: 1 });
+  try {
+    const run = async (m) => { const g = m.generate('I flew from Paris to', { maxTokens: 4, stats: true, stop: [] }); let s; while (!(s = await g.next()).done); return s.value; };
+    const a = await run(wm), b = await run(local);
+    assert.equal(a.finishReason, 'length');
+    assert.deepEqual([a.usage.promptTokens, a.usage.generatedTokens], [b.usage.promptTokens, b.usage.generatedTokens]);
+    assert.deepEqual(Array.from(a.stats.mlp_ratio[2]), Array.from(b.stats.mlp_ratio[2]));
+    assert.equal(wm.lastGeneration, a);
+  } finally { await wm.dispose(); local.dispose(); }
+});

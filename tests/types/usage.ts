@@ -3,7 +3,7 @@
 import {
   loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES,
   topTokens, fmtBytes, HOOKS, parseHook, createEngine, MlpscopeError, demoModelUrl,
-  type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo,
+  type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo, type GenerationSummary,
 } from '../../js/index.js';
 
 export async function usage(): Promise<void> {
@@ -18,6 +18,14 @@ export async function usage(): Promise<void> {
   const info: ModelInfo = model.info();
   console.log(info.mixers.length, info.build.simd, r.logits?.length, fmtBytes(info.memory.heap), HOOKS[0], parseHook('blocks.0.hook_resid_pre', 6).layer);
   for await (const t of model.generate('Once', { maxTokens: 4, temperature: 0.8, topP: 0.9, seed: 1 })) console.log(t.text, t.logprob);
+  const g = model.generate('Once', { maxTokens: 4, stats: true });
+  let step = await g.next();
+  while (!step.done) step = await g.next();
+  const summary: GenerationSummary = step.value;
+  const speed: number = summary.usage.decodeTokPerS, why: 'stop' | 'length' | 'abort' = summary.finishReason;
+  console.log(speed, why, summary.stats?.mlp_ratio[0], model.lastGeneration?.usage.promptTokens, model.info().build.activations);
+  const exact: Model = await loadModel('weights/demo', { exact: true, activations: 'exact' });
+  exact.dispose();
   const probes: Probe[] = [{ text: 'I flew to Oslo.', spans: [{ start: 10, end: 14, label: 'city' }] }];
   const res: FeatureResult = findFeatureNeurons(model, probes, { top: 2, directions: true, topActivations: 4, maxBytes: 2 ** 26, features: { city: DEFAULT_FEATURES.city } });
   console.log(res.best[0]?.top?.[0]?.labels);
