@@ -266,12 +266,13 @@ export class Model {
     const pick = (lp) => e.x.ms_sample_next(lp, nReal, temperature, topK, topP, rng, lpp, scratch);
     const fwd = { stats: !!opts.stats, topK: opts.statsTopK ?? 8, logits: 'last', _pick: pick };
     const steps = [];
+    let decodeSteps = 0; // timed decode passes: each drew a token (the stop token too)
     const usage = { promptTokens: ids.length, generatedTokens: 0, prefillMs: 0, decodeMs: 0, timeToFirstTokenMs: 0, prefillTokPerS: 0, decodeTokPerS: 0 };
     const summary = { finishReason: 'length', usage };
     const finish = (reason) => {
       summary.finishReason = reason;
       usage.prefillTokPerS = usage.prefillMs > 0 ? ids.length / (usage.prefillMs / 1000) : 0;
-      usage.decodeTokPerS = usage.decodeMs > 0 ? (usage.generatedTokens - 1) / (usage.decodeMs / 1000) : 0;
+      usage.decodeTokPerS = usage.decodeMs > 0 ? decodeSteps / (usage.decodeMs / 1000) : 0;
       if (opts.stats && steps.length) summary.stats = concatStats(steps);
       this.lastGeneration = summary;
       return summary;
@@ -296,7 +297,7 @@ export class Model {
         // count as decode time
         t = performance.now();
         res = this._forward([id], { ...fwd, continue: true });
-        if (n + 1 < maxTokens) usage.decodeMs += performance.now() - t;
+        if (n + 1 < maxTokens) { usage.decodeMs += performance.now() - t; decodeSteps++; }
         keep(res);
       }
       return finish('length');
