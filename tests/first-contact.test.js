@@ -48,7 +48,7 @@ test('setup: node_modules against package-lock.json', () => {
 test('setup: a missing system package is named with the exact command to install it', () => {
   // a PATH with node and the shell tools but no emcc, and no installing: what a non-root user sees
   const bin = tmpDir('bin');
-  for (const t of ['node', 'sh', 'dpkg', 'apt-get']) { // apt-get is only looked for: installing is off
+  for (const t of ['node', 'sh', 'dpkg', 'dpkg-query', 'apt-get']) { // apt-get is only looked for: installing is off
     const real = spawnSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).stdout.trim();
     if (real) fs.symlinkSync(real, path.join(bin, t));
   }

@@ -28,7 +28,10 @@ const SYSTEM = {
 };
 
 function onPath(cmd) { return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0; }
-function dpkgHas(pkg) { return spawnSync('dpkg', ['-s', pkg], { stdio: 'ignore' }).status === 0; }
+function dpkgHas(pkg) { // installed, not merely known (a removed package keeps a 'config-files' entry)
+  const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() === 'install ok installed';
+}
 function libFuzzer() {
   const r = spawnSync('clang', ['-x', 'c', '-fsanitize=fuzzer', '-', '-o', '/dev/null'],
     { input: 'int LLVMFuzzerTestOneInput(const char*d,long n){(void)d;(void)n;return 0;}', stdio: ['pipe', 'ignore', 'ignore'] });
