@@ -241,8 +241,9 @@ async function withRetry(fn, retries, delayMs, signal) {
 }
 
 const sleep = (ms, signal) => new Promise((resolve, reject) => {
-  const t = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(t); reject(new MlpscopeError('E_ABORTED', 'aborted while waiting to retry')); }, { once: true });
+  const onAbort = () => { clearTimeout(t); reject(new MlpscopeError('E_ABORTED', 'aborted while waiting to retry')); };
+  const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+  signal?.addEventListener('abort', onAbort, { once: true });
 });
 
 /**

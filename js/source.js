@@ -17,7 +17,8 @@ export const CACHE_NAME = 'mlpscope-weights-v1';
 
 /** @param {string|URL} src @param {{cache?: boolean}} [opts] @returns {Promise<Source>} */
 export async function openSource(src, opts = {}) { // opts: {cache, stallTimeoutMs}
-  const s = String(src);
+  // a weight set is named by its folder; its manifest.json's own URL or path names it too
+  const s = String(src).replace(/(^|[/\\])manifest\.json([?#].*)?$/, '$1');
   if (/^(https?|blob|data):/i.test(s) || (!isNode && !s.startsWith('file:'))) return urlSource(s, opts);
   if (!isNode) throw new MlpscopeError('E_ARG', `cannot open ${s} in a browser: pass a URL`);
   // a file: URL becomes a path the platform's way (percent-escapes such as %20 decoded)
@@ -28,11 +29,14 @@ export async function openSource(src, opts = {}) { // opts: {cache, stallTimeout
 export function retryable(err) { return err?.retryable === true; }
 function transient(code, msg) { const e = new MlpscopeError(code, msg); e.retryable = true; return e; }
 
-/** A promise that rejects when the signal aborts (at once if it already has); never resolves. */
-function aborted(signal) {
-  if (!signal) return new Promise(() => {});
+/** `promise`, or a rejection as soon as the signal aborts (at once if it already has); the abort
+ * listener is removed when either happens, so a long download adds none per chunk. */
+function raceAbort(promise, signal) {
+  if (!signal) return promise;
   if (signal.aborted) return Promise.reject(new Error('aborted'));
-  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+  let onAbort;
+  const stop = new Promise((_, reject) => { onAbort = () => reject(new Error('aborted')); signal.addEventListener('abort', onAbort, { once: true }); });
+  return Promise.race([promise, stop]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** A request's own abort controller: follows the caller's signal, and aborts when no data has
@@ -81,7 +85,7 @@ function urlSource(base, { cache = typeof caches !== 'undefined', stallTimeoutMs
         for (;;) {
           let step;
           // race the read against the request's abort: a read started after an abort may never settle
-          try { step = await Promise.race([reader.read(), aborted(g?.signal)]); } catch (e) { throw failure(r.file ?? 'response', e, r.userSignal, g); }
+          try { step = await raceAbort(reader.read(), g?.signal); } catch (e) { throw failure(r.file ?? 'response', e, r.userSignal, g); }
           g?.touch();
           if (step.done) return;
           yield step.value;
@@ -99,7 +103,7 @@ function urlSource(base, { cache = typeof caches !== 'undefined', stallTimeoutMs
     try {
       const r = await get(file, signal);
       let b;
-      try { b = new Uint8Array(await Promise.race([r.arrayBuffer(), aborted(r.guard.signal)])); } catch (e) { throw failure(file, e, signal, r.guard); } /* cut off or stalled */
+      try { b = new Uint8Array(await raceAbort(r.arrayBuffer(), r.guard.signal)); } catch (e) { throw failure(file, e, signal, r.guard); } /* cut off or stalled */
       finally { r.guard.done(); }
       if (c) await c.put(key, new Response(b)).catch(() => {});
       return b;

@@ -162,3 +162,33 @@ test('the loader grows the wasm memory once: after reserve(n), n bytes of alloca
     } finally { e.shutdown(); }
   }
 });
+
+test('the manifest\'s own URL or path names the weight set too', async () => {
+  srv.faults.length = 0;
+  const m = await loadModel(srv.url + 'manifest.json', opts());
+  assert.deepEqual(m.forward(ids).logits, want);
+  m.dispose();
+  const p = await loadModel(path.join(dir, 'manifest.json'));
+  assert.deepEqual(p.forward(ids).logits, want);
+  p.dispose();
+});
+
+test('20 loads with retries on one signal leave no listener on it and no warning', async () => {
+  const { getEventListeners } = await import('node:events');
+  const warnings = [];
+  const onWarning = (w) => warnings.push(w);
+  process.on('warning', onWarning);
+  const ac = new AbortController();
+  try {
+    for (let k = 0; k < 20; k++) {
+      fault({ file: 'manifest.json', kind: 500 }); // one failure each, then the retries succeed
+      srv.faults.push({ file: shard, kind: 500, times: 1 });
+      const m = await loadModel(srv.url, opts({ signal: ac.signal }));
+      m.dispose();
+    }
+    await new Promise((r) => setTimeout(r, 50)); // warnings are emitted on a later tick
+    assert.ok(srv.log.length > 0);
+    assert.equal(getEventListeners(ac.signal, 'abort').length, 0, 'every abort listener was removed');
+    assert.deepEqual(warnings.map((w) => w.name), []);
+  } finally { process.off('warning', onWarning); srv.faults.length = 0; }
+});
