@@ -33,7 +33,7 @@ function transient(code, msg) { const e = new MlpscopeError(code, msg); e.retrya
  * listener is removed when either happens, so a long download adds none per chunk. */
 function raceAbort(promise, signal) {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  if (signal.aborted) { promise.catch(() => {}); return Promise.reject(new Error('aborted')); } // its later rejection is expected
   let onAbort;
   const stop = new Promise((_, reject) => { onAbort = () => reject(new Error('aborted')); signal.addEventListener('abort', onAbort, { once: true }); });
   return Promise.race([promise, stop]).finally(() => signal.removeEventListener('abort', onAbort));
