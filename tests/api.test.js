@@ -237,3 +237,15 @@ test('generate(): the summary it returns (finish reason, usage) and the statisti
     (e) => e.code === 'E_ABORTED' && e.name === 'AbortError');
   assert.equal(model.lastGeneration.finishReason, 'abort');
 });
+
+test('activation options: the default is int8 for q8 weights; a bad or contradictory choice is E_ARG naming it', async () => {
+  assert.equal(model.info().build.activations, 'int8');
+  assert.equal(model.info().build.int8Activations, true);
+  assert.equal(exact.info().build.activations, 'exact');
+  for (const [o, word] of [[{ activations: 'fast' }, "activations: 'fast'"], [{ exact: 'yes' }, 'exact'], [{ int8Activations: 1 }, 'int8Activations'],
+    [{ exact: true, int8Activations: true }, 'exact and int8Activations disagree'], [{ activations: 'int8', exact: true }, 'activations and exact disagree']])
+    await assert.rejects(loadModel(dir, o), (e) => e.code === 'E_ARG' && e.message.includes(word), JSON.stringify(o));
+  const same = await loadModel(dir, { exact: true, int8Activations: false, activations: 'exact' }); // agreeing options are fine
+  assert.equal(same.info().build.activations, 'exact');
+  same.dispose();
+});
