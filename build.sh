@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything into build/ (ignored by git):
 #   build/wasm/mlpscope.wasm   the engine for Node and browsers (emcc -O3 -msimd128, standalone)
+#                              and mlpscope-mt.wasm, its threaded twin; mlpscope-test.wasm and
+#                              mlpscope-mt-test.wasm add the kernel/benchmark exports (api_test.c)
 #   build/native/              gcc builds: mlpscope-native (converter/runner CLI), ms_tests
 #   build/asan/                the same with AddressSanitizer + UndefinedBehaviorSanitizer
 #   build/site/                the lesson page with the engine and weight sets (static files)
@@ -78,7 +80,7 @@ if [ "$what" = trainer ] || { [ "$what" = all ] || [ "$what" = native ]; } && \
   echo "built build/native and build/asan"
 fi
 
-if { [ "$what" = all ] || [ "$what" = wasm ]; } && ! fresh build/wasm/mlpscope-mt.wasm src build.sh; then
+if { [ "$what" = all ] || [ "$what" = wasm ]; } && ! fresh build/wasm/mlpscope-mt-test.wasm src build.sh; then
   need_emcc
   mkdir -p build/wasm
   # Standalone wasm: our own ESM glue (js/wasm.js) instantiates it with a handful of imports.
@@ -91,18 +93,27 @@ if { [ "$what" = all ] || [ "$what" = wasm ]; } && ! fresh build/wasm/mlpscope-m
   # The multi-threaded twin: the same code with wasm atomics over an imported shared memory; its
   # extra threads are workers that instantiate it again over that memory (js/threads.js).
   # shellcheck disable=SC2086
-  NODE_PATH=/usr/share/nodejs emcc $wasm_flags -matomics -mbulk-memory -Wl,--shared-memory -Wl,--import-memory \
-    -o build/wasm/mlpscope-mt.wasm $ENGINE_SRC
+  mt_flags="-matomics -mbulk-memory -Wl,--shared-memory -Wl,--import-memory"
+  # shellcheck disable=SC2086
+  NODE_PATH=/usr/share/nodejs emcc $wasm_flags $mt_flags -o build/wasm/mlpscope-mt.wasm $ENGINE_SRC
+  # The test builds: the same engine plus the kernel and benchmark exports of src/api/api_test.c
+  # (tests/kernels.test.js, bench/); the release modules above do not carry them.
+  # shellcheck disable=SC2086
+  NODE_PATH=/usr/share/nodejs emcc $wasm_flags -DMS_TEST_EXPORTS -o build/wasm/mlpscope-test.wasm $ENGINE_SRC
+  # shellcheck disable=SC2086
+  NODE_PATH=/usr/share/nodejs emcc $wasm_flags $mt_flags -DMS_TEST_EXPORTS -o build/wasm/mlpscope-mt-test.wasm $ENGINE_SRC
   # Undefined symbols are allowed only for our declared host imports: check the import list.
   node --input-type=module -e '
     import { readFileSync } from "node:fs";
     const ok = new Set(["ms_now_ms","ms_host_open","ms_host_close","ms_host_size","ms_host_read","ms_host_write","ms_host_log","emscripten_notify_memory_growth"]);
-    for (const f of ["build/wasm/mlpscope.wasm", "build/wasm/mlpscope-mt.wasm"]) {
+    for (const f of ["build/wasm/mlpscope.wasm", "build/wasm/mlpscope-mt.wasm", "build/wasm/mlpscope-test.wasm", "build/wasm/mlpscope-mt-test.wasm"]) {
       const mod = new WebAssembly.Module(readFileSync(f));
       const bad = WebAssembly.Module.imports(mod).filter(i => !ok.has(i.name) && !(f.includes("-mt") && i.name === "memory"));
       if (bad.length) { console.error("build.sh: unexpected wasm imports (undefined symbols) in " + f + ":", bad.map(i => i.module + "." + i.name).join(", ")); process.exit(1); }
       const ex = new Set(WebAssembly.Module.exports(mod).map(e => e.name));
       if (f.includes("-mt") && !(ex.has("stackRestore") && ex.has("ms_pool_enter"))) { console.error("build.sh: " + f + " lacks the thread entry points"); process.exit(1); }
+      const testOnly = [...ex].filter(n => /^ms_(dbg|bench)_/.test(n));
+      if (f.includes("-test") !== (testOnly.length > 0)) { console.error("build.sh: " + f + (testOnly.length ? " exports test functions: " + testOnly.join(", ") : " lacks the test exports")); process.exit(1); }
     }
   '
   echo "built build/wasm/mlpscope.wasm ($(stat -c %s build/wasm/mlpscope.wasm) bytes) and mlpscope-mt.wasm ($(stat -c %s build/wasm/mlpscope-mt.wasm) bytes)"

@@ -27,25 +27,25 @@ function synth(preset, dtype, embed) {
 }
 
 // ---- streaming bandwidth in wasm
-const e = await createEngine();
+const e = await createEngine({ build: 'test' });
 const bytes = 256 << 20, buf = e.malloc(bytes);
 e.u8.fill(1, buf, buf + bytes);
-e.x.ms_bench_stream_bytes(buf, bytes, 1);
+e.c.bench_stream_bytes(buf, bytes, 1);
 let t = performance.now();
 const reps = 8;
-e.x.ms_bench_stream_bytes(buf, bytes, reps);
+e.c.bench_stream_bytes(buf, bytes, reps);
 const bw = (bytes * reps) / ((performance.now() - t) / 1000) / 1e9;
 e.free(buf);
 
 // ---- the same probe on two threads at once (the threaded build), each reading its own half
 async function wasmBandwidth2() {
   let e2;
-  try { e2 = await createEngine({ threads: 2 }); } catch { return null; }
+  try { e2 = await createEngine({ threads: 2, build: 'test' }); } catch { return null; }
   const b2 = e2.malloc(bytes);
   e2.u8.fill(1, b2, b2 + bytes);
-  e2.x.ms_bench_stream_pool(e2.pool, b2, bytes, 1);
+  e2.c.bench_stream_pool(e2.pool, b2, bytes, 1);
   const t2 = performance.now();
-  e2.x.ms_bench_stream_pool(e2.pool, b2, bytes, reps);
+  e2.c.bench_stream_pool(e2.pool, b2, bytes, reps);
   const r = (bytes * reps) / ((performance.now() - t2) / 1000) / 1e9;
   e2.free(b2);
   e2.shutdown();
@@ -68,7 +68,7 @@ const exactVsPlain = []; // lines: the exact kernels' speed against the plain on
 // ---- kernel micro-bench: one gate_proj (3584 x 1024) matvec, cache-resident, and the same
 // matvec over 24 different copies of it (88 MB, far beyond the caches), which is what decode sees
 function micro() {
-  const R = 3584, C = 1024, rowsBytes = e.x.ms_dbg_weight_bytes(3, R, C);
+  const R = 3584, C = 1024, rowsBytes = e.c.dbg_weight_bytes(3, R, C);
   const W = new Float32Array(R * C).map((_, i) => Math.sin(i * 0.37)), X = new Float32Array(C).map((_, i) => Math.cos(i));
   const wp = e.bytes(new Uint8Array(W.buffer)), xp = e.bytes(new Uint8Array(X.buffer)), yp = e.malloc(R * 4);
   const COPIES = 24;
@@ -76,11 +76,11 @@ function micro() {
   // each kernel: [name, dtype or 'ggml', bytes of one matrix, weights pointer of COPIES matrices]
   const kern = [['ggml-style q8_0 × q8 (f16 scales, row-major)', 'ggml', R * C / 32 * 34],
     ['q8_0x4 × int8 activations, SIMD128 (default)', 5, rowsBytes],
-    ['q4_0x4 × int8 activations, SIMD128 (default)', 6, e.x.ms_dbg_weight_bytes(6, R, C)],
+    ['q4_0x4 × int8 activations, SIMD128 (default)', 6, e.c.dbg_weight_bytes(6, R, C)],
     ['q8_0x4 × exact activations (2 × i16), SIMD128 (exact: true)', 5, rowsBytes, 'exact'],
-    ['q4_0x4 × exact activations (2 × i16), SIMD128 (exact: true)', 6, e.x.ms_dbg_weight_bytes(6, R, C), 'exact'],
+    ['q4_0x4 × exact activations (2 × i16), SIMD128 (exact: true)', 6, e.c.dbg_weight_bytes(6, R, C), 'exact'],
     ['q8_0 × f32 activations, SIMD128 (plain; the default before)', 3, rowsBytes],
-    ['q4_0 × f32 activations, SIMD128 (plain; the default before)', 4, e.x.ms_dbg_weight_bytes(4, R, C)],
+    ['q4_0 × f32 activations, SIMD128 (plain; the default before)', 4, e.c.dbg_weight_bytes(4, R, C)],
     ['q8_0x4 × int8 activations, scalar twin', 5, rowsBytes, 'scalar'],
     ['f32, SIMD128', 0, R * C * 4]];
   const time = (f, n) => { f(); const t0 = performance.now(); for (let i = 0; i < n; i++) f(); return (performance.now() - t0) / n; };
@@ -90,13 +90,13 @@ function micro() {
     const copies = dt === 0 ? 4 : COPIES, W0 = e.malloc(b * copies);
     if (dt === 'ggml') {
       const q8 = e.malloc(rowsBytes);
-      e.x.ms_dbg_quantize(3, wp, R, C, q8);
-      for (let k = 0; k < copies; k++) e.x.ms_bench_ggml_prep(q8, W0 + k * b, R * C / 32);
+      e.c.dbg_quantize(3, wp, R, C, q8);
+      for (let k = 0; k < copies; k++) e.c.bench_ggml_prep(q8, W0 + k * b, R * C / 32);
       e.free(q8);
     } else if (dt === 0) for (let k = 0; k < copies; k++) e.u8.copyWithin(W0 + k * b, wp, wp + b);
-    else for (let k = 0; k < copies; k++) e.x.ms_dbg_quantize(dt, wp, R, C, W0 + k * b);
-    const run1 = (w, r) => (dt === 'ggml' ? e.x.ms_bench_ggml_matvec(w, r, C, xp, yp, xq, xd)
-      : how === 'exact' ? e.x.ms_dbg_matmul_exact(dt, 1, w, r, C, xp, 1, yp) : e.x.ms_dbg_matmul(dt, scalar ? 0 : 1, w, r, C, xp, 1, yp));
+    else for (let k = 0; k < copies; k++) e.c.dbg_quantize(dt, wp, R, C, W0 + k * b);
+    const run1 = (w, r) => (dt === 'ggml' ? e.c.bench_ggml_matvec(w, r, C, xp, yp, xq, xd)
+      : how === 'exact' ? e.c.dbg_matmul_exact(dt, 1, w, r, C, xp, 1, yp) : e.c.dbg_matmul(dt, scalar ? 0 : 1, w, r, C, xp, 1, yp));
     const cached = time(() => run1(W0, R), scalar ? 4 : 30);
     const streamed = time(() => { for (let k = 0; k < copies; k++) run1(W0 + k * b, R); }, scalar ? 1 : 3) / copies;
     rows.push([name, b, cached, streamed]);

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../src/engine/model.h"
+#include "../src/model/model.h"
 #include "../src/io/convert.h"
 #include "../src/io/hf_config.h"
 #include "../src/io/safetensors.h"

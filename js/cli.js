@@ -65,10 +65,7 @@ function dtypeArg(e, v, name) {
   if (v === undefined) return -1;
   const dt = DTYPES[v];
   if (!dt) throw new MlpscopeError('E_ARG', `--${name} must be f32, f16, bf16, q8 or q4, not "${v}"`);
-  const [p] = e.str(dt);
-  const id = e.x.ms_dtype_id(p);
-  e.free(p);
-  return id;
+  return e.c.dtype_id(dt);
 }
 
 async function convert(argv) {
@@ -81,12 +78,9 @@ async function convert(argv) {
   const host = nodeHost(a.out);
   const e = await createEngine({ host });
   const dtype = Math.max(0, dtypeArg(e, a.dtype ?? 'f32', 'dtype')), embed = dtypeArg(e, a['embed-dtype'], 'embed-dtype');
-  const [cp] = e.str(src);
-  const [tp] = e.str(tok ?? '');
   try {
-    const rc = e.x.ms_convert(cp, tp, isDir ? 1 : 0, dtype, embed, a['shard-size'] ? num(a['shard-size'], 'shard-size', { int: true, min: 4096 }) : 64 * 2 ** 20, e.err);
-    e.check(rc === 0);
-  } finally { host.closeAll(); e.free(cp); e.free(tp); }
+    e.c.convert(src, tok ?? '', isDir ? 1 : 0, dtype, embed, a['shard-size'] ? num(a['shard-size'], 'shard-size', { int: true, min: 4096 }) : 64 * 2 ** 20);
+  } finally { host.closeAll(); }
   console.log(`weight set written to ${a.out}`);
 }
 
@@ -104,11 +98,9 @@ async function synth(argv) {
   const host = nodeHost(a.out);
   const e = await createEngine({ host });
   const dtype = Math.max(0, dtypeArg(e, a.dtype ?? 'f32', 'dtype')), embed = dtypeArg(e, a['embed-dtype'], 'embed-dtype');
-  const [cp, clen] = e.str(text);
   try {
-    const rc = e.x.ms_synth(cp, clen, num(a.seed ?? 0, 'seed', { int: true, min: 0 }), dtype, embed,
-      a['shard-size'] ? num(a['shard-size'], 'shard-size', { int: true, min: 4096 }) : 64 * 2 ** 20, e.err);
-    e.check(rc === 0);
+    e.c.synth(text, num(a.seed ?? 0, 'seed', { int: true, min: 0 }), dtype, embed,
+      a['shard-size'] ? num(a['shard-size'], 'shard-size', { int: true, min: 4096 }) : 64 * 2 ** 20);
   } finally { host.closeAll(); }
   console.log(`synthetic weight set written to ${a.out}`);
 }
@@ -191,10 +183,10 @@ async function run(argv) {
   model.dispose();
 }
 
-/** the probe set from --probes, or the project's generated one (tools/corpus.mjs, shipped with the package) */
+/** the probe set from --probes, or the project's generated one (js/corpus.js) */
 async function readProbes(file) {
   if (file === undefined) {
-    const { probes } = await import('../tools/corpus.mjs');
+    const { probes } = await import('./corpus.js');
     return probes(9, 160);
   }
   let v;

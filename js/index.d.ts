@@ -161,6 +161,10 @@ export interface ModelInfo {
   mixers: ('full' | 'linear')[];
   /** which build runs: thread count, SIMD128 or scalar kernels, int8 activations, and why */
   build: { threads: number; simd: boolean; activations: 'int8' | 'exact' | 'plain' | 'f32'; int8Activations: boolean; why: string };
+  /** the hook points of a block, as the engine lists them: name, width for this model, what it holds */
+  hooks: { name: HookKind; width: number; what: string }[];
+  /** the hooks an intervention can scale */
+  interventions: HookKind[];
 }
 
 export class Tokenizer {
@@ -188,6 +192,8 @@ export class Model {
   readonly nLayers: number;
   readonly position: number;
   info(): ModelInfo;
+  /** every hook name, blocks.{layer}.{hook}, in forward order */
+  hookNames(): HookName[];
   forward(ids: ArrayLike<number>, opts?: ForwardOptions): ForwardResult;
   generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken, GenerationSummary>;
   /** the summary of the last generate() that ended */
@@ -247,6 +253,7 @@ export class WorkerModel {
   readonly config: Record<string, any>;
   readonly nLayers: number;
   info(): Promise<ModelInfo>;
+  hookNames(): Promise<HookName[]>;
   forward(ids: ArrayLike<number>, opts?: ForwardOptions): Promise<ForwardResult>;
   generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken, GenerationSummary>;
   /** the summary of the last generate() that ended */
@@ -263,8 +270,14 @@ export class WorkerModel {
 export function loadModelInWorker(source: string | URL, opts?: LoadOptions & { workerUrl?: string | URL }): Promise<WorkerModel>;
 export function topTokens(logits: Float32Array, k: number, tokenizer?: Tokenizer | null): LensToken[];
 export function fmtBytes(n: number): string;
-export const HOOKS: HookKind[];
-export function parseHook(name: string, nLayers: number): { layer: number; hook: number };
 /** A wasm engine instance; threads > 1 starts the multi-threaded build (E_ARG where it cannot run). */
 export function createEngine(opts?: { wasmBinary?: ArrayBuffer | Uint8Array; wasmUrl?: URL | string; mtWasmBinary?: ArrayBuffer | Uint8Array;
-  mtWasmUrl?: URL | string; threads?: number }): Promise<{ threads: number; shutdown(): void }>;
+  mtWasmUrl?: URL | string; threads?: number; build?: 'release' | 'test' }): Promise<{ threads: number; shutdown(): void; info: EngineInfo }>;
+/** What the engine can show, as it lists itself (C's tables). */
+export interface EngineInfo {
+  hooks: { name: HookKind; id: number; width: 'hidden_size' | 'intermediate_size'; what: string }[];
+  interventions: HookKind[];
+  stats: { name: string; id: number; type: 'f32' | 'i32' | 'f64'; shape: ('layer' | 'token' | 'top_k' | 'gdn_head')[]; when: 'always' | 'gdn'; what: string }[];
+  errors: string[];
+  activations: ('plain' | 'int8' | 'exact')[];
+}

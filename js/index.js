@@ -5,6 +5,5 @@ export { Model, topTokens } from './model.js';
 export { Tokenizer, loadTokenizer } from './tokenizer.js';
 export { MlpscopeError } from './errors.js';
 export { createEngine } from './wasm.js';
-export { HOOKS, parseHook } from './hooks.js';
 export { loadModelInWorker, WorkerModel } from './worker-client.js';
 export { findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES } from './features.js';

@@ -20,10 +20,10 @@ function newHasher(e) {
     const h = nodeCrypto.createHash('sha256');
     return { update: (bytes) => { h.update(bytes); }, hex: () => h.digest('hex'), free() {} };
   }
-  let sha = e.x.ms_sha_new() >>> 0;
+  let sha = e.c.sha_new();
   return {
-    update: (bytes, ptr) => { e.x.ms_sha_update(sha, ptr, bytes.length); },
-    hex: () => { const out = e.malloc(65); e.x.ms_sha_final(sha, out); const x = e.cstr(out); e.free(out); return x; },
+    update: (bytes, ptr) => { e.c.sha_update(sha, ptr, bytes.length); },
+    hex: () => { const out = e.malloc(65); e.c.sha_final(sha, out); const x = e.cstr(out); e.free(out); return x; },
     free: () => { if (sha) e.free(sha); sha = 0; },
   };
 }
@@ -94,22 +94,20 @@ export async function loadModel(source, opts = {}) {
   try { manifest = JSON.parse(manifestText); } catch (e) { throw new MlpscopeError('E_MANIFEST', `manifest.json: ${e.message}`); }
   const { engine: e, why: threadsWhy } = opts.engine ? { engine: opts.engine, why: 'the engine passed in' } : await engineFor(opts.threads ?? 'auto');
   const ownsEngine = !opts.engine;
-  const [mp, mlen] = e.str(manifestText);
   let model = 0, state = 0, tokenizer = null;
   try {
     // preflight from the manifest alone: no tensor memory yet
-    const pre = e.x.ms_model_create(mp, mlen, 0, simd ? 1 : 0, e.err) >>> 0;
-    e.check(pre);
-    const cfgMax = JSON.parse(ownedStr(e, e.x.ms_model_info(pre))).config.max_position_embeddings;
+    const pre = e.c.model_create(manifestText, 0, simd ? 1 : 0);
+    const cfgMax = e.c.model_info(pre).config.max_position_embeddings;
     const ctx = opts.contextLength ?? Math.min(cfgMax, opts.maxContext ?? 4096);
     if (!(Number.isInteger(ctx) && ctx >= 1 && ctx <= cfgMax)) {
-      e.x.ms_model_destroy(pre);
+      e.c.model_destroy(pre);
       throw new MlpscopeError('E_CONTEXT', `contextLength ${ctx} outside [1, ${cfgMax}] (max_position_embeddings)`);
     }
-    const weightBytes = e.x.ms_model_weight_bytes(pre);
-    const stateBytes = e.x.ms_model_state_bytes(pre, ctx, batchSize);
+    const weightBytes = e.c.model_weight_bytes(pre);
+    const stateBytes = e.c.model_state_bytes(pre, ctx, batchSize);
     // where the network would be needed: nothing has been downloaded yet but the manifest
-    e.x.ms_model_destroy(pre);
+    e.c.model_destroy(pre);
     const need = weightBytes + stateBytes + e.heapBytes;
     if (!stateBytes || need > WASM32_LIMIT)
       throw new MlpscopeError('E_MEMORY', `model needs ${fmtBytes(weightBytes)} of weights + ${fmtBytes(stateBytes)} of state for context ${ctx}: over the 4 GiB wasm32 limit`);
@@ -117,14 +115,13 @@ export async function loadModel(source, opts = {}) {
       throw new MlpscopeError('E_MEMORY', `model needs ${fmtBytes(weightBytes + stateBytes)} (weights + state for context ${ctx}), over the budget of ${fmtBytes(memoryBudget)}`);
 
     e.reserve(weightBytes + stateBytes); // one memory growth for all tensors and the state
-    model = e.x.ms_model_create(mp, mlen, 1, simd ? 1 : 0, e.err) >>> 0;
-    e.check(model);
-    if (e.pool) e.x.ms_model_set_pool(model, e.pool); // from the start: the int8 repack of each shard uses the threads too
-    const nShards = e.x.ms_model_n_shards(model);
+    model = e.c.model_create(manifestText, 1, simd ? 1 : 0);
+    if (e.pool) e.c.model_set_pool(model, e.pool); // from the start: the int8 repack of each shard uses the threads too
+    const nShards = e.c.model_n_shards(model);
     const total = manifest.shards.reduce((a, s) => a + s.bytes, 0);
     let loaded = 0;
     onProgress?.({ loaded, total, file: 'manifest.json', fromCache: false });
-    const segBuf = e.malloc(e.x.ms_model_n_tensors(model) * 24);
+    const segBuf = e.malloc(e.c.model_n_tensors(model) * 24);
     // one controller for all shard streams: the caller's abort, or the first fatal error, stops them all
     const inner = new AbortController();
     const onAbort = () => inner.abort();
@@ -142,7 +139,7 @@ export async function loadModel(source, opts = {}) {
               onProgress?.({ loaded, total, file: manifest.shards[s].file, fromCache });
             });
             // check and lay out this shard's tensors now, while the other shards are still read
-            e.check(e.x.ms_model_finish_shard(model, s, actCode, e.err) === 0);
+            e.c.model_finish_shard(model, s, actCode);
           } catch (err) {
             if (!failed) { failed = signal?.aborted ? new MlpscopeError('E_ABORTED', `loading ${src.name} was aborted`) : err; inner.abort(); }
             throw err;
@@ -157,8 +154,8 @@ export async function loadModel(source, opts = {}) {
       for (const r of results) if (r.status === 'rejected') throw r.reason;
     } finally { e.free(segBuf); signal?.removeEventListener('abort', onAbort); }
     abortCheck();
-    e.check(e.x.ms_model_finish(model, actCode, e.err) === 0);
-    const info = JSON.parse(ownedStr(e, e.x.ms_model_info(model)));
+    e.c.model_finish(model, actCode);
+    const info = e.c.model_info(model);
     if (manifest.tokenizer && manifest.tokenizer.kind !== 'none') {
       let tb;
       try { tb = await withRetry(() => src.bytes(manifest.tokenizer.file, signal, manifest.tokenizer.sha256), retries, retryDelayMs, signal); } catch (err) {
@@ -171,23 +168,21 @@ export async function loadModel(source, opts = {}) {
       }
       tokenizer = Tokenizer.load(e, info.tokenizer.kind, tb, { vocabSize: info.tokenizer.vocab_size, eosIds: info.tokenizer.eos_token_ids });
     }
-    state = e.x.ms_state_new(model, ctx, batchSize, e.err) >>> 0;
-    e.check(state);
-    // the mode that runs: q8/q4 matrices in the mode asked for; other weights take f32 activations
-    const quantized = manifest.tensors.some((t) => t.dtype === 'q8_0' || t.dtype === 'q4_0');
-    const act = quantized ? activations : 'f32';
+    state = e.c.state_new(model, ctx, batchSize);
+    // the mode that runs (from the engine): q8/q4 matrices in the mode asked for; other weights
+    // take f32 activations whatever the mode
+    const quantized = Object.keys(info.dtypes).some((d) => d.startsWith('q8_0') || d.startsWith('q4_0'));
+    const act = quantized ? info.activations : 'f32';
     const buildWhy = { int8: 'int8 activations with 4-row interleaved q8/q4 weights; ', exact: 'exact activations (two 16-bit codes) with 4-row interleaved q8/q4 weights; ',
       plain: 'f32 activations with the plain q8/q4 layouts (reference kernels); ', f32: '' }[act] +
       (e.threads > 1 ? `multi-threaded SIMD128 build, ${e.threads} threads (${threadsWhy})` : `single-threaded SIMD128 build (${threadsWhy})`);
-    return new Model(e, model, state, info, tokenizer, { contextLength: ctx, source: src.name, buildWhy, activations: act, ownsEngine });
+    return new Model(e, model, state, info, tokenizer, { contextLength: ctx, source: src.name, buildWhy, ownsEngine });
   } catch (err) {
     tokenizer?.dispose();
-    if (state) e.x.ms_state_destroy(state);
-    if (model) e.x.ms_model_destroy(model);
+    if (state) e.c.state_destroy(state);
+    if (model) e.c.model_destroy(model);
     if (ownsEngine) e.shutdown();
     throw err;
-  } finally {
-    e.free(mp);
   }
 }
 
@@ -212,19 +207,12 @@ async function engineFor(want) {
 }
 
 /** Reads a C string the engine allocated for us, then frees it. */
-function ownedStr(e, p) {
-  if (!p) throw new MlpscopeError('E_MEMORY', 'out of memory');
-  const s = e.cstr(p);
-  e.free(p);
-  return s;
-}
-
 export function sha256Hex(e, bytes) {
-  const h = e.x.ms_sha_new() >>> 0;
+  const h = e.c.sha_new();
   const p = e.bytes(bytes);
-  e.x.ms_sha_update(h, p, bytes.length);
+  e.c.sha_update(h, p, bytes.length);
   const out = e.malloc(65);
-  e.x.ms_sha_final(h, out);
+  e.c.sha_final(h, out);
   const hex = e.cstr(out);
   e.free(p); e.free(out); e.free(h);
   return hex;
@@ -264,7 +252,7 @@ function placeOf(segs, n, k, pos, total) {
  * whole shard. Only a complete, verified shard counts.
  */
 async function loadShard(e, model, s, shard, src, segBuf, o, progress) {
-  const n = e.x.ms_model_shard_segments(model, s, segBuf);
+  const n = e.c.model_shard_segments(model, s, segBuf);
   const segs = Array.from(e.f64.subarray(segBuf >> 3, (segBuf >> 3) + 3 * n));
   if (src.openFile && nodeCrypto) return loadLocalShard(e, shard, segs, n, src, o, progress); // Node, local files
   const scratch = e.malloc(1 << 16);

@@ -1,10 +1,7 @@
 // Model: forward with statistics, hooks, interventions and logit lens; streaming generation;
 // what a neuron writes, read through the head (neuronOutput, unembedDirection).
 import { MlpscopeError } from './errors.js';
-import { parseHook, hookId } from './hooks.js';
 import { topIndices } from './select.js';
-
-export const STAT_NAMES = ['resid_pre_l2', 'attn_out_l2', 'resid_mid_l2', 'mlp_out_l2', 'resid_post_l2', 'mlp_ratio'];
 
 /**
  * @typedef {{ layer: number, hook: 'mlp.hook_post'|'hook_mlp_out', neurons?: number[], scale: number }} Intervention
@@ -25,7 +22,6 @@ export class Model {
     this._busy = false;
     this._disposed = false;
     this._buildWhy = extra.buildWhy ?? 'single-threaded build';
-    this._activations = extra.activations ?? 'f32';
     this._ownsEngine = !!extra.ownsEngine;
   }
 
@@ -35,17 +31,27 @@ export class Model {
     const i = this._info;
     return {
       family: i.family, kernels: i.kernels, config: i.config, params: i.params, dtypes: i.dtypes,
-      build: { threads: this.e.threads, simd: i.kernels === 'wasm-simd128', activations: this._activations, int8Activations: this._activations === 'int8', why: this._buildWhy },
+      build: { threads: this.e.threads, simd: i.kernels === 'wasm-simd128', activations: i.activations, int8Activations: i.activations === 'int8', why: this._buildWhy },
       tokenizer: i.tokenizer, contextLength: this.contextLength, source: this.source,
-      memory: { weights: i.weight_bytes, state: this.e.x.ms_model_state_bytes(this.m, this.contextLength, 64), heap: this.e.heapBytes },
+      memory: { weights: i.weight_bytes, state: this.e.c.model_state_bytes(this.m, this.contextLength, 64), heap: this.e.heapBytes },
       mixers: i.config.layer_types.map((t) => (t === 'linear_attention' ? 'linear' : 'full')),
+      // the hook points of every block as the engine lists them, with their widths for this model
+      hooks: this.e.info.hooks.map((h) => ({ name: h.name, width: i.config[h.width], what: h.what })),
+      interventions: this.e.info.interventions,
     };
+  }
+
+  /** Every hook name of this model, `blocks.{layer}.{hook}` in forward order (TransformerLens's
+   *  hook_dict keys), for forward({hooks}). */
+  hookNames() {
+    this._alive();
+    return Array.from({ length: this.nLayers }, (_, l) => this.e.info.hooks.map((h) => `blocks.${l}.${h.name}`)).flat();
   }
 
   get config() { return this._info.config; }
   get nLayers() { return this._info.config.num_hidden_layers; }
   /** current position of the sequence state */
-  get position() { this._alive(); return this.e.x.ms_state_pos(this.s); }
+  get position() { this._alive(); return this.e.c.state_pos(this.s); }
 
   /**
    * How Gated DeltaNet layers run a multi-token prefill: in chunks of `chunk` tokens (default 32,
@@ -54,8 +60,8 @@ export class Model {
    */
   setDeltaNetMode({ recurrent = false, chunk = 32 } = {}) {
     this._alive();
-    if (!(Number.isInteger(chunk) && chunk >= 1 && chunk <= 64)) throw new MlpscopeError('E_ARG', 'chunk must be an integer in [1, 64]');
-    this.e.x.ms_state_set_gdn(this.s, recurrent ? 1 : 0, chunk);
+    if (!Number.isInteger(chunk)) throw new MlpscopeError('E_ARG', `chunk must be an integer, got ${chunk}`);
+    this.e.c.state_set_gdn(this.s, recurrent ? 1 : 0, chunk); // the engine checks the range
   }
 
   /**
@@ -73,7 +79,7 @@ export class Model {
     if (!Number.isInteger(layer) || !Number.isInteger(neuron)) throw new MlpscopeError('E_ARG', `layer and neuron must be integers, got ${layer}, ${neuron}`);
     const p = e.malloc(H * 4);
     try {
-      e.check(e.x.ms_mlp_down_column(this.m, layer, neuron, p, e.err) === 0);
+      e.c.mlp_down_column(this.m, layer, neuron, p);
       const direction = e.f32.slice(p >> 2, (p >> 2) + H);
       return { direction, norm: Math.hypot(...direction), ...this.unembedDirection(direction, { k }) };
     } finally { e.free(p); }
@@ -96,8 +102,8 @@ export class Model {
     const vp = e.malloc(H * 4), lp = e.malloc(V * 4);
     try {
       e.f32.set(Float32Array.from(v), vp >> 2);
-      if (normalize) e.x.ms_unembed_vec(this.s, vp, lp); // the final RMSNorm and head, as the forward pass runs them
-      else e.check(e.x.ms_unembed_direction(this.m, vp, lp, e.err) === 0);
+      if (normalize) e.c.unembed_vec(this.s, vp, lp); // the final RMSNorm and head, as the forward pass runs them
+      else e.c.unembed_direction(this.m, vp, lp);
       const logits = e.f32.slice(lp >> 2, (lp >> 2) + V);
       const n = Math.min(V, this.tokenizer?.vocabSize || this._info.tokenizer?.vocab_size || V);
       const tok = (id) => ({ id, token: this.tokenizer?.idToToken(id), logit: logits[id] });
@@ -107,7 +113,7 @@ export class Model {
   }
 
   /** Clear the sequence state (KV cache, DeltaNet state). */
-  reset() { this._alive(); this.e.x.ms_state_clear(this.s); }
+  reset() { this._alive(); this.e.c.state_clear(this.s); }
 
   /**
    * Runs ids through the model. By default a fresh sequence (the state is reset first); with
@@ -121,103 +127,72 @@ export class Model {
     return this._forward(ids, opts);
   }
 
+  // One forward call: the engine checks every argument (ids, context, hooks, interventions, lens
+  // positions) and computes everything asked for, the logit lens too; this reads the results.
   _forward(ids, opts) {
-    const e = this.e, cfg = this._info.config;
+    const e = this.e, c = e.c, cfg = this._info.config, L = this.nLayers;
     const { stats = true, topK = 8, hooks = [], interventions = [], logits = 'last', logitLens } = opts;
     const T = ids.length;
-    if (!T) throw new MlpscopeError('E_ARG', 'empty input: at least one token is needed');
-    for (let t = 0; t < T; t++)
-      if (!Number.isInteger(ids[t]) || ids[t] < 0 || ids[t] >= cfg.vocab_size)
-        throw new MlpscopeError('E_TOKEN', `token id ${ids[t]} at position ${t} is outside [0, ${cfg.vocab_size})`);
-    if (!opts.continue) e.x.ms_state_clear(this.s);
-    const start = e.x.ms_state_pos(this.s);
-    if (start + T > this.contextLength)
-      throw new MlpscopeError('E_CONTEXT', `context overflow: ${T} tokens at position ${start} exceed the context length ${this.contextLength}`);
-    const lensPos = logitLens ? logitLens.positions.map((p) => (p < 0 ? T + p : p)) : [];
-    for (const p of lensPos) if (!(p >= 0 && p < T)) throw new MlpscopeError('E_ARG', `logitLens position ${p} outside [0, ${T})`);
+    for (let t = 0; t < T; t++) // a type check only (the engine checks the range): 1.5 must not pass as 1
+      if (!Number.isInteger(ids[t])) throw new MlpscopeError('E_TOKEN', `token id ${ids[t]} at position ${t} is not an integer`);
+    if (!opts.continue) c.state_clear(this.s);
+    const start = c.state_pos(this.s);
     const mode = logits === 'all' ? 2 : logits === 'none' ? 0 : 1;
-    const run = e.x.ms_run_new(this.s, T, stats ? 1 : 0, topK, mode, e.err) >>> 0;
-    e.check(run);
-    const idp = e.malloc(T * 4);
+    const run = c.run_new(this.s, T, stats ? 1 : 0, topK, mode);
     try {
-      // hooks requested by name, plus resid_post of every layer for the logit lens
-      const caps = [];
-      const want = new Map();
-      for (const name of hooks) want.set(name, parseHook(name, this.nLayers));
-      if (logitLens) for (let l = 0; l < this.nLayers; l++) want.set(`blocks.${l}.hook_resid_post`, { layer: l, hook: 4 });
-      if (logitLens?.afterMixer) for (let l = 0; l < this.nLayers; l++) want.set(`blocks.${l}.hook_resid_mid`, { layer: l, hook: 2 });
-      for (const [name, { layer, hook }] of want) {
-        const p = e.x.ms_run_capture(run, layer, hook, e.err) >>> 0;
-        e.check(p);
-        caps.push({ name, p, width: hook >= 5 ? cfg.intermediate_size : cfg.hidden_size });
-      }
-      for (const iv of interventions) {
-        const hook = hookId(iv.hook);
-        const neurons = iv.neurons ?? [];
-        const np = e.malloc(Math.max(1, neurons.length) * 4);
-        e.i32.set(Int32Array.from(neurons), np >> 2);
-        const rc = e.x.ms_run_intervene(run, iv.layer, hook, np, neurons.length, iv.scale, e.err);
-        e.free(np);
-        e.check(rc === 0);
-      }
-      e.i32.set(Int32Array.from(ids), idp >> 2);
+      const caps = hooks.map((name) => ({ name, i: c.run_hook(run, String(name)) }));
+      for (const iv of interventions) c.run_intervene(run, iv.layer, String(iv.hook), iv.neurons ?? [], iv.scale);
+      const lensK = logitLens?.k ?? 5, nReal = this._info.tokenizer.vocab_size || cfg.vocab_size;
+      if (logitLens) c.run_lens(run, logitLens.positions, lensK, logitLens.afterMixer ? 1 : 0, nReal);
       const t0 = performance.now();
-      e.check(e.x.ms_run_exec(run, idp, e.err) === 0);
+      c.run_exec(run, ids);
       const totalMs = performance.now() - t0;
 
       const out = { logits: null, stats: null, hooks: {}, timings: { total_ms: totalMs, layer_ms: null }, position: start };
-      const L = this.nLayers;
-      if (opts._pick) out.picked = opts._pick(e.x.ms_run_logits(run) >>> 0); // generate(): sample in place
+      if (opts._pick) out.picked = opts._pick(c.run_logits(run)); // generate(): sample in place
       else if (mode) {
-        const lp = e.x.ms_run_logits(run) >>> 0;
+        const lp = c.run_logits(run);
         out.logits = e.f32.slice(lp >> 2, (lp >> 2) + cfg.vocab_size * (mode === 2 ? T : 1));
       }
       if (stats) {
+        // every statistic the engine lists (ms_engine_info), [layer] arrays of its other dimensions
         const st = { T, layers: L, topK, mixer: this.info().mixers };
-        for (let w = 0; w < STAT_NAMES.length; w++) st[STAT_NAMES[w]] = perLayer(e.f32, e.x.ms_run_stat(run, w) >>> 0, L, T);
-        const ti = e.x.ms_run_stat(run, 6) >>> 0, tv = e.x.ms_run_stat(run, 7) >>> 0;
-        st.top_idx = perLayer(e.i32, ti, L, T * topK);
-        st.top_val = perLayer(e.f32, tv, L, T * topK);
-        const lm = e.x.ms_run_stat(run, 8) >>> 0;
-        out.timings.layer_ms = e.f64.slice(lm >> 3, (lm >> 3) + L);
-        const H = cfg.linear_num_value_heads && st.mixer.includes('linear') ? cfg.linear_num_value_heads : 0;
-        if (H) {
-          st.gdn_heads = H;
-          st.gdn_state_norm = perLayer(e.f32, e.x.ms_run_stat(run, 9) >>> 0, L, T * H);
-          st.gdn_decay = perLayer(e.f32, e.x.ms_run_stat(run, 10) >>> 0, L, T);
-          st.gdn_beta = perLayer(e.f32, e.x.ms_run_stat(run, 11) >>> 0, L, T);
+        const dims = { layer: L, token: T, top_k: topK, gdn_head: cfg.linear_num_value_heads };
+        for (const d of e.info.stats) {
+          const p = c.run_stat(run, d.id);
+          if (!p) continue; // not collected for this model (e.g. DeltaNet statistics of a Llama)
+          const view = d.type === 'i32' ? e.i32 : d.type === 'f64' ? e.f64 : e.f32;
+          const width = d.shape.slice(1).reduce((n, k) => n * dims[k], 1);
+          if (d.name === 'layer_ms') out.timings.layer_ms = view.slice(p / view.BYTES_PER_ELEMENT, p / view.BYTES_PER_ELEMENT + L);
+          else st[d.name] = perLayer(view, p, L, width);
+          if (d.shape.includes('gdn_head')) st.gdn_heads = dims.gdn_head;
         }
         out.stats = st;
       }
-      for (const c of caps) if (hooks.includes(c.name)) out.hooks[c.name] = e.f32.slice(c.p >> 2, (c.p >> 2) + T * c.width);
-      if (logitLens) out.logitLens = this._lens(caps, lensPos, logitLens.k ?? 5, !!logitLens.afterMixer);
+      for (const { name, i } of caps) {
+        const p = c.run_hook_data(run, i);
+        out.hooks[name] = e.f32.slice(p >> 2, (p >> 2) + c.run_hook_count(run, i));
+      }
+      if (logitLens) out.logitLens = this._lens(run, logitLens.positions, T, Math.min(lensK, nReal), !!logitLens.afterMixer);
       return out;
     } finally {
-      e.x.ms_run_free(run);
-      e.free(idp);
+      c.run_free(run);
     }
   }
 
-  /** top-k tokens of unembed(final_norm(resid_post_l)) for every layer at the given positions, and
-   *  with afterMixer of unembed(final_norm(resid_mid_l)) too: the stream before each layer's MLP */
-  _lens(caps, positions, k, afterMixer) {
-    const e = this.e, cfg = this._info.config, H = cfg.hidden_size, V = cfg.vocab_size;
-    const nReal = this._info.tokenizer.vocab_size || V;
-    const vp = e.malloc(H * 4), lp = e.malloc(V * 4);
-    const top = (name, pos) => {
-      const c = caps.find((x) => x.name === name);
-      e.f32.copyWithin(vp >> 2, (c.p >> 2) + pos * H, (c.p >> 2) + (pos + 1) * H);
-      e.x.ms_unembed_vec(this.s, vp, lp);
-      return topTokens(e.f32.subarray(lp >> 2, (lp >> 2) + nReal), k, this.tokenizer);
-    };
-    const res = [];
-    try {
-      for (const pos of positions) {
-        const at = (hook) => Array.from({ length: this.nLayers }, (_, l) => top(`blocks.${l}.${hook}`, pos));
-        res.push({ position: pos, layers: at('hook_resid_post'), ...(afterMixer ? { afterMixer: at('hook_resid_mid') } : {}) });
-      }
-    } finally { e.free(vp); e.free(lp); }
-    return res;
+  /** The lens results the engine computed: per position, per layer the top-k tokens of
+   *  unembed(final_norm(resid_post)) and, with afterMixer, of resid_mid (before the layer's MLP). */
+  _lens(run, positions, T, k, afterMixer) {
+    const e = this.e, c = e.c, L = this.nLayers, kinds = afterMixer ? 2 : 1;
+    const ids = c.run_lens_top_ids(run) >> 2, lg = c.run_lens_top_logits(run) >> 2, pr = c.run_lens_top_probs(run) >> 2;
+    const top = (at) => Array.from({ length: k }, (_, j) => {
+      const id = e.i32[ids + at + j];
+      return { id, token: this.tokenizer?.idToToken(id), logit: e.f32[lg + at + j], prob: e.f32[pr + at + j] };
+    });
+    return positions.map((p, i) => {
+      const at = (kind) => Array.from({ length: L }, (_, l) => top(((i * kinds + kind) * L + l) * k));
+      return { position: p < 0 ? T + p : p, layers: at(0), ...(afterMixer ? { afterMixer: at(1) } : {}) };
+    });
   }
 
   /**
@@ -257,13 +232,13 @@ export class Model {
     const stop = new Set(opts.stop ?? this._info.tokenizer.eos_token_ids);
     if (this.tokenizer?.kind === 'llama2c' && !opts.stop) stop.add(this.tokenizer.bosId); // llama2.c stops at BOS
     this._busy = true;
-    const rng = e.x.ms_rng_new(seed) >>> 0;
+    const rng = e.c.rng_new(seed);
     const scratch = e.malloc(V * 8), lpp = e.malloc(4);
     const dec = this.tokenizer?.decoder();
     if (dec) for (const id of ids) dec.push(id); // prime the decoder with the prompt
     // the next token is drawn from the logits where the engine left them (no 1 MB copy per token
     // for a 248k vocabulary)
-    const pick = (lp) => e.x.ms_sample_next(lp, nReal, temperature, topK, topP, rng, lpp, scratch);
+    const pick = (lp) => e.c.sample_next(lp, nReal, temperature, topK, topP, rng, lpp, scratch);
     const fwd = { stats: !!opts.stats, topK: opts.statsTopK ?? 8, logits: 'last', _pick: pick };
     const steps = [];
     let decodeSteps = 0; // timed decode passes: each drew a token (the stop token too)
@@ -290,7 +265,7 @@ export class Model {
         if (stop.has(id)) return finish('stop');
         usage.generatedTokens++;
         yield { id, text: dec ? dec.push(id) : '', logprob };
-        if (e.x.ms_state_pos(this.s) >= this.contextLength) break;
+        if (e.c.state_pos(this.s) >= this.contextLength) break;
         await null; // let the event loop breathe between tokens
         // the token is fed back (also the last one, so the state holds the whole sequence and a
         // later forward(..., {continue: true}) goes on from it); only steps that yield a token
@@ -316,8 +291,8 @@ export class Model {
     if (this._disposed) return;
     this._disposed = true;
     this.tokenizer?.dispose();
-    this.e.x.ms_state_destroy(this.s);
-    this.e.x.ms_model_destroy(this.m);
+    this.e.c.state_destroy(this.s);
+    this.e.c.model_destroy(this.m);
     if (this._ownsEngine) this.e.shutdown(); // ends the worker threads, if any
   }
 

@@ -26,11 +26,10 @@ export async function hardwareThreads() {
  * @param {import('./wasm.js').Engine} e @param {WebAssembly.Module} module @param {number} n
  */
 export async function startThreads(e, module, n) {
-  const pool = e.x.ms_pool_create(n, e.err) >>> 0;
-  e.check(pool);
+  const pool = e.c.pool_create(n);
   // a browser's main thread may not block in memory.atomic.wait: there the caller polls
   const canBlock = isNode || typeof globalThis.WorkerGlobalScope !== 'undefined';
-  e.x.ms_pool_caller_can_block(pool, canBlock ? 1 : 0);
+  e.c.pool_caller_can_block(pool, canBlock ? 1 : 0);
   const workers = [], stacks = [];
   const url = new URL('./thread-worker.js', import.meta.url);
   const NodeWorker = isNode ? (await import('node:worker_threads')).Worker : null;
@@ -50,8 +49,8 @@ export async function startThreads(e, module, n) {
     })));
     // "ready" is posted just before the worker enters the loop: wait until all are in
     const t0 = Date.now();
-    while (e.x.ms_pool_running(pool) < n - 1) {
-      if (Date.now() - t0 > 10000) throw new MlpscopeError('E_STATE', `only ${e.x.ms_pool_running(pool)} of ${n - 1} threads started`);
+    while (e.c.pool_running(pool) < n - 1) {
+      if (Date.now() - t0 > 10000) throw new MlpscopeError('E_STATE', `only ${e.c.pool_running(pool)} of ${n - 1} threads started`);
       await new Promise((r) => setTimeout(r, 1));
     }
   } catch (err) {
@@ -64,7 +63,7 @@ export async function startThreads(e, module, n) {
 /** Stops the pool (workers leave their loop), then ends the workers and frees their stacks. */
 export function stopThreads(e, t) {
   if (!t?.pool) return;
-  e.x.ms_pool_destroy(t.pool);
+  e.c.pool_destroy(t.pool);
   t.pool = 0;
   for (const w of t.workers) w.terminate();
   for (const s of t.stacks) e.free(s);

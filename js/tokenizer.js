@@ -5,6 +5,7 @@ import { createEngine } from './wasm.js';
 import { openSource } from './source.js';
 
 const CHAT_KINDS = ['none', 'chatml', 'qwen3', 'qwen3.5'];
+const textEncoder = new TextEncoder();
 
 export class Tokenizer {
   /** @param {import('./wasm.js').Engine} engine @param {number} ptr @param {{kind:string, eosIds:number[], vocabSize?:number}} info */
@@ -12,21 +13,16 @@ export class Tokenizer {
     this.e = engine;
     this.ptr = ptr;
     this.kind = info.kind;
-    this.bosId = engine.x.ms_tok_bos(ptr);
+    this.bosId = engine.c.tok_bos(ptr);
     this.eosIds = info.eosIds ?? [];
-    this.vocabSize = engine.x.ms_tok_vocab(ptr);
-    this.chatTemplate = CHAT_KINDS[engine.x.ms_tok_chat_kind(ptr)];
+    this.vocabSize = engine.c.tok_vocab(ptr);
+    this.chatTemplate = CHAT_KINDS[engine.c.tok_chat_kind(ptr)];
     this._scratch = engine.malloc(16);
   }
 
   /** @param {string} kind 'llama2c' | 'bpe-bytelevel' @param {Uint8Array} bytes */
   static load(engine, kind, bytes, info) {
-    const [kp] = engine.str(kind);
-    const dp = engine.bytes(bytes);
-    const ptr = engine.x.ms_tok_load(kp, dp, bytes.length, info.vocabSize ?? 0, engine.err) >>> 0;
-    engine.free(kp);
-    engine.free(dp);
-    engine.check(ptr);
+    const ptr = engine.c.tok_load(kind, bytes, info.vocabSize ?? 0);
     return new Tokenizer(engine, ptr, { kind, ...info });
   }
 
@@ -44,14 +40,13 @@ export class Tokenizer {
     if (/(?:[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF])/.test(text))
       throw new MlpscopeError('E_TOKEN', 'text contains an unpaired surrogate (not valid Unicode)');
     const e = this.e;
-    const [tp, len] = e.str(text);
-    const cap = e.x.ms_tok_max_ids(len);
+    const bytes = textEncoder.encode(text);
+    const cap = e.c.tok_max_ids(bytes.length);
     const ip = e.malloc(cap * 4);
     try {
-      const n = e.x.ms_tok_encode(this.ptr, tp, len, addSpecial ? 1 : 0, ip, cap, e.err);
-      e.check(n >= 0);
+      const n = e.c.tok_encode(this.ptr, bytes, addSpecial ? 1 : 0, ip, cap);
       return Array.from(e.i32.subarray(ip >> 2, (ip >> 2) + n));
-    } finally { e.free(tp); e.free(ip); }
+    } finally { e.free(ip); }
   }
 
   /**
@@ -66,7 +61,7 @@ export class Tokenizer {
     const [tp, len] = e.str(nfc);
     const ep = e.malloc(4 * (len + 1));
     try {
-      const n = e.x.ms_tok_pretokenize(this.ptr, tp, len, ep, len + 1);
+      const n = e.c.tok_pretokenize(this.ptr, tp, len, ep, len + 1);
       const bytes = e.u8.slice(tp, tp + len), td = new TextDecoder();
       const out = [];
       let start = 0;
@@ -79,7 +74,7 @@ export class Tokenizer {
   pieceBytes(prev, id) {
     const e = this.e;
     const out = this._scratch, buf = this._scratch + 4;
-    const n = e.x.ms_tok_piece(this.ptr, prev, id, out, buf);
+    const n = e.c.tok_piece(this.ptr, prev, id, out, buf);
     const p = e.i32[out >> 2] >>> 0;
     return e.u8.slice(p, p + n);
   }
@@ -96,19 +91,13 @@ export class Tokenizer {
   idToToken(id) {
     this._alive();
     if (!(Number.isInteger(id) && id >= 0 && id < this.vocabSize)) return undefined;
-    const p = this.e.x.ms_tok_token_string(this.ptr, id) >>> 0;
-    if (!p) return undefined;
-    const s = this.e.cstr(p);
-    this.e.free(p);
-    return s;
+    return this.e.c.tok_token_string(this.ptr, id);
   }
 
   /** Inverse of idToToken; undefined if the string is not a token. */
   tokenToId(token) {
     this._alive();
-    const [p, n] = this.e.str(String(token));
-    const id = this.e.x.ms_tok_token_id(this.ptr, p, n);
-    this.e.free(p);
+    const id = this.e.c.tok_token_id(this.ptr, String(token));
     return id >= 0 ? id : undefined;
   }
 
@@ -121,15 +110,13 @@ export class Tokenizer {
   applyChatTemplate(messages, { addGenerationPrompt = true, enableThinking } = {}) {
     this._alive();
     const e = this.e;
-    const [mp, mn] = e.str(JSON.stringify(messages));
     const lp = e.malloc(8);
     try {
-      const p = e.x.ms_tok_chat(this.ptr, mp, mn, addGenerationPrompt ? 1 : 0, enableThinking === undefined ? -1 : enableThinking ? 1 : 0, lp, e.err) >>> 0;
-      e.check(p);
+      const p = e.c.tok_chat(this.ptr, JSON.stringify(messages), addGenerationPrompt ? 1 : 0, enableThinking === undefined ? -1 : enableThinking ? 1 : 0, lp);
       const s = new TextDecoder().decode(e.u8.slice(p, p + e.i32[lp >> 2]));
       e.free(p);
       return s;
-    } finally { e.free(mp); e.free(lp); }
+    } finally { e.free(lp); }
   }
 
   /** Streaming decoder: push ids one by one; never emits half a UTF-8 character. */
@@ -143,7 +130,7 @@ export class Tokenizer {
   }
 
   dispose() {
-    if (this.ptr) { this.e.x.ms_tok_free(this.ptr); this.e.free(this._scratch); this.ptr = 0; }
+    if (this.ptr) { this.e.c.tok_free(this.ptr); this.e.free(this._scratch); this.ptr = 0; }
   }
 }
 
@@ -167,10 +154,9 @@ export async function loadTokenizer(source, { engine } = {}) {
   try { tj = await src.bytes('tokenizer.json'); } catch { throw new MlpscopeError('E_TOKEN', `${src.name}: neither manifest.json nor tokenizer.json found`); }
   let cj = new Uint8Array(0);
   try { cj = await src.bytes('tokenizer_config.json'); } catch { /* optional */ }
-  const tp = e.bytes(tj), cp = e.bytes(cj.length ? cj : new Uint8Array(1)), lp = e.malloc(8);
+  const lp = e.malloc(8);
   try {
-    const p = e.x.ms_tok_import(tp, tj.length, cp, cj.length, lp, e.err) >>> 0;
-    e.check(p);
+    const p = e.c.tok_import(tj, cj, lp);
     const bytes = e.u8.slice(p, p + e.i32[lp >> 2]);
     e.free(p);
     let eos = [];
@@ -179,5 +165,5 @@ export async function loadTokenizer(source, { engine } = {}) {
       eos = [].concat(g.eos_token_id ?? []);
     } catch { /* optional */ }
     return Tokenizer.load(e, 'bpe-bytelevel', bytes, { eosIds: eos });
-  } finally { e.free(tp); e.free(cp); e.free(lp); }
+  } finally { e.free(lp); }
 }

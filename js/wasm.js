@@ -1,5 +1,8 @@
-// Instantiates build/wasm/mlpscope.wasm (a standalone module: no Emscripten JS runtime) in Node,
-// browsers and workers, and wraps the C ABI of src/api/api.c with memory helpers.
+// The wasm boundary, JS side: instantiates build/wasm/mlpscope.wasm (a standalone module, no
+// Emscripten JS runtime) in Node, browsers and workers, and binds the C ABI of src/api/api.c from
+// one table (ABI below): every other module calls `engine.c.<name>(...)` and never touches raw
+// exports. What the engine can show (hook points, statistics, error codes, activation modes) is
+// read from the engine itself (`engine.info`, C's ms_engine_info), never copied here.
 import { MlpscopeError } from './errors.js';
 import { startThreads, stopThreads, threadSupport } from './threads.js';
 
@@ -9,6 +12,8 @@ const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 export const defaultWasmUrl = new URL('../build/wasm/mlpscope.wasm', import.meta.url);
 /** The multi-threaded twin (wasm atomics, shared memory), beside it. */
 export const defaultMtWasmUrl = new URL('../build/wasm/mlpscope-mt.wasm', import.meta.url);
+/** The test builds (kernel and benchmark exports too; a checkout's build only, not in the package). */
+const testWasmUrls = [new URL('../build/wasm/mlpscope-test.wasm', import.meta.url), new URL('../build/wasm/mlpscope-mt-test.wasm', import.meta.url)];
 
 /** @returns {Promise<ArrayBuffer|Uint8Array>} */
 async function fetchWasm(url) {
@@ -25,6 +30,61 @@ async function fetchWasm(url) {
   return r.arrayBuffer();
 }
 
+/**
+ * The C ABI, one row per export of src/api/api.c (without the ms_ prefix): [result, ...arguments].
+ * Arguments: 'i' int, 'f' float or double, 'p' pointer the caller manages; 'sz' a string or bytes
+ * copied in for the call, passed as (pointer, byte length); 's0' a string passed NUL-terminated;
+ * 'i32' integers copied in as int32 (pointer), 'i32n' the same as (pointer, count); 'err' the
+ * engine's error record (supplied here, not by the caller). Results: 'v' none, 'i', 'f', 'p'
+ * (unsigned), 'rc' (non-zero: throw the engine's error), 'p!' (NULL: throw), 'i!' (negative:
+ * throw), 'json' (a malloc'd JSON text, parsed and freed), 'owned' (a malloc'd string or NULL:
+ * string or undefined, freed).
+ * @type {Record<string, string[]>}
+ */
+export const ABI = {
+  malloc: ['p', 'i'], free: ['v', 'p'], err_new: ['p'], err_code: ['i', 'p'], err_msg: ['p', 'p'], err_reset: ['v', 'p'],
+  code_str: ['p', 'i'], have_simd: ['i'], heap_used: ['f'], heap_break: ['f'], engine_info: ['json'],
+  // a model: created from its manifest, shards laid out as they arrive, finished
+  model_create: ['p!', 'sz', 'i', 'i', 'err'], model_destroy: ['v', 'p'], model_finish_shard: ['rc', 'p', 'i', 'i', 'err'],
+  model_finish: ['rc', 'p', 'i', 'err'], model_set_pool: ['v', 'p', 'p'], model_weight_bytes: ['f', 'p'],
+  model_state_bytes: ['f', 'p', 'i', 'i'], model_n_shards: ['i', 'p'], model_shard_segments: ['i', 'p', 'i', 'p'],
+  model_n_tensors: ['i', 'p'], model_info: ['json', 'p'],
+  mlp_down_column: ['rc', 'p', 'i', 'i', 'p', 'err'], unembed_direction: ['rc', 'p', 'p', 'p', 'err'],
+  // threads (js/threads.js)
+  pool_create: ['p!', 'i', 'err'], pool_destroy: ['v', 'p'], pool_enter: ['v', 'p', 'i'], pool_running: ['i', 'p'],
+  pool_caller_can_block: ['v', 'p', 'i'],
+  // a sequence's state, and one forward call on it (a run)
+  state_new: ['p!', 'p', 'i', 'i', 'err'], state_destroy: ['v', 'p'], state_clear: ['v', 'p'], state_pos: ['i', 'p'],
+  state_set_gdn: ['rc', 'p', 'i', 'i', 'err'], unembed_vec: ['v', 'p', 'p', 'p'],
+  run_new: ['p!', 'p', 'i', 'i', 'i', 'i', 'err'], run_hook: ['i!', 'p', 'sz', 'err'], run_hook_data: ['p', 'p', 'i'],
+  run_hook_count: ['f', 'p', 'i'], run_intervene: ['rc', 'p', 'i', 'sz', 'i32n', 'f', 'err'],
+  run_lens: ['rc', 'p', 'i32n', 'i', 'i', 'i', 'err'], run_exec: ['rc', 'p', 'i32', 'err'], run_logits: ['p', 'p'],
+  run_stat: ['p', 'p', 'i'], run_lens_top_ids: ['p', 'p'], run_lens_top_logits: ['p', 'p'], run_lens_top_probs: ['p', 'p'],
+  run_free: ['v', 'p'],
+  // sampling
+  rng_new: ['p!', 'f'], sample_next: ['i', 'p', 'i', 'f', 'i', 'f', 'p', 'p', 'p'],
+  // tokenizer
+  tok_load: ['p!', 's0', 'sz', 'i', 'err'], tok_free: ['v', 'p'], tok_encode: ['i!', 'p', 'sz', 'i', 'p', 'i', 'err'],
+  tok_piece: ['i', 'p', 'i', 'i', 'p', 'p'], tok_vocab: ['i', 'p'], tok_bos: ['i', 'p'], tok_max_ids: ['i', 'i'],
+  tok_chat_kind: ['i', 'p'], tok_token_string: ['owned', 'p', 'i'], tok_token_id: ['i', 'p', 'sz'],
+  tok_chat: ['p!', 'p', 'sz', 'i', 'i', 'p', 'err'], tok_pretokenize: ['i', 'p', 'p', 'i', 'p', 'i'],
+  tok_import: ['p!', 'sz', 'sz', 'p', 'err'],
+  // sha256 of shards as they stream in
+  sha_new: ['p!'], sha_update: ['v', 'p', 'p', 'i'], sha_final: ['v', 'p', 'p'],
+  // converter and synthetic weight sets (host I/O through the imports below)
+  convert: ['rc', 's0', 's0', 'i', 'i', 'i', 'f', 'err'], synth: ['rc', 'sz', 'f', 'i', 'i', 'f', 'err'], dtype_id: ['i', 's0'],
+};
+
+/** Exports of the test builds only (src/api/api_test.c): kernels by dtype and ISA, bench probes. */
+export const TEST_ABI = {
+  dbg_weight_bytes: ['f', 'i', 'i', 'i'], dbg_quantize: ['i', 'i', 'p', 'i', 'i', 'p'],
+  dbg_matmul: ['v', 'i', 'i', 'p', 'i', 'i', 'p', 'i', 'p'], dbg_matmul_exact: ['v', 'i', 'i', 'p', 'i', 'i', 'p', 'i', 'p'],
+  dbg_gemm_acc: ['v', 'i', 'p', 'i', 'p', 'i', 'i', 'p', 'i', 'i', 'i', 'i', 'f'], dbg_dot_rows: ['v', 'i', 'p', 'p', 'p', 'i', 'i', 'i', 'f'],
+  dbg_silu_mul: ['v', 'i', 'p', 'p', 'p', 'i'], dbg_sumsq: ['f', 'i', 'p', 'i'], dbg_exp_sum: ['f', 'i', 'p', 'p', 'i', 'f', 'f'],
+  bench_stream_bytes: ['i', 'p', 'i', 'i'], bench_stream_pool: ['v', 'p', 'p', 'i', 'i'], bench_ggml_prep: ['v', 'p', 'p', 'i'],
+  bench_ggml_matvec: ['v', 'p', 'i', 'i', 'p', 'p', 'p', 'p'],
+};
+
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 
@@ -33,10 +93,21 @@ const textDecoder = new TextDecoder();
  */
 export class Engine {
   constructor(instance, host, memory) {
+    /** the raw exports: only this module uses them */
     this.x = instance.exports;
     this.memory = /** @type {WebAssembly.Memory} */ (memory ?? this.x.memory);
     this.host = host;
     this.errPtr = this.x.ms_err_new();
+    /** the C ABI bound from ABI (and TEST_ABI in a test build): `engine.c.model_info(ptr)` */
+    this.c = /** @type {Record<string, Function>} */ ({});
+    for (const [name, sig] of Object.entries(ABI)) this.c[name] = bind(this, name, sig);
+    /** whether this is a test build (its extra exports bound too) */
+    this.testBuild = typeof this.x.ms_dbg_matmul === 'function';
+    if (this.testBuild) for (const [name, sig] of Object.entries(TEST_ABI)) this.c[name] = bind(this, name, sig);
+    /** @type {{hooks: {name: string, id: number, width: string, what: string}[], interventions: string[],
+     *   stats: {name: string, id: number, type: 'f32'|'i32'|'f64', shape: string[], when: 'always'|'gdn', what: string}[],
+     *   errors: string[], activations: string[]}} what the engine can show, from C */
+    this.info = this.c.engine_info();
     /** threads running the matmuls (1: the single-threaded build) */
     this.threads = 1;
     this._threads = null;
@@ -96,8 +167,9 @@ export class Engine {
     return textDecoder.decode(u8.slice(p, e)); // a copy: TextDecoder refuses views of shared memory
   }
   /** Throws the engine's last error if rc/ptr says it failed. */
-  check(ok) {
-    if (ok) return;
+  check(ok) { if (!ok) this.throwError(); }
+  /** Throws the engine's last error (its code and message), clearing it. */
+  throwError() {
     const code = this.cstr(this.x.ms_code_str(this.x.ms_err_code(this.errPtr)));
     const msg = this.cstr(this.x.ms_err_msg(this.errPtr));
     this.x.ms_err_reset(this.errPtr);
@@ -107,7 +179,8 @@ export class Engine {
 }
 
 /**
- * @param {{wasmBinary?: ArrayBuffer|Uint8Array, wasmUrl?: URL|string, host?: object, threads?: number}} [opts]
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array, wasmUrl?: URL|string, host?: object, threads?: number, build?: 'release'|'test'}} [opts]
+ *   build 'test': the test build of a checkout (kernel and benchmark exports, tests/ and bench/)
  *   threads > 1: the multi-threaded build with that many threads (the caller's included); throws
  *   E_ARG where threads cannot run (no SharedArrayBuffer / not cross-origin isolated)
  * @returns {Promise<Engine>}
@@ -119,8 +192,10 @@ export async function createEngine(opts = {}) {
     const sup = threadSupport();
     if (!sup.ok) throw new MlpscopeError('E_ARG', `threads: ${threads} threads cannot run: ${sup.why}`);
   }
-  const bin = threads > 1 ? (opts.mtWasmBinary ?? await fetchWasm(new URL(opts.mtWasmUrl ?? defaultMtWasmUrl)))
-    : (opts.wasmBinary ?? await fetchWasm(new URL(opts.wasmUrl ?? defaultWasmUrl)));
+  if (opts.build !== undefined && opts.build !== 'release' && opts.build !== 'test') throw new MlpscopeError('E_ARG', `build: "${opts.build}" is not "release" or "test"`);
+  const test = opts.build === 'test';
+  const bin = threads > 1 ? (opts.mtWasmBinary ?? await fetchWasm(new URL(test ? testWasmUrls[1] : opts.mtWasmUrl ?? defaultMtWasmUrl)))
+    : (opts.wasmBinary ?? await fetchWasm(new URL(test ? testWasmUrls[0] : opts.wasmUrl ?? defaultWasmUrl)));
   const host = { ...defaultHost(), ...(opts.host || {}) };
   // the threaded build imports its memory: shared, 16 MiB to start, room to grow to 4 GiB
   const memory = threads > 1 ? new WebAssembly.Memory({ initial: 256, maximum: 65536, shared: true }) : undefined;
@@ -147,6 +222,60 @@ export async function createEngine(opts = {}) {
     engine.threads = threads;
   }
   return engine;
+}
+
+/** A JS function for export ms_<name> with signature sig (see ABI). */
+function bind(e, name, [ret, ...args]) {
+  const fn = e.x['ms_' + name];
+  if (typeof fn !== 'function') throw new MlpscopeError('E_ENGINE', `the engine module lacks ms_${name}: rebuild it with ./build.sh wasm`);
+  const simple = args.every((a) => a === 'i' || a === 'f' || a === 'p') && (ret === 'v' || ret === 'i' || ret === 'f' || ret === 'p');
+  if (simple) return ret === 'p' ? (...a) => fn(...a) >>> 0 : fn; // no marshalling: the plain export
+  return (...given) => {
+    const pass = [], temp = [];
+    let g = 0;
+    try {
+      for (const kind of args) {
+        if (kind === 'err') { pass.push(e.errPtr); continue; }
+        const v = given[g++];
+        if (kind === 'sz' || kind === 's0') {
+          const b = typeof v === 'string' ? textEncoder.encode(v) : v;
+          const p = e.malloc(b.length + 1);
+          temp.push(p);
+          e.u8.set(b, p);
+          e.u8[p + b.length] = 0;
+          pass.push(p);
+          if (kind === 'sz') pass.push(b.length);
+        } else if (kind === 'i32' || kind === 'i32n') {
+          const n = v.length, p = e.malloc(Math.max(1, n) * 4);
+          temp.push(p);
+          const view = e.i32;
+          for (let k = 0; k < n; k++) {
+            const x = v[k];
+            if (!(Number.isInteger(x) && x >= -0x80000000 && x <= 0x7fffffff))
+              throw new MlpscopeError('E_ARG', `${name}: value ${x} at index ${k} is not a 32-bit integer`);
+            view[(p >> 2) + k] = x;
+          }
+          pass.push(p);
+          if (kind === 'i32n') pass.push(n);
+        } else pass.push(v);
+      }
+      const r = fn(...pass);
+      switch (ret) {
+        case 'rc': if (r !== 0) e.throwError(); return undefined;
+        case 'p!': if (!r) e.throwError(); return r >>> 0;
+        case 'i!': if (r < 0) e.throwError(); return r;
+        case 'p': return r >>> 0;
+        case 'json': case 'owned': {
+          const p = r >>> 0;
+          if (!p) { if (ret === 'owned') return undefined; throw new MlpscopeError('E_MEMORY', `${name}: out of memory in the wasm heap`); }
+          const text = e.cstr(p);
+          e.x.ms_free(p);
+          return ret === 'json' ? JSON.parse(text) : text;
+        }
+        default: return r;
+      }
+    } finally { for (const p of temp) e.x.ms_free(p); }
+  };
 }
 
 function defaultHost() {

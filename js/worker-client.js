@@ -2,6 +2,7 @@
 // the caller never blocks: a module Web Worker in browsers, node:worker_threads in Node. Typed
 // arrays come back transferred (no copies).
 import { MlpscopeError } from './errors.js';
+import { MODEL_CALLS, TOKENIZER_CALLS, FUNCTION_CALLS, wireArgs } from './protocol.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 
@@ -58,16 +59,12 @@ class Rpc {
 
 const plain = (opts = {}) => Object.fromEntries(Object.entries(opts).filter(([, v]) => typeof v !== 'function' && !(typeof AbortSignal !== 'undefined' && v instanceof AbortSignal)));
 
-/** The model's tokenizer, proxied: every method returns a promise. */
+/** The model's tokenizer, proxied: every method returns a promise (methods from protocol.js). */
 class WorkerTokenizer {
   constructor(rpc, info) { Object.assign(this, info); this.rpc = rpc; }
-  encode(text, opts) { return this.rpc.call('encode', [text, opts]); }
-  decode(ids) { return this.rpc.call('decode', [Array.from(ids)]); }
-  idToToken(id) { return this.rpc.call('idToToken', [id]); }
-  tokenToId(s) { return this.rpc.call('tokenToId', [s]); }
-  pretokenize(text) { return this.rpc.call('pretokenize', [text]); }
-  applyChatTemplate(messages, opts) { return this.rpc.call('applyChatTemplate', [messages, opts]); }
 }
+for (const [name, spec] of Object.entries(TOKENIZER_CALLS))
+  WorkerTokenizer.prototype[name] = function (...args) { return this.rpc.call(name, wireArgs(spec, args)); };
 
 export class WorkerModel {
   constructor(worker, rpc, loaded) {
@@ -79,19 +76,6 @@ export class WorkerModel {
     this.nLayers = loaded.info.config.num_hidden_layers;
     this.contextLength = loaded.info.contextLength;
   }
-  info() { return this.rpc.call('info'); }
-  forward(ids, opts = {}) { return this.rpc.call('forward', [Array.from(ids), plain(opts)]); }
-  reset() { return this.rpc.call('reset'); }
-  /** findFeatureNeurons() run inside the worker */
-  findFeatureNeurons(probes, opts = {}) {
-    const { onProgress, ...rest } = opts; // the callback stays here; the worker posts progress messages
-    return this.rpc.call('features', [probes, { ...rest, progress: !!onProgress }], { onProgress });
-  }
-  /** neuronTopActivations() run inside the worker */
-  neuronTopActivations(texts, opts) { return this.rpc.call('topActivations', [texts, opts]); }
-  neuronOutput(layer, neuron, opts = {}) { return this.rpc.call('neuronOutput', [layer, neuron, opts]); }
-  unembedDirection(v, opts = {}) { return this.rpc.call('unembedDirection', [Array.from(v), opts]); }
-  setDeltaNetMode(mode) { return this.rpc.call('setDeltaNetMode', [mode]); }
   async *generate(prompt, opts = {}) {
     const gid = await this.rpc.call('genStart', [prompt, plain(opts)]);
     try {
@@ -107,6 +91,18 @@ export class WorkerModel {
     try { await this.rpc.call('dispose'); } finally { this.worker.terminate(); }
   }
 }
+
+// the proxied calls, from protocol.js: model methods (options without callbacks or signals) and
+// the features.js functions run on the worker's model
+for (const [name, spec] of Object.entries(MODEL_CALLS))
+  WorkerModel.prototype[name] = function (...args) { return this.rpc.call(name, wireArgs(spec, args).map((a) => (isOptions(a) ? plain(a) : a))); };
+for (const [name, spec] of Object.entries(FUNCTION_CALLS))
+  WorkerModel.prototype[name] = function (first, opts = {}) {
+    if (!spec.progress) return this.rpc.call(name, [first, opts]);
+    const { onProgress, ...rest } = opts; // the callback stays here; the worker posts progress messages
+    return this.rpc.call(name, [first, { ...rest, progress: !!onProgress }], { onProgress });
+  };
+const isOptions = (a) => a !== null && typeof a === 'object' && !Array.isArray(a) && !ArrayBuffer.isView(a);
 
 /**
  * @param {string|URL} source a weight set: a URL (browsers, Node), a folder path or file: URL (Node)

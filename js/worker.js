@@ -2,7 +2,8 @@
 // the in-process API and answers messages. Results' typed arrays are transferred, not copied.
 import { loadModel } from './loader.js';
 import { MlpscopeError } from './errors.js';
-import { findFeatureNeurons, neuronTopActivations } from './features.js';
+import * as features from './features.js';
+import { MODEL_CALLS, TOKENIZER_CALLS, FUNCTION_CALLS } from './protocol.js';
 
 // a Web Worker talks through `self`; a Node worker through worker_threads' parentPort
 const port = typeof self !== 'undefined' && typeof self.postMessage === 'function'
@@ -37,20 +38,6 @@ const ops = {
     } finally { aborts.delete(id); }
   },
   abort(id, target) { aborts.get(target)?.abort(); },
-  info: () => need().info(),
-  forward: (id, ids, opts) => need().forward(ids, opts),
-  reset: () => need().reset(),
-  setDeltaNetMode: (id, mode) => need().setDeltaNetMode(mode),
-  encode: (id, text, opts) => tok().encode(text, opts),
-  decode: (id, ids) => tok().decode(ids),
-  idToToken: (id, i) => tok().idToToken(i),
-  tokenToId: (id, s) => tok().tokenToId(s),
-  pretokenize: (id, text) => tok().pretokenize(text),
-  applyChatTemplate: (id, messages, opts) => tok().applyChatTemplate(messages, opts),
-  features: (id, probes, opts) => findFeatureNeurons(need(), probes, { ...opts, onProgress: opts?.progress ? (p) => port.post({ id, progress: p }) : undefined }),
-  topActivations: (id, texts, opts) => neuronTopActivations(need(), texts, opts),
-  neuronOutput: (id, layer, neuron, opts) => need().neuronOutput(layer, neuron, opts),
-  unembedDirection: (id, v, opts) => need().unembedDirection(v, opts),
   genStart(id, prompt, opts) {
     const g = need().generate(prompt, opts);
     const gid = nextGen++;
@@ -67,6 +54,11 @@ const ops = {
   async genStop(id, gid) { const g = gens.get(gid); gens.delete(gid); await g?.return(); },
   dispose() { for (const g of gens.values()) g.return(); gens.clear(); model?.dispose(); model = null; },
 };
+// the proxied calls, from protocol.js
+for (const name of Object.keys(MODEL_CALLS)) ops[name] = (id, ...args) => need()[name](...args);
+for (const name of Object.keys(TOKENIZER_CALLS)) ops[name] = (id, ...args) => tok()[name](...args);
+for (const [name, spec] of Object.entries(FUNCTION_CALLS))
+  ops[name] = (id, first, opts) => features[name](need(), first, spec.progress ? { ...opts, onProgress: opts?.progress ? (p) => port.post({ id, progress: p }) : undefined } : opts);
 
 port.listen(async (data) => {
   const { id, op, args = [] } = data;

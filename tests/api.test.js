@@ -125,11 +125,11 @@ test('generation: top-p / top-k draws in place equal draws from forward() logits
   for (const o of [{ temperature: 0.8, topP: 0.9, seed: 5 }, { temperature: 1.2, topK: 12, topP: 0.95, seed: 9 }, { temperature: 0.7, seed: 2 }]) {
     const got = [];
     for await (const t of model.generate(prompt, { maxTokens: 24, stop: [], ...o })) got.push(t);
-    const rng = e.x.ms_rng_new(o.seed) >>> 0, lp = e.malloc(V * 4), sc = e.malloc(V * 8), lpp = e.malloc(4);
+    const rng = e.c.rng_new(o.seed), lp = e.malloc(V * 4), sc = e.malloc(V * 8), lpp = e.malloc(4);
     let logits = model.forward(prompt, { stats: false }).logits;
     for (let n = 0; n < got.length; n++) {
       e.f32.set(logits, lp >> 2);
-      const id = e.x.ms_sample_next(lp, V, o.temperature, o.topK ?? 0, o.topP ?? 1, rng, lpp, sc);
+      const id = e.c.sample_next(lp, V, o.temperature, o.topK ?? 0, o.topP ?? 1, rng, lpp, sc);
       assert.equal(got[n].id, id, `${JSON.stringify(o)} token ${n}`);
       let mx = -Infinity, z = 0;
       for (const v of logits) mx = Math.max(mx, v);

@@ -65,7 +65,7 @@ test('setup: a missing system package is named with the exact command to install
 
 test('a checkout that was not built: a typed error saying how to build, not a stack trace', () => {
   const d = tmpDir('unbuilt');
-  for (const f of ['js', 'bin', 'tools/corpus.mjs', 'package.json', 'weights/demo']) fs.cpSync(path.join(ROOT, f), path.join(d, f), { recursive: true });
+  for (const f of ['js', 'bin', 'package.json', 'weights/demo']) fs.cpSync(path.join(ROOT, f), path.join(d, f), { recursive: true });
   const r = spawnSync(process.execPath, [path.join(d, 'bin/mlpscope.js'), 'run', '@demo', '--prompt', 'I flew'], { encoding: 'utf8' });
   assert.equal(r.status, 1);
   assert.match(r.stderr, /^mlpscope: E_ENGINE: the engine mlpscope(-mt)?\.wasm is not there \(no file .*\): in a checkout of the repository, build it with \.\/build\.sh wasm/m);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createEngine } from '../js/index.js';
 import { dequant } from './reference/reference.js';
 
-const e = await createEngine();
+const e = await createEngine({ build: 'test' });
 const DT = { f32: 0, f16: 1, bf16: 2, q8_0: 3, q4_0: 4 };
 const SHAPES = [[1, 32, 1], [1, 7, 3], [3, 33, 5], [5, 64, 4], [7, 96, 9], [17, 160, 2], [64, 1024, 7], [2, 3, 1]];
 
@@ -17,23 +17,23 @@ function rand(n, seed) {
 
 function matmul(dtype, simd, Wq, rows, cols, X, T) {
   const y = e.malloc(rows * T * 4);
-  e.x.ms_dbg_matmul(dtype, simd, Wq, rows, cols, X, T, y);
+  e.c.dbg_matmul(dtype, simd, Wq, rows, cols, X, T, y);
   const out = e.f32.slice(y >> 2, (y >> 2) + rows * T);
   e.free(y);
   return out;
 }
 
-test('the build has SIMD128 kernels', () => assert.equal(e.x.ms_have_simd(), 1));
+test('the build has SIMD128 kernels', () => assert.equal(e.c.have_simd(), 1));
 
 for (const [name, dtype] of Object.entries(DT)) {
   test(`matmul ${name}: SIMD128 and scalar equal the float64 product of the stored weights`, () => {
     let checked = 0;
     for (const [rows, cols, T] of SHAPES) {
-      const bytes = e.x.ms_dbg_weight_bytes(dtype, rows, cols);
+      const bytes = e.c.dbg_weight_bytes(dtype, rows, cols);
       if (!bytes) { assert.ok(dtype >= 3 && cols % 32 !== 0, `${name} ${rows}x${cols} must be refused only for block types`); continue; }
       const W = rand(rows * cols, rows * 7919 + cols), X = rand(T * cols, cols * 31 + T);
       const wp = e.bytes(new Uint8Array(W.buffer)), qp = e.malloc(bytes), xp = e.bytes(new Uint8Array(X.buffer));
-      assert.equal(e.x.ms_dbg_quantize(dtype, wp, rows, cols, qp), 0);
+      assert.equal(e.c.dbg_quantize(dtype, wp, rows, cols, qp), 0);
       const stored = dequant(e.u8.slice(qp, qp + bytes), name, rows * cols);
       const simd = matmul(dtype, 1, qp, rows, cols, xp, T), scalar = matmul(dtype, 0, qp, rows, cols, xp, T);
       for (let t = 0; t < T; t++) for (let o = 0; o < rows; o++) {
@@ -66,11 +66,11 @@ for (const [name, plainDt, x4Dt] of [['q8_0x4', 3, 5], ['q4_0x4', 4, 6]]) {
     for (const [rows, cols, T] of shapes) {
       const W = rand(rows * cols, rows + cols * 3), X = rand(T * cols, T * 7 + cols);
       const wp = e.bytes(new Uint8Array(W.buffer)), xp = e.bytes(new Uint8Array(X.buffer));
-      const bytes = e.x.ms_dbg_weight_bytes(plainDt, rows, cols);
-      assert.equal(e.x.ms_dbg_weight_bytes(x4Dt, rows, cols), bytes);
+      const bytes = e.c.dbg_weight_bytes(plainDt, rows, cols);
+      assert.equal(e.c.dbg_weight_bytes(x4Dt, rows, cols), bytes);
       const qp = e.malloc(bytes), x4 = e.malloc(bytes);
-      assert.equal(e.x.ms_dbg_quantize(plainDt, wp, rows, cols, qp), 0);
-      assert.equal(e.x.ms_dbg_quantize(x4Dt, wp, rows, cols, x4), 0);
+      assert.equal(e.c.dbg_quantize(plainDt, wp, rows, cols, qp), 0);
+      assert.equal(e.c.dbg_quantize(x4Dt, wp, rows, cols, x4), 0);
       const plain = matmul(plainDt, 0, qp, rows, cols, xp, T), simd = matmul(x4Dt, 1, x4, rows, cols, xp, T), scalar = matmul(x4Dt, 0, x4, rows, cols, xp, T);
       const wmax = plainDt === 3 ? 1 : 1 + 1 / 16; // largest |stored weight| (q4 rounds up to d * 8)
       for (const t of T > 1 ? [0, T - 1] : []) {
@@ -102,14 +102,14 @@ for (const [name, x4Dt] of [['q8_0x4', 5], ['q4_0x4', 6]]) {
       // a wide range of magnitudes inside blocks: tiny values next to large ones
       for (let i = 0; i < X.length; i += 7) X[i] *= 1e-4;
       const wp = e.bytes(new Uint8Array(W.buffer)), xp = e.bytes(new Uint8Array(X.buffer));
-      const plainDt = x4Dt === 5 ? 3 : 4, bytes = e.x.ms_dbg_weight_bytes(plainDt, rows, cols);
+      const plainDt = x4Dt === 5 ? 3 : 4, bytes = e.c.dbg_weight_bytes(plainDt, rows, cols);
       const qp = e.malloc(bytes), x4 = e.malloc(bytes);
-      assert.equal(e.x.ms_dbg_quantize(plainDt, wp, rows, cols, qp), 0);
-      assert.equal(e.x.ms_dbg_quantize(x4Dt, wp, rows, cols, x4), 0);
+      assert.equal(e.c.dbg_quantize(plainDt, wp, rows, cols, qp), 0);
+      assert.equal(e.c.dbg_quantize(x4Dt, wp, rows, cols, x4), 0);
       const ref = dequant(e.u8.slice(qp, qp + bytes), plainDt === 3 ? 'q8_0' : 'q4_0', rows * cols);
       const run = (simd, xptr, n) => {
         const y = e.malloc(rows * n * 4);
-        e.x.ms_dbg_matmul_exact(x4Dt, simd, x4, rows, cols, xptr, n, y);
+        e.c.dbg_matmul_exact(x4Dt, simd, x4, rows, cols, xptr, n, y);
         const out = e.f32.slice(y >> 2, (y >> 2) + rows * n);
         e.free(y);
         return out;
@@ -174,7 +174,7 @@ test('gemm_acc f32: SIMD128 and scalar equal the float64 product, plain and tran
         const out = {};
         for (const simd of [1, 0]) {
           const op = e.bytes(new Uint8Array(O0.slice().buffer));
-          e.x.ms_dbg_gemm_acc(simd, op, os, ap, ars, acs, bp, bs, M, K, N, sign);
+          e.c.dbg_gemm_acc(simd, op, os, ap, ars, acs, bp, bs, M, K, N, sign);
           out[simd] = e.f32.slice(op >> 2, (op >> 2) + M * os);
           e.free(op);
         }
@@ -205,14 +205,14 @@ test('dot_rows f32: SIMD128 and scalar equal float64 on awkward shapes; a row do
     const A = rand(n * stride, n + k), x = rand(k, k * 3 + 1);
     const ap = e.bytes(new Uint8Array(A.buffer)), xp = e.bytes(new Uint8Array(x.buffer)), yp = e.malloc(4 * n), y1 = e.malloc(4);
     for (const simd of [1, 0]) {
-      e.x.ms_dbg_dot_rows(simd, yp, xp, ap, stride, n, k, 0.0625);
+      e.c.dbg_dot_rows(simd, yp, xp, ap, stride, n, k, 0.0625);
       const y = e.f32.slice(yp >> 2, (yp >> 2) + n);
       for (let u = 0; u < n; u++) {
         let ref = 0, mag = 0;
         for (let i = 0; i < k; i++) { ref += x[i] * A[u * stride + i]; mag += Math.abs(x[i] * A[u * stride + i]); }
         ref *= 0.0625; mag *= 0.0625;
         assert.ok(Math.abs(y[u] - ref) <= 1e-6 * mag + 1e-30, `${simd ? 'simd' : 'scalar'} n=${n} k=${k} row ${u}: ${y[u]} vs ${ref}`);
-        e.x.ms_dbg_dot_rows(simd, y1, xp, ap + 4 * u * stride, stride, 1, k, 0.0625);
+        e.c.dbg_dot_rows(simd, y1, xp, ap + 4 * u * stride, stride, 1, k, 0.0625);
         assert.equal(e.f32[y1 >> 2], y[u], `${simd ? 'simd' : 'scalar'} n=${n} k=${k} row ${u} alone`);
         checked++;
       }
@@ -235,7 +235,7 @@ test('silu_mul f32: SIMD128 and scalar equal float64 within a few ulp, any lengt
       for (const simd of [1, 0]) {
         for (const inPlace of [false, true]) {
           const gp = e.bytes(new Uint8Array(g.slice().buffer)), up = e.bytes(new Uint8Array(u.buffer)), yp = inPlace ? gp : e.malloc(4 * n);
-          e.x.ms_dbg_silu_mul(simd, yp, gp, withU ? up : 0, n);
+          e.c.dbg_silu_mul(simd, yp, gp, withU ? up : 0, n);
           const y = e.f32.slice(yp >> 2, (yp >> 2) + n);
           for (let i = 0; i < n; i++) {
             const ref = silu64(g[i]) * (withU ? u[i] : 1);
@@ -252,7 +252,7 @@ test('silu_mul f32: SIMD128 and scalar equal float64 within a few ulp, any lengt
   assert.ok(checked > 30000 && worst > 0, `worst ${worst} half-ulps over ${checked}`);
   const np = e.bytes(new Uint8Array(Float32Array.from([NaN, 1, NaN, -1, NaN]).buffer));
   for (const simd of [1, 0]) {
-    e.x.ms_dbg_silu_mul(simd, np, np, 0, 5);
+    e.c.dbg_silu_mul(simd, np, np, 0, 5);
     const y = e.f32.slice(np >> 2, (np >> 2) + 5);
     assert.ok(Number.isNaN(y[0]) && Number.isNaN(y[2]) && Number.isNaN(y[4]) && !Number.isNaN(y[1]), `${simd}: NaN in, NaN out: ${y}`);
     e.f32.set([NaN, 1, NaN, -1, NaN], np >> 2);
@@ -278,7 +278,7 @@ test('exp_sum f32: SIMD128 and scalar equal float64, values and sum, any length'
       for (const simd of [1, 0]) {
         for (const out of ['none', 'y', 'in place']) {
           const dst = out === 'none' ? 0 : out === 'y' ? yp : e.bytes(new Uint8Array(x.buffer));
-          const got = e.x.ms_dbg_exp_sum(simd, dst, out === 'in place' ? dst : xp, n, mx, scale);
+          const got = e.c.dbg_exp_sum(simd, dst, out === 'in place' ? dst : xp, n, mx, scale);
           const rel = Math.abs(got - ref) / ref;
           assert.ok(rel < 2e-6, `${simd ? 'simd' : 'scalar'} ${out} n=${n} scale=${scale}: ${got} vs ${ref} (rel ${rel})`);
           worst = Math.max(worst, rel);
@@ -299,7 +299,7 @@ test('exp_sum f32: SIMD128 and scalar equal float64, values and sum, any length'
   }
   assert.ok(worst > 0 && worstY > 0, `worst sum error ${worst}, worst value ${worstY} half-ulps`);
   const np = e.bytes(new Uint8Array(Float32Array.from([0, -1, NaN, -2, 0, 0, 0, 0, -3, -4]).buffer));
-  for (const simd of [1, 0]) for (const n of [4, 10]) assert.ok(Number.isNaN(e.x.ms_dbg_exp_sum(simd, 0, np, n, 0, 1)), `${simd} n=${n}: NaN in, NaN out`);
+  for (const simd of [1, 0]) for (const n of [4, 10]) assert.ok(Number.isNaN(e.c.dbg_exp_sum(simd, 0, np, n, 0, 1)), `${simd} n=${n}: NaN in, NaN out`);
   e.free(np);
 });
 
@@ -308,7 +308,7 @@ test('sumsq f32 (the Gated DeltaNet state norm): SIMD128 == scalar bit for bit, 
     const x = rand(n, n + 5);
     for (let i = 0; i < n; i += 5) x[i] *= 100; // uneven magnitudes
     const p = e.bytes(new Uint8Array(x.buffer.slice(0)));
-    const simd = e.x.ms_dbg_sumsq(1, p, n), scalar = e.x.ms_dbg_sumsq(0, p, n);
+    const simd = e.c.dbg_sumsq(1, p, n), scalar = e.c.dbg_sumsq(0, p, n);
     let want = 0;
     for (const v of x) want += v * v;
     assert.equal(simd, scalar, `n=${n}`);

@@ -150,7 +150,7 @@ test('the loader grows the wasm memory once: after reserve(n), n bytes of alloca
   for (const threads of [1, 2]) {
     const e = await createEngine({ threads });
     try {
-      const top = e.x.ms_heap_break();
+      const top = e.c.heap_break();
       e.reserve(64 << 20);
       const reserved = e.heapBytes;
       assert.ok(reserved >= top + (64 << 20), `threads ${threads}: heap in use up to ${top}, memory after reserve ${reserved}`);

@@ -11,7 +11,7 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
   const out = tmpDir('pack');
   const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', out], { cwd: ROOT, encoding: 'utf8' }));
   const files = packed[0].files.map((f) => f.path);
-  for (const f of ['js/index.js', 'js/index.d.ts', 'js/worker.js', 'build/wasm/mlpscope.wasm', 'build/wasm/mlpscope-mt.wasm', 'js/threads.js', 'js/thread-worker.js', 'bin/mlpscope.js', 'tools/corpus.mjs', 'examples/knockout.mjs', 'README.md'])
+  for (const f of ['js/index.js', 'js/index.d.ts', 'js/worker.js', 'build/wasm/mlpscope.wasm', 'build/wasm/mlpscope-mt.wasm', 'js/threads.js', 'js/thread-worker.js', 'bin/mlpscope.js', 'js/corpus.js', 'examples/knockout.mjs', 'README.md'])
     assert.ok(files.includes(f), `${f} is in the package`);
   assert.ok(!files.some((f) => f.startsWith('tests/') || f.startsWith('src/') || f.startsWith('node_modules/')));
   for (const f of ['LICENSE', 'CHANGELOG.md', 'docs/api.md', 'docs/cli.md', 'docs/format.md']) assert.ok(files.includes(f), `${f} is in the package`);
@@ -59,7 +59,7 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
   for (const f of ['manifest.json', 'model-00001-of-00001.bin', 'tokenizer.msbpe', 'README.md'])
     assert.ok(files.includes(`weights/demo/${f}`), `weights/demo/${f} is in the package`);
   assert.ok(!files.includes('weights/demo/train.sh') && !files.includes('weights/demo/training-log.tsv'), 'the training files stay in the repository');
-  fs.writeFileSync(path.join(proj, 'types.mjs'), "import { loadModel, loadModelInWorker, HOOKS } from 'mlpscope';\nconsole.log(typeof loadModel, typeof loadModelInWorker, HOOKS.length);\n");
+  fs.writeFileSync(path.join(proj, 'types.mjs'), "import { loadModel, loadModelInWorker, createEngine } from 'mlpscope';\nconst e = await createEngine();\nconsole.log(typeof loadModel, typeof loadModelInWorker, e.info.hooks.length);\n");
   assert.equal(execFileSync(process.execPath, ['types.mjs'], { cwd: proj, encoding: 'utf8' }).trim(), 'function function 8');
   assert.ok(fs.existsSync(path.join(proj, 'node_modules/mlpscope/js/index.d.ts')));
 });

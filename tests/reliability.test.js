@@ -35,16 +35,16 @@ test('the two shard hashers agree: node:crypto (Node loads) and the engine\'s C 
 
 test('dispose returns the heap to its baseline: 20 load / forward / generate / dispose cycles', async () => {
   const e = await createEngine();
-  const baseline = e.x.ms_heap_used();
+  const baseline = e.c.heap_used();
   let after1 = 0;
   for (let i = 0; i < 20; i++) {
     const m = await loadModel(dir, { engine: e });
     m.forward(ids, { hooks: ['blocks.1.mlp.hook_post'], logitLens: { positions: [-1] } });
     for await (const t of m.generate(ids, { maxTokens: 3 })) void t;
     m.dispose();
-    if (i === 0) after1 = e.x.ms_heap_used();
+    if (i === 0) after1 = e.c.heap_used();
   }
-  const end = e.x.ms_heap_used();
+  const end = e.c.heap_used();
   console.log(`# heap in use: baseline ${baseline} B, after 1 cycle ${after1} B, after 20 cycles ${end} B (wasm memory ${e.heapBytes} B)`);
   assert.equal(after1, baseline);
   assert.equal(end, baseline);
@@ -57,7 +57,7 @@ after(() => srv.close());
 
 test('200 seeded random fault schedules: a correct model or a typed error naming the file, never a leak', async () => {
   const e = await createEngine();
-  const baseline = e.x.ms_heap_used();
+  const baseline = e.c.heap_used();
   const outcomes = {};
   for (let seed = 1; seed <= 200; seed++) {
     const r = rng(seed);
@@ -82,7 +82,7 @@ test('200 seeded random fault schedules: a correct model or a typed error naming
       outcome = err.code;
     }
     outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
-    assert.equal(e.x.ms_heap_used(), baseline, `seed ${seed}: memory returned after ${outcome}`);
+    assert.equal(e.c.heap_used(), baseline, `seed ${seed}: memory returned after ${outcome}`);
   }
   srv.faults.length = 0;
   console.log(`# 200 runs: ${JSON.stringify(outcomes)}`);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { probes } from './corpus.mjs';
+import { probes } from '../js/corpus.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'build/site');
@@ -53,4 +53,13 @@ for (const m of models) m.manifestSha256 = createHash('sha256').update(fs.readFi
 fs.writeFileSync(path.join(out, 'models.json'), JSON.stringify({ models }, null, 1));
 // held-out probe sentences (the generator's labelled spans), seed 9: never seen in training (seed 1)
 fs.writeFileSync(path.join(out, 'probes.json'), JSON.stringify({ seed: 9, probes: probes(9, 160) }));
+// the service worker's offline list: every file of the site but the weights and the worker itself
+const siteFiles = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+  const p = path.join(dir, d.name);
+  return d.isDirectory() ? siteFiles(p) : [path.relative(out, p).split(path.sep).join('/')];
+});
+const shell = ['./', ...siteFiles(out).filter((f) => !f.startsWith('weights/') && f !== 'sw.js' && f !== 'README.md').sort()];
+const swFile = path.join(out, 'sw.js'), sw = fs.readFileSync(swFile, 'utf8');
+if (!sw.includes("const SHELL = ['./'];")) throw new Error('web/sw.js: the SHELL line to fill in is missing');
+fs.writeFileSync(swFile, sw.replace("const SHELL = ['./'];", `const SHELL = ${JSON.stringify(shell)};`));
 console.log(`site assembled in ${path.relative(process.cwd(), out) || '.'}: ${models.map((m) => m.id).join(', ')}`);

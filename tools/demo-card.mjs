@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadModel, findFeatureNeurons } from '../js/index.js';
-import { probes } from './corpus.mjs';
+import { probes } from '../js/corpus.js';
 
 const dir = path.join(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), 'weights/demo');
 const sum = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));

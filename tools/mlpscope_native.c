@@ -13,7 +13,7 @@
 #include "../src/engine/sample.h"
 #include "../src/kernels/dtype.h"
 #include "../src/io/hf_config.h"
-#include "../src/stats/stats.h"
+#include "../src/model/hooks.h"
 #include "../src/util/json.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -116,7 +116,7 @@ export function wasmStale() {
 export function siteStale() {
   const stamp = path.join(ROOT, 'build/site/models.json');
   if (!fs.existsSync(stamp)) return true;
-  return fs.statSync(stamp).mtimeMs < newest(['web', 'js', 'build/wasm', 'weights/demo', 'tools/build-site.mjs', 'tools/corpus.mjs']);
+  return fs.statSync(stamp).mtimeMs < newest(['web', 'js', 'build/wasm', 'weights/demo', 'tools/build-site.mjs']);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,6 +1,8 @@
-/* The C ABI exported to JS: thin wrappers, no logic. Pointers and sizes cross as 32-bit ints;
+/* The C ABI exported to JS: thin wrappers, no logic (the test build adds api_test.c). Pointers and sizes cross as 32-bit ints;
  * 64-bit quantities as doubles. Every function that can fail takes an ms_err*. */
-#include "../stats/attribution.h"
+#include "../analysis/attribution.h"
+#include "../analysis/run.h"
+#include "../model/describe.h"
 #include "../engine/forward.h"
 #include "../engine/sample.h"
 #include "../io/convert.h"
@@ -75,153 +77,50 @@ API(ms_model_state_bytes) double ms_model_state_bytes(const ms_model *m, int ctx
 API(ms_model_n_shards) int ms_model_n_shards(const ms_model *m) { return m->n_shards; }
 /* Segments of shard s: for each tensor in it, [offset, bytes, heap pointer] as doubles, sorted by
  * offset. out must hold 3 * n_tensors doubles. Returns the count. */
-API(ms_model_shard_segments) int ms_model_shard_segments(const ms_model *m, int s, double *out) {
-    int n = 0;
-    for (int i = 0; i < m->n_tensors; i++) {
-        const ms_tensor *t = &m->tensors[i];
-        if (t->shard != s) continue;
-        int p = n++;
-        while (p > 0 && out[3 * (p - 1)] > (double)t->offset) {
-            memcpy(out + 3 * p, out + 3 * (p - 1), 3 * sizeof(double));
-            p--;
-        }
-        out[3 * p] = (double)t->offset;
-        out[3 * p + 1] = (double)t->bytes;
-        out[3 * p + 2] = (double)(uintptr_t)t->data;
-    }
-    return n;
-}
+API(ms_model_shard_segments) int ms_model_shard_segments(const ms_model *m, int s, double *out) { return ms_model_shard_layout(m, s, out); }
 API(ms_model_n_tensors) int ms_model_n_tensors(const ms_model *m) { return m->n_tensors; }
 
-/* Model description as JSON (config, counts, dtypes, shards, tokenizer). Caller frees. */
-API(ms_model_info) char *ms_model_info(const ms_model *m) {
-    const ms_config *c = &m->cfg;
-    ms_param_counts pc;
-    ms_model_count(m, &pc);
-    ms_buf b = {0};
-    ms_buf_printf(&b, "{\"family\":\"%s\",\"kernels\":\"%s\",\"config\":{\"hidden_size\":%d,\"intermediate_size\":%d,"
-                      "\"num_hidden_layers\":%d,\"vocab_size\":%d,\"max_position_embeddings\":%d,\"num_attention_heads\":%d,"
-                      "\"num_key_value_heads\":%d,\"head_dim\":%d,\"rotary_dim\":%d,\"rope_theta\":%.17g,\"rms_norm_eps\":%.9g,"
-                      "\"tie_word_embeddings\":%s,\"rope_layout\":\"%s\",\"linear_num_key_heads\":%d,\"linear_num_value_heads\":%d,"
-                      "\"linear_key_head_dim\":%d,\"linear_value_head_dim\":%d,\"linear_conv_kernel_dim\":%d,\"layer_types\":[",
-                  ms_family_name(c->family), m->kern.name, c->hidden, c->intermediate, c->n_layers, c->vocab, c->max_pos,
-                  c->n_heads, c->n_kv_heads, c->head_dim, c->rotary_dim, c->rope_theta, (double)c->eps, c->tied ? "true" : "false",
-                  c->rope_layout == MS_ROPE_PAIRS ? "pairs" : "halves", c->lin_k_heads, c->lin_v_heads, c->lin_k_dim,
-                  c->lin_v_dim, c->conv_kernel);
-    for (int l = 0; l < c->n_layers; l++)
-        ms_buf_printf(&b, "%s\"%s\"", l ? "," : "", c->mixer[l] == MS_MIXER_GDN ? "linear_attention" : "full_attention");
-    ms_buf_printf(&b, "]},\"params\":{\"total\":%lld,\"embedding\":%lld,\"mlp\":%lld,\"mixer\":%lld,\"norms\":%lld,\"lm_head\":%lld},"
-                      "\"weight_bytes\":%zu,\"tokenizer\":{\"kind\":\"%s\",\"file\":\"%s\",\"sha256\":\"%s\",\"bytes\":%llu,"
-                      "\"vocab_size\":%d,\"bos_token_id\":%d,\"eos_token_ids\":[",
-                  (long long)pc.total, (long long)pc.embedding, (long long)pc.mlp, (long long)pc.mixer, (long long)pc.norms,
-                  (long long)pc.head, m->weight_bytes, m->tok.kind, m->tok.file, m->tok.sha256, (unsigned long long)m->tok.bytes,
-                  m->tok.vocab_size, m->tok.bos_id);
-    for (int i = 0; i < m->tok.n_eos; i++) ms_buf_printf(&b, "%s%d", i ? "," : "", m->tok.eos_ids[i]);
-    ms_buf_puts(&b, "]},\"shards\":[");
-    for (int s = 0; s < m->n_shards; s++)
-        ms_buf_printf(&b, "%s{\"file\":\"%s\",\"bytes\":%llu,\"sha256\":\"%s\"}", s ? "," : "", m->shards[s].file,
-                      (unsigned long long)m->shards[s].bytes, m->shards[s].sha256);
-    ms_buf_puts(&b, "],\"dtypes\":{");
-    int first = 1;
-    for (int d = 0; d < MS_DTYPE__COUNT; d++) {
-        size_t by = 0;
-        int n = 0;
-        for (int i = 0; i < m->n_tensors; i++) if (m->tensors[i].dtype == d) { by += m->tensors[i].bytes; n++; }
-        if (n) { ms_buf_printf(&b, "%s\"%s\":{\"tensors\":%d,\"bytes\":%zu}", first ? "" : ",", ms_dtype_name(d), n, by); first = 0; }
-    }
-    ms_buf_puts(&b, "}}");
-    if (b.oom) { ms_buf_free(&b); return NULL; }
-    return b.p;
-}
+/* Model description as JSON (config, counts, dtypes, shards, tokenizer, activation mode). Caller frees. */
+API(ms_model_info) char *ms_model_info(const ms_model *m) { return ms_describe_model(m); }
+/* The engine's own tables as JSON: hook points, statistics, error codes, activation modes. Caller frees. */
+API(ms_engine_info) char *ms_engine_info(void) { return ms_describe_engine(); }
 
 /* ---- state and forward ---- */
 API(ms_state_new) ms_state *ms_state_new(const ms_model *m, int ctx, int batch, ms_err *err) { return ms_state_create(m, ctx, batch, err); }
 API(ms_state_destroy) void ms_state_destroy(ms_state *s) { ms_state_free(s); }
 API(ms_state_clear) void ms_state_clear(ms_state *s) { ms_state_reset(s); }
 API(ms_state_pos) int ms_state_pos(const ms_state *s) { return s->pos; }
-API(ms_state_set_gdn) void ms_state_set_gdn(ms_state *s, int recurrent, int chunk) {
-    s->gdn_recurrent = recurrent;
-    if (chunk >= 1 && chunk <= MS_GDN_CHUNK_MAX) s->gdn_chunk = chunk;
-}
-
-typedef struct {
-    ms_state *s;
-    int T;
-    ms_stats *stats;
-    ms_capture cap[64];
-    ms_intervention iv[64];
-    int32_t *iv_neurons[64];
-    ms_forward_opts o;
-    float *logits;
-} ms_run;
-
-API(ms_run_new) ms_run *ms_run_new(ms_state *s, int T, int want_stats, int topk, int logits_mode, ms_err *err) {
-    const ms_config *c = &s->m->cfg;
-    ms_run *r = calloc(1, sizeof *r);
-    if (!r) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
-    r->s = s;
-    r->T = T;
-    if (T < 1) { free(r); ms_fail(err, MS_E_ARG, "empty input: at least one token is needed"); return NULL; }
-    if (want_stats) {
-        r->stats = ms_stats_create(c, T, topk);
-        if (!r->stats) { free(r); ms_fail(err, topk < 0 || topk > c->intermediate ? MS_E_ARG : MS_E_MEMORY, "cannot create statistics (topK %d)", topk); return NULL; }
-    }
-    if (logits_mode) {
-        size_t n = (size_t)c->vocab * (logits_mode == 2 ? (size_t)T : 1);
-        r->logits = malloc(n * sizeof(float));
-        if (!r->logits) { ms_stats_free(r->stats); free(r); ms_fail(err, MS_E_MEMORY, "cannot allocate logits (%zu floats)", n); return NULL; }
-    }
-    r->o.stats = r->stats;
-    r->o.logits = r->logits;
-    r->o.logits_all = logits_mode == 2;
-    r->o.captures = r->cap;
-    r->o.interventions = r->iv;
-    return r;
-}
-
-API(ms_run_capture) float *ms_run_capture(ms_run *r, int layer, int hook, ms_err *err) {
-    const ms_config *c = &r->s->m->cfg;
-    if (r->o.n_captures >= 64) { ms_fail(err, MS_E_ARG, "at most 64 hooks per call"); return NULL; }
-    if (layer < 0 || layer >= c->n_layers || hook < 0 || hook >= MS_HOOK__COUNT) { ms_fail(err, MS_E_ARG, "no hook %d in layer %d", hook, layer); return NULL; }
-    float *dst = malloc((size_t)r->T * (size_t)ms_hook_width(c, hook) * sizeof(float));
-    if (!dst) { ms_fail(err, MS_E_MEMORY, "cannot allocate hook buffer"); return NULL; }
-    r->cap[r->o.n_captures++] = (ms_capture){layer, hook, dst};
-    return dst;
-}
-
-API(ms_run_intervene) int ms_run_intervene(ms_run *r, int layer, int hook, const int32_t *neurons, int n, float scale, ms_err *err) {
-    if (r->o.n_interventions >= 64) return ms_fail(err, MS_E_ARG, "at most 64 interventions per call");
-    if (n < 0 || n > (1 << 20)) return ms_fail(err, MS_E_ARG, "bad neuron count");
-    int32_t *cp = malloc((size_t)(n ? n : 1) * sizeof *cp);
-    if (!cp) return ms_fail(err, MS_E_MEMORY, "out of memory");
-    if (n) memcpy(cp, neurons, (size_t)n * sizeof *cp);
-    int k = r->o.n_interventions++;
-    r->iv_neurons[k] = cp;
-    r->iv[k] = (ms_intervention){layer, hook, cp, n, scale};
+API(ms_state_set_gdn) int ms_state_set_gdn(ms_state *s, int recurrent, int chunk, ms_err *err) {
+    if (chunk < 1 || chunk > MS_GDN_CHUNK_MAX) return ms_fail(err, MS_E_ARG, "DeltaNet chunk %d is outside [1, %d]", chunk, MS_GDN_CHUNK_MAX);
+    s->gdn_recurrent = recurrent != 0;
+    s->gdn_chunk = chunk;
     return MS_OK;
 }
 
+/* A forward call (analysis/run.h): set up, executed once, read, freed. */
+API(ms_run_new) ms_run *ms_run_new(ms_state *s, int T, int want_stats, int topk, int logits_mode, ms_err *err) {
+    return ms_run_create(s, T, want_stats, topk, logits_mode, err);
+}
+API(ms_run_hook) int ms_run_hook(ms_run *r, const char *name, size_t n, ms_err *err) { return ms_run_add_hook(r, name, n, err); }
+API(ms_run_hook_data) const float *ms_run_hook_data(const ms_run *r, int i) { size_t n; return ms_run_hook_values(r, i, &n); }
+API(ms_run_hook_count) double ms_run_hook_count(const ms_run *r, int i) { size_t n; ms_run_hook_values(r, i, &n); return (double)n; }
+API(ms_run_intervene) int ms_run_intervene(ms_run *r, int layer, const char *hook, size_t hook_len, const int32_t *neurons, int n,
+                                           float scale, ms_err *err) {
+    return ms_run_add_intervention(r, layer, hook, hook_len, neurons, n, scale, err);
+}
+API(ms_run_lens) int ms_run_lens(ms_run *r, const int32_t *positions, int n, int k, int after_mixer, int n_real, ms_err *err) {
+    return ms_run_add_lens(r, positions, n, k, after_mixer, n_real, err);
+}
 API(ms_mlp_down_column) int ms_mlp_down_column_api(ms_model *m, int layer, int neuron, float *out, ms_err *err) { return ms_mlp_down_column(m, layer, neuron, out, err); }
 API(ms_unembed_direction) int ms_unembed_direction_api(ms_model *m, const float *v, float *logits, ms_err *err) { return ms_unembed_direction(m, v, logits, err); }
-API(ms_run_exec) int ms_run_exec(ms_run *r, const int32_t *ids, ms_err *err) { return ms_forward(r->s, ids, r->T, &r->o, err); }
-API(ms_run_logits) float *ms_run_logits(ms_run *r) { return r->logits; }
-/* which: 0 resid_pre 1 attn_out 2 resid_mid 3 mlp_out 4 resid_post 5 ratio 6 top_idx 7 top_val
- *        8 layer_ms (double) 9 gdn_state_norm 10 gdn_decay 11 gdn_beta */
-API(ms_run_stat) void *ms_run_stat(ms_run *r, int which) {
-    ms_stats *st = r->stats;
-    if (!st) return NULL;
-    void *p[12] = {st->resid_pre_l2, st->attn_out_l2, st->resid_mid_l2, st->mlp_out_l2, st->resid_post_l2, st->mlp_ratio,
-                   st->top_idx, st->top_val, st->layer_ms, st->gdn_state_norm, st->gdn_decay, st->gdn_beta};
-    return which >= 0 && which < 12 ? p[which] : NULL;
-}
-API(ms_run_free) void ms_run_free(ms_run *r) {
-    if (!r) return;
-    for (int i = 0; i < r->o.n_captures; i++) free(r->cap[i].dst);
-    for (int i = 0; i < r->o.n_interventions; i++) free(r->iv_neurons[i]);
-    ms_stats_free(r->stats);
-    free(r->logits);
-    free(r);
-}
+API(ms_run_exec) int ms_run_exec(ms_run *r, const int32_t *ids, ms_err *err) { return ms_run_execute(r, ids, err); }
+API(ms_run_logits) float *ms_run_logits(const ms_run *r) { return ms_run_logits_of(r); }
+/* statistic `id` (a row of ms_engine_info's "stats") of the run, NULL when not collected */
+API(ms_run_stat) void *ms_run_stat(const ms_run *r, int id) { return ms_stats_array(ms_run_stats_of(r), id); }
+API(ms_run_lens_top_ids) const int32_t *ms_run_lens_top_ids(const ms_run *r) { return ms_run_lens_ids(r); }
+API(ms_run_lens_top_logits) const float *ms_run_lens_top_logits(const ms_run *r) { return ms_run_lens_logits(r); }
+API(ms_run_lens_top_probs) const float *ms_run_lens_top_probs(const ms_run *r) { return ms_run_lens_probs(r); }
+API(ms_run_free) void ms_run_free(ms_run *r) { ms_run_destroy(r); }
 /* final norm + head of an arbitrary residual vector (logit lens) */
 API(ms_unembed_vec) void ms_unembed_vec(ms_state *s, const float *resid, float *logits) { ms_unembed(s, resid, logits); }
 
@@ -340,86 +239,3 @@ API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed
 #endif
 API(ms_dtype_id) int ms_dtype_id(const char *name) { return ms_dtype_from_name(name); }
 
-/* ---- kernel access for tests: quantize rows, run one matmul with a chosen kernel set ---- */
-API(ms_dbg_weight_bytes) double ms_dbg_weight_bytes(int dtype, int rows, int cols) { return (double)ms_dtype_bytes(dtype, (size_t)rows, (size_t)cols); }
-API(ms_dbg_quantize) int ms_dbg_quantize(int dtype, const float *src, int rows, int cols, void *dst) {
-    float *tmp = malloc((size_t)cols * sizeof(float));
-    if (!tmp) return -1;
-    const int file_dtype = dtype == MS_Q8_0X4 ? MS_Q8_0 : dtype == MS_Q4_0X4 ? MS_Q4_0 : dtype;
-    int rc = ms_convert_rows(src, MS_F32, dst, file_dtype, (size_t)rows, (size_t)cols, tmp);
-    if (!rc && file_dtype != dtype) { /* then the load-time repack */
-        void *t2 = rows % 4 ? NULL : malloc(4 * ms_dtype_bytes(file_dtype, 1, (size_t)cols));
-        if (!t2) rc = -1;
-        else if ((dtype == MS_Q8_0X4 ? ms_repack_q8_0x4 : ms_repack_q4_0x4)(dst, (size_t)rows, (size_t)cols, t2) != SIZE_MAX) rc = -1;
-        free(t2);
-    }
-    free(tmp);
-    return rc;
-}
-API(ms_dbg_matmul) void ms_dbg_matmul(int dtype, int simd, const void *W, int rows, int cols, const float *X, int T, float *Y) {
-    ms_kernels k;
-    ms_kernels_init(&k, simd);
-    k.matmul[dtype](W, (size_t)rows, (size_t)cols, X, T, Y);
-}
-
-/* the exact-activation kernel of a dtype (kernels.h matmul_exact; differs for the x4 layouts) */
-API(ms_dbg_matmul_exact) void ms_dbg_matmul_exact(int dtype, int simd, const void *W, int rows, int cols, const float *X, int T, float *Y) {
-    ms_kernels k;
-    ms_kernels_init(&k, simd);
-    k.matmul_exact[dtype](W, (size_t)rows, (size_t)cols, X, T, Y);
-}
-
-API(ms_dbg_gemm_acc) void ms_dbg_gemm_acc(int simd, float *Out, int os, const float *A, int ars, int acs, const float *B, int bs, int M, int K, int N, float sign) {
-    ms_kernels k;
-    ms_kernels_init(&k, simd);
-    k.gemm_acc(Out, (size_t)os, A, (size_t)ars, (size_t)acs, B, (size_t)bs, M, K, N, sign);
-}
-
-API(ms_dbg_dot_rows) void ms_dbg_dot_rows(int simd, float *y, const float *x, const float *A, int stride, int n, int k, float scale) {
-    ms_kernels k_;
-    ms_kernels_init(&k_, simd);
-    k_.dot_rows(y, x, A, (size_t)stride, (size_t)n, (size_t)k, scale);
-}
-
-API(ms_dbg_silu_mul) void ms_dbg_silu_mul(int simd, float *y, const float *g, const float *u, int n) {
-    ms_kernels k;
-    ms_kernels_init(&k, simd);
-    k.silu_mul(y, g, u, (size_t)n);
-}
-
-API(ms_dbg_sumsq) double ms_dbg_sumsq(int simd, const float *x, int n) {
-    ms_kernels k;
-    ms_kernels_init(&k, simd);
-    return k.sumsq(x, (size_t)n);
-}
-
-API(ms_dbg_exp_sum) double ms_dbg_exp_sum(int simd, float *y, const float *x, int n, float shift, float scale) {
-    ms_kernels k;
-    ms_kernels_init(&k, simd);
-    return k.exp_sum(y, x, (size_t)n, shift, scale);
-}
-
-#ifdef __wasm_simd128__
-/* ---- bench/ helpers ---- */
-int32_t ms_bench_stream(const void *p, size_t bytes, int reps);
-void ms_bench_to_ggml_q8_0(const ms_block_q8_0 *src, void *dst, size_t nblocks);
-void ms_bench_ggml_q8_0_matvec(const void *W, size_t rows, size_t cols, const float *x, float *y, int8_t *xq, float *xd);
-API(ms_bench_stream_bytes) int32_t ms_bench_stream_bytes(const void *p, size_t bytes, int reps) { return ms_bench_stream(p, bytes, reps); }
-/* the read probe on every thread of a pool at once, each on its own part of the buffer: the
- * bandwidth threaded decode can draw on, measured in wasm like the one-thread figure */
-typedef struct { const uint8_t *p; size_t bytes; int reps; } bench_stream_job;
-static void bench_stream_part(void *ctx, int part, int n_parts) {
-    const bench_stream_job *j = ctx;
-    const size_t per = j->bytes / (size_t)n_parts / 64 * 64;
-    volatile int32_t sink = ms_bench_stream(j->p + (size_t)part * per, per, j->reps);
-    (void)sink;
-}
-API(ms_bench_stream_pool) void ms_bench_stream_pool(ms_pool *pool, const void *p, size_t bytes, int reps) {
-    bench_stream_job j = {p, bytes, reps};
-    ms_pool_run(pool, bench_stream_part, &j);
-}
-API(ms_bench_ggml_prep) void ms_bench_ggml_prep(const void *q8, void *dst, size_t nblocks) { ms_bench_to_ggml_q8_0(q8, dst, nblocks); }
-API(ms_bench_ggml_matvec) void ms_bench_ggml_matvec(const void *W, int rows, int cols, const float *x, float *y, int8_t *xq, float *xd) {
-    ms_bench_ggml_q8_0_matvec(W, (size_t)rows, (size_t)cols, x, y, xq, xd);
-}
-#endif

@@ -4,12 +4,16 @@
 #include <math.h>
 #include <string.h>
 
-/* Copy rows [B][width] of a hook into every capture that asked for it. */
+/* Copy rows [B][width] of a hook (tokens t0 .. t0+B-1 of the call) into every capture that asked for it. */
 static void capture(const ms_forward_opts *o, int l, int hook, const float *src, int width, int t0, int B) {
     for (int i = 0; i < o->n_captures; i++) {
         const ms_capture *c = &o->captures[i];
-        if (c->layer == l && c->hook == hook)
-            memcpy(c->dst + (size_t)t0 * width, src, (size_t)B * width * sizeof(float));
+        if (c->layer != l || c->hook != hook) continue;
+        if (!c->positions) memcpy(c->dst + (size_t)t0 * width, src, (size_t)B * width * sizeof(float));
+        else
+            for (int k = 0; k < c->n_positions; k++)
+                if (c->positions[k] >= t0 && c->positions[k] < t0 + B)
+                    memcpy(c->dst + (size_t)k * width, src + (size_t)(c->positions[k] - t0) * width, (size_t)width * sizeof(float));
     }
 }
 
@@ -41,6 +45,9 @@ static int check(const ms_state *s, const int32_t *ids, int T, const ms_forward_
         const ms_capture *cp = &o->captures[i];
         if (cp->layer < 0 || cp->layer >= c->n_layers || cp->hook < 0 || cp->hook >= MS_HOOK__COUNT || !cp->dst)
             return ms_fail(err, MS_E_ARG, "capture %d: no hook %d in layer %d", i, cp->hook, cp->layer);
+        for (int k = 0; cp->positions && k < cp->n_positions; k++)
+            if (cp->positions[k] < 0 || cp->positions[k] >= T)
+                return ms_fail(err, MS_E_ARG, "capture %d: position %d outside [0, %d)", i, cp->positions[k], T);
     }
     for (int i = 0; i < o->n_interventions; i++) {
         const ms_intervention *iv = &o->interventions[i];

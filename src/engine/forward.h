@@ -1,10 +1,17 @@
 /* The forward pass: prefill (T > 1) and decode (T == 1) are the same call. */
 #ifndef MS_FORWARD_H
 #define MS_FORWARD_H
-#include "state.h"
-#include "../stats/stats.h"
+#include "../model/state.h"
+#include "../model/hooks.h"
 
-typedef struct { int layer, hook; float *dst; } ms_capture;          /* dst: [T][width] */
+/* A copy of hook `hook` of layer `layer` into dst: every token of the call ([T][width]) or, with
+ * positions, only those tokens of the call, in that order ([n_positions][width]). */
+typedef struct {
+    int layer, hook;
+    float *dst;
+    const int32_t *positions; /* optional: 0 .. T-1 */
+    int n_positions;
+} ms_capture;
 typedef struct {
     int layer, hook;          /* MS_HOOK_MLP_POST: scale chosen neurons; MS_HOOK_MLP_OUT: scale all */
     const int32_t *neurons;   /* for MS_HOOK_MLP_POST */

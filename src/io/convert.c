@@ -4,7 +4,7 @@
 #include "../tokenizer/tokenizer.h"
 #include "../util/json.h"
 #include "../util/sha256.h"
-#include "../engine/model.h"
+#include "../model/model.h"
 #include "hf_config.h"
 #include <math.h>
 #include <stdio.h>

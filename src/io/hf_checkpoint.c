@@ -8,7 +8,7 @@
 #include "convert.h"
 #include "hf_config.h"
 #include "safetensors.h"
-#include "../engine/model.h"
+#include "../model/model.h"
 #include "../kernels/dtype.h"
 #include "../util/json.h"
 #include "../tokenizer/bpe.h"

@@ -3,7 +3,7 @@
  * qwen3_5 with its text_config), or {"family": ..., ...keys} written by hand. */
 #ifndef MS_HF_CONFIG_H
 #define MS_HF_CONFIG_H
-#include "../engine/config.h"
+#include "../model/config.h"
 int ms_config_from_text(const char *text, size_t len, ms_config *c, ms_err *err);
 /* Built-in shapes: "qwen3.5-0.8b", "llama-398m" (the wasm-peer comparison shape). */
 const char *ms_config_preset(const char *name);

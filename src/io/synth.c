@@ -9,7 +9,7 @@
  *   A_log = log U(1, 16), dt_bias = softplus^-1(exp U(log 1e-3, log 1e-1)) as in HF's init. */
 #include "convert.h"
 #include "hf_config.h"
-#include "../engine/model.h"
+#include "../model/model.h"
 #include "../kernels/dtype.h"
 #include "../util/json.h"
 #include <math.h>

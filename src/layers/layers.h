@@ -4,7 +4,7 @@
 #define MS_LAYERS_H
 #include <math.h>
 #include <string.h>
-#include "../engine/state.h"
+#include "../model/state.h"
 
 /* rmsnorm.c: y = x / sqrt(mean(x^2) + eps) * (offset + w) */
 void ms_rmsnorm(float *y, const float *x, const float *w, int n, float eps, float offset);

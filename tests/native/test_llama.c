@@ -3,7 +3,7 @@
 #include "../../tools/native_host.h"
 #include "../../src/util/json.h"
 #include "../../src/util/threads.h"
-#include "../../src/stats/attribution.h"
+#include "../../src/analysis/attribution.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,7 +149,7 @@ void test_llama(const ms_t_env *env) {
     const int H = m->cfg.hidden, T = 12;
     float *cap[5];
     ms_capture caps[5];
-    for (int k = 0; k < 5; k++) { cap[k] = malloc(sizeof(float) * (size_t)T * H); caps[k] = (ms_capture){2, k, cap[k]}; }
+    for (int k = 0; k < 5; k++) { cap[k] = malloc(sizeof(float) * (size_t)T * H); caps[k] = (ms_capture){.layer = 2, .hook = k, .dst = cap[k]}; }
     ms_forward_opts oc = {.captures = caps, .n_captures = 5};
     ms_state_reset(s);
     CHECK(ms_forward(s, ids, T, &oc, &e) == 0, "capture forward");

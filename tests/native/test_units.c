@@ -3,7 +3,7 @@
 #include "../../src/util/sha256.h"
 #include "../../src/kernels/quant.h"
 #include "../../src/kernels/kernels.h"
-#include "../../src/stats/stats.h"
+#include "../../src/model/hooks.h"
 #include "../../src/engine/sample.h"
 #include <math.h>
 #include <stdlib.h>

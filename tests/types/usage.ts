@@ -2,7 +2,7 @@
 // TypeScript user writes it, so that js/index.d.ts stays complete and consistent with itself.
 import {
   loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES,
-  topTokens, fmtBytes, HOOKS, parseHook, createEngine, MlpscopeError, demoModelUrl,
+  topTokens, fmtBytes, createEngine, MlpscopeError, demoModelUrl,
   type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo, type GenerationSummary,
 } from '../../js/index.js';
 
@@ -16,7 +16,7 @@ export async function usage(): Promise<void> {
   const r: ForwardResult = model.forward(ids, { hooks: ['blocks.0.mlp.hook_post'], logits: 'last', logitLens: { positions: [-1], afterMixer: true } });
   console.log(r.logitLens?.[0].afterMixer?.[0][0].prob);
   const info: ModelInfo = model.info();
-  console.log(info.mixers.length, info.build.simd, r.logits?.length, fmtBytes(info.memory.heap), HOOKS[0], parseHook('blocks.0.hook_resid_pre', 6).layer);
+  console.log(info.mixers.length, info.build.simd, r.logits?.length, fmtBytes(info.memory.heap), info.hooks[0].width, model.hookNames()[0]);
   for await (const t of model.generate('Once', { maxTokens: 4, temperature: 0.8, topP: 0.9, seed: 1 })) console.log(t.text, t.logprob);
   const g = model.generate('Once', { maxTokens: 4, stats: true });
   let step = await g.next();

@@ -99,4 +99,7 @@ void ms_model_count(const ms_model *m, ms_param_counts *pc);
 size_t ms_state_bytes(const ms_config *c, int n_ctx, int n_batch);
 /* Fetch row `row` of a (possibly quantized) matrix tensor as float. */
 void ms_tensor_row_f32(const ms_tensor *t, int64_t row, float *out);
+/* Segments of shard s: for each tensor in it, [offset, bytes, heap pointer] as doubles, sorted by
+ * offset (the loader copies a shard's bytes straight into place). out: 3 * n_tensors doubles. */
+int ms_model_shard_layout(const ms_model *m, int s, double *out);
 #endif

@@ -509,3 +509,22 @@ void ms_tensor_row_f32(const ms_tensor *t, int64_t row, float *out) {
     default: memset(out, 0, cols * sizeof(float));
     }
 }
+
+/* Segments of shard s: for each tensor in it, [offset, bytes, heap pointer] as doubles, sorted by
+ * offset. out must hold 3 * n_tensors doubles. Returns the count. */
+int ms_model_shard_layout(const ms_model *m, int s, double *out) {
+    int n = 0;
+    for (int i = 0; i < m->n_tensors; i++) {
+        const ms_tensor *t = &m->tensors[i];
+        if (t->shard != s) continue;
+        int p = n++;
+        while (p > 0 && out[3 * (p - 1)] > (double)t->offset) {
+            memcpy(out + 3 * p, out + 3 * (p - 1), 3 * sizeof(double));
+            p--;
+        }
+        out[3 * p] = (double)t->offset;
+        out[3 * p + 1] = (double)t->bytes;
+        out[3 * p + 2] = (double)(uintptr_t)t->data;
+    }
+    return n;
+}

@@ -6,7 +6,7 @@
  * neuron's direct path only. */
 #ifndef MS_ATTRIBUTION_H
 #define MS_ATTRIBUTION_H
-#include "../engine/model.h"
+#include "../model/model.h"
 
 /* out[hidden] = column `neuron` of layer `layer`'s down_proj (the neuron's write direction) */
 int ms_mlp_down_column(const ms_model *m, int layer, int neuron, float *out, ms_err *err);

@@ -1,0 +1,41 @@
+// The worker protocol: the one list of what a WorkerModel (worker-client.js) asks of its worker
+// (worker.js). Both sides are built from these rows, and tests/types.test.js checks that the
+// WorkerModel declared in index.d.ts has exactly these methods.
+
+/** Model methods proxied as they are: the worker runs model[name](...args). `arrays`: arguments
+ *  that are array-likes, sent as plain arrays. */
+export const MODEL_CALLS = {
+  info: {},
+  forward: { arrays: [0] },
+  reset: {},
+  setDeltaNetMode: {},
+  neuronOutput: {},
+  unembedDirection: { arrays: [0] },
+  hookNames: {},
+};
+
+/** Tokenizer methods proxied as they are (WorkerModel.tokenizer[name]). */
+export const TOKENIZER_CALLS = {
+  encode: {},
+  decode: { arrays: [0] },
+  idToToken: {},
+  tokenToId: {},
+  pretokenize: {},
+  applyChatTemplate: {},
+};
+
+/** Analysis functions of features.js run in the worker on its model: WorkerModel[name](...args)
+ *  is name(model, ...args) there. `progress`: an onProgress option stays on this side and the
+ *  worker posts progress messages. */
+export const FUNCTION_CALLS = {
+  findFeatureNeurons: { progress: true },
+  neuronTopActivations: {},
+};
+
+/** Calls with their own code on both sides: loading, aborting, generation, disposal. */
+export const CONTROL_CALLS = ['load', 'abort', 'genStart', 'genNext', 'genStop', 'dispose'];
+
+/** Arguments for the wire: the listed array-likes as plain arrays. */
+export function wireArgs(spec, args) {
+  return args.map((a, i) => (spec.arrays?.includes(i) && a != null ? Array.from(a) : a));
+}

@@ -1,0 +1,168 @@
+#include "run.h"
+#include "lens.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_HOOKS = 256, MAX_INTERVENTIONS = 64, MAX_LENS = 64 };
+
+struct ms_run {
+    ms_state *s;
+    int T;
+    ms_stats *stats;
+    float *logits;
+    ms_forward_opts o;
+    ms_capture cap[MAX_HOOKS];
+    ms_intervention iv[MAX_INTERVENTIONS];
+    int32_t *iv_neurons[MAX_INTERVENTIONS];
+    /* logit lens */
+    int n_lens, lens_k, lens_kinds, lens_real;
+    int32_t lens_pos[MAX_LENS];
+    int lens_cap0;          /* its captures: [kind][layer] from cap[lens_cap0] */
+    int32_t *lens_ids;
+    float *lens_logits, *lens_probs;
+};
+
+ms_run *ms_run_create(ms_state *s, int T, int want_stats, int topk, int logits_mode, ms_err *err) {
+    const ms_config *c = &s->m->cfg;
+    if (T < 1) { ms_fail(err, MS_E_ARG, "empty input: at least one token is needed"); return NULL; }
+    if (want_stats && (topk < 0 || topk > c->intermediate)) {
+        ms_fail(err, MS_E_ARG, "topK %d is outside [0, %d] (the MLP's width)", topk, c->intermediate);
+        return NULL;
+    }
+    if (logits_mode < 0 || logits_mode > 2) { ms_fail(err, MS_E_ARG, "logits mode %d is not 0, 1 or 2", logits_mode); return NULL; }
+    ms_run *r = calloc(1, sizeof *r);
+    if (!r) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
+    r->s = s;
+    r->T = T;
+    if (want_stats && !(r->stats = ms_stats_create(c, T, topk))) {
+        free(r);
+        ms_fail(err, MS_E_MEMORY, "cannot allocate the statistics of %d tokens", T);
+        return NULL;
+    }
+    if (logits_mode) {
+        size_t n = (size_t)c->vocab * (logits_mode == 2 ? (size_t)T : 1);
+        if (!(r->logits = malloc(n * sizeof(float)))) {
+            ms_run_destroy(r);
+            ms_fail(err, MS_E_MEMORY, "cannot allocate logits (%zu floats)", n);
+            return NULL;
+        }
+    }
+    r->o.stats = r->stats;
+    r->o.logits = r->logits;
+    r->o.logits_all = logits_mode == 2;
+    r->o.captures = r->cap;
+    r->o.interventions = r->iv;
+    return r;
+}
+
+void ms_run_destroy(ms_run *r) {
+    if (!r) return;
+    for (int i = 0; i < r->o.n_captures; i++) free(r->cap[i].dst);
+    for (int i = 0; i < r->o.n_interventions; i++) free(r->iv_neurons[i]);
+    ms_stats_free(r->stats);
+    free(r->logits);
+    free(r->lens_ids); free(r->lens_logits); free(r->lens_probs);
+    free(r);
+}
+
+static int add_capture(ms_run *r, int layer, int hook, const int32_t *positions, int n_positions, ms_err *err) {
+    const ms_config *c = &r->s->m->cfg;
+    if (r->o.n_captures >= MAX_HOOKS) { ms_fail(err, MS_E_ARG, "at most %d hooks per call", MAX_HOOKS); return -1; }
+    const size_t rows = positions ? (size_t)n_positions : (size_t)r->T;
+    float *dst = malloc(rows * (size_t)ms_hook_width(c, hook) * sizeof(float));
+    if (!dst) { ms_fail(err, MS_E_MEMORY, "cannot allocate the values of hook %s of layer %d", ms_hook_name(hook), layer); return -1; }
+    r->cap[r->o.n_captures] = (ms_capture){layer, hook, dst, positions, n_positions};
+    return r->o.n_captures++;
+}
+
+int ms_run_add_hook(ms_run *r, const char *name, size_t n, ms_err *err) {
+    int layer, hook;
+    if (ms_hook_parse(&r->s->m->cfg, name, n, &layer, &hook, err)) return -1;
+    for (int i = 0; i < r->o.n_captures; i++)
+        if (r->cap[i].layer == layer && r->cap[i].hook == hook && !r->cap[i].positions) return i;
+    return add_capture(r, layer, hook, NULL, 0, err);
+}
+
+const float *ms_run_hook_values(const ms_run *r, int i, size_t *count) {
+    if (i < 0 || i >= r->o.n_captures) { *count = 0; return NULL; }
+    const ms_capture *c = &r->cap[i];
+    *count = (c->positions ? (size_t)c->n_positions : (size_t)r->T) * (size_t)ms_hook_width(&r->s->m->cfg, c->hook);
+    return c->dst;
+}
+
+int ms_run_add_intervention(ms_run *r, int layer, const char *hook, size_t hook_len, const int32_t *neurons, int n_neurons,
+                            float scale, ms_err *err) {
+    const ms_config *c = &r->s->m->cfg;
+    const int h = ms_hook_from_name(hook, hook_len);
+    const int shown = hook_len > 80 ? 80 : (int)hook_len;
+    if (r->o.n_interventions >= MAX_INTERVENTIONS) return ms_fail(err, MS_E_ARG, "at most %d interventions per call", MAX_INTERVENTIONS);
+    if (h != MS_HOOK_MLP_POST && h != MS_HOOK_MLP_OUT)
+        return ms_fail(err, MS_E_ARG, "intervention on hook \"%.*s\": only mlp.hook_post (neurons) and hook_mlp_out (the whole write) can be scaled", shown, hook);
+    if (layer < 0 || layer >= c->n_layers) return ms_fail(err, MS_E_ARG, "intervention: layer %d does not exist (the model has %d)", layer, c->n_layers);
+    if (n_neurons < 0 || n_neurons > c->intermediate) return ms_fail(err, MS_E_ARG, "intervention: %d neurons (the MLP has %d)", n_neurons, c->intermediate);
+    if (!isfinite(scale)) return ms_fail(err, MS_E_ARG, "intervention: the scale is not a finite number");
+    for (int k = 0; k < n_neurons; k++)
+        if (neurons[k] < 0 || neurons[k] >= c->intermediate)
+            return ms_fail(err, MS_E_ARG, "intervention: neuron %d of layer %d outside [0, %d)", neurons[k], layer, c->intermediate);
+    int32_t *cp = malloc((size_t)(n_neurons ? n_neurons : 1) * sizeof *cp);
+    if (!cp) return ms_fail(err, MS_E_MEMORY, "out of memory");
+    if (n_neurons) memcpy(cp, neurons, (size_t)n_neurons * sizeof *cp);
+    const int k = r->o.n_interventions++;
+    r->iv_neurons[k] = cp;
+    r->iv[k] = (ms_intervention){layer, h, cp, n_neurons, scale};
+    return MS_OK;
+}
+
+int ms_run_add_lens(ms_run *r, const int32_t *positions, int n, int k, int after_mixer, int n_real, ms_err *err) {
+    const ms_config *c = &r->s->m->cfg;
+    if (r->n_lens) return ms_fail(err, MS_E_ARG, "logit lens: asked twice for one call");
+    if (n < 1 || n > MAX_LENS) return ms_fail(err, MS_E_ARG, "logit lens: %d positions (1 to %d)", n, MAX_LENS);
+    if (k < 1 || k > 1000) return ms_fail(err, MS_E_ARG, "logit lens: k %d is outside [1, 1000]", k);
+    if (n_real < 1 || n_real > c->vocab) n_real = c->vocab;
+    if (k > n_real) k = n_real;
+    for (int i = 0; i < n; i++) {
+        const int p = positions[i] < 0 ? r->T + positions[i] : positions[i];
+        if (p < 0 || p >= r->T) return ms_fail(err, MS_E_ARG, "logitLens position %d outside [0, %d)", positions[i], r->T);
+        r->lens_pos[i] = p;
+    }
+    r->lens_kinds = after_mixer ? 2 : 1;
+    if (r->o.n_captures + r->lens_kinds * c->n_layers > MAX_HOOKS) return ms_fail(err, MS_E_ARG, "logit lens: too many hooks in one call");
+    const size_t cells = (size_t)n * (size_t)r->lens_kinds * (size_t)c->n_layers * (size_t)k;
+    r->lens_ids = malloc(cells * sizeof(int32_t));
+    r->lens_logits = malloc(cells * sizeof(float));
+    r->lens_probs = malloc(cells * sizeof(float));
+    if (!r->lens_ids || !r->lens_logits || !r->lens_probs) return ms_fail(err, MS_E_MEMORY, "logit lens: out of memory");
+    r->lens_cap0 = r->o.n_captures;
+    for (int kind = 0; kind < r->lens_kinds; kind++)
+        for (int l = 0; l < c->n_layers; l++)
+            if (add_capture(r, l, kind ? MS_HOOK_RESID_MID : MS_HOOK_RESID_POST, r->lens_pos, n, err) < 0) return err->code;
+    r->n_lens = n;
+    r->lens_k = k;
+    r->lens_real = n_real;
+    return MS_OK;
+}
+
+int ms_run_execute(ms_run *r, const int32_t *ids, ms_err *err) {
+    int rc = ms_forward(r->s, ids, r->T, &r->o, err);
+    if (rc || !r->n_lens) return rc;
+    const ms_config *c = &r->s->m->cfg;
+    float *tmp = malloc((size_t)c->vocab * sizeof(float));
+    if (!tmp) return ms_fail(err, MS_E_MEMORY, "logit lens: out of memory");
+    const int L = c->n_layers, H = c->hidden, k = r->lens_k;
+    for (int i = 0; i < r->n_lens; i++)
+        for (int kind = 0; kind < r->lens_kinds; kind++)
+            for (int l = 0; l < L; l++) {
+                const size_t at = (((size_t)i * r->lens_kinds + kind) * L + l) * k;
+                const float *resid = r->cap[r->lens_cap0 + kind * L + l].dst + (size_t)i * H;
+                ms_lens_top(r->s, resid, r->lens_real, k, tmp, r->lens_ids + at, r->lens_logits + at, r->lens_probs + at);
+            }
+    free(tmp);
+    return MS_OK;
+}
+
+float *ms_run_logits_of(const ms_run *r) { return r->logits; }
+const ms_stats *ms_run_stats_of(const ms_run *r) { return r->stats; }
+const int32_t *ms_run_lens_ids(const ms_run *r) { return r->lens_ids; }
+const float *ms_run_lens_logits(const ms_run *r) { return r->lens_logits; }
+const float *ms_run_lens_probs(const ms_run *r) { return r->lens_probs; }

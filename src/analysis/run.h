@@ -1,0 +1,31 @@
+/* One forward call as a user asks for it: statistics, hooks by name, interventions, the logit
+ * lens and logits, set up first, then executed once. This is what the wasm API exposes
+ * (api/api.c wraps these functions one to one). */
+#ifndef MS_RUN_H
+#define MS_RUN_H
+#include "../engine/forward.h"
+
+typedef struct ms_run ms_run;
+
+/* T tokens; want_stats with topk neurons per token; logits_mode 0 none, 1 last token, 2 every token */
+ms_run *ms_run_create(ms_state *s, int T, int want_stats, int topk, int logits_mode, ms_err *err);
+void ms_run_destroy(ms_run *r);
+/* capture hook `name` ("blocks.{layer}.{hook}"): returns its index (the same for a name asked twice) */
+int ms_run_add_hook(ms_run *r, const char *name, size_t n, ms_err *err);
+/* the captured values of hook index i after ms_run_execute, [T][width]; *count = T * width */
+const float *ms_run_hook_values(const ms_run *r, int i, size_t *count);
+/* in `layer`, at every position: scale `neurons` of mlp.hook_post, or all of hook_mlp_out */
+int ms_run_add_intervention(ms_run *r, int layer, const char *hook, size_t hook_len, const int32_t *neurons, int n_neurons,
+                            float scale, ms_err *err);
+/* the logit lens at `positions` (negative: from the end) of every layer's hook_resid_post and,
+ * with after_mixer, hook_resid_mid: the k most likely of the first n_real tokens */
+int ms_run_add_lens(ms_run *r, const int32_t *positions, int n, int k, int after_mixer, int n_real, ms_err *err);
+int ms_run_execute(ms_run *r, const int32_t *ids, ms_err *err);
+
+float *ms_run_logits_of(const ms_run *r);
+const ms_stats *ms_run_stats_of(const ms_run *r);
+/* lens results [position][kind: 0 resid_post, 1 resid_mid][layer][k]; *k_out = k */
+const int32_t *ms_run_lens_ids(const ms_run *r);
+const float *ms_run_lens_logits(const ms_run *r);
+const float *ms_run_lens_probs(const ms_run *r);
+#endif

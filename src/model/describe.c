@@ -1,0 +1,73 @@
+/* The engine and a loaded model described as data (JSON), for the JS side to read instead of
+ * copying C's enums and tables: docs/architecture.md, "The wasm boundary". */
+#include "describe.h"
+#include "hooks.h"
+#include "../kernels/dtype.h"
+#include "../util/json.h"
+#include <stdlib.h>
+
+const char *ms_activations_name(int mode) {
+    return mode == MS_ACT_INT8 ? "int8" : mode == MS_ACT_EXACT ? "exact" : mode == MS_ACT_PLAIN ? "plain" : "?";
+}
+
+char *ms_describe_engine(void) {
+    ms_buf b = {0};
+    ms_buf_puts(&b, "{\"hooks\":[");
+    for (int h = 0; h < MS_HOOK__COUNT; h++)
+        ms_buf_printf(&b, "%s{\"name\":\"%s\",\"id\":%d,\"width\":\"%s\",\"what\":\"%s\"}", h ? "," : "", ms_hook_table[h].name, h,
+                      ms_hook_table[h].width == MS_WIDTH_MLP ? "intermediate_size" : "hidden_size", ms_hook_table[h].what);
+    ms_buf_printf(&b, "],\"interventions\":[\"%s\",\"%s\"],\"stats\":[", ms_hook_name(MS_HOOK_MLP_POST), ms_hook_name(MS_HOOK_MLP_OUT));
+    for (int i = 0; i < MS_STAT__COUNT; i++) {
+        const ms_stat_info *s = &ms_stat_table[i];
+        ms_buf_printf(&b, "%s{\"name\":\"%s\",\"id\":%d,\"type\":\"%s\",\"shape\":[", i ? "," : "", s->name, i, s->type);
+        ms_buf_puts(&b, ms_shape_dims[s->shape]);
+        ms_buf_printf(&b, "],\"when\":\"%s\",\"what\":\"%s\"}", s->when == MS_WHEN_GDN ? "gdn" : "always", s->what);
+    }
+    ms_buf_puts(&b, "],\"errors\":[");
+    for (int c = 1; c < MS_E__COUNT; c++) ms_buf_printf(&b, "%s\"%s\"", c > 1 ? "," : "", ms_code_name(c));
+    ms_buf_printf(&b, "],\"activations\":[\"%s\",\"%s\",\"%s\"]}", ms_activations_name(MS_ACT_PLAIN), ms_activations_name(MS_ACT_INT8),
+                  ms_activations_name(MS_ACT_EXACT));
+    if (b.oom) { ms_buf_free(&b); return NULL; }
+    return b.p;
+}
+
+char *ms_describe_model(const ms_model *m) {
+    const ms_config *c = &m->cfg;
+    ms_param_counts pc;
+    ms_model_count(m, &pc);
+    ms_buf b = {0};
+    ms_buf_printf(&b, "{\"family\":\"%s\",\"kernels\":\"%s\",\"activations\":\"%s\",\"config\":{\"hidden_size\":%d,\"intermediate_size\":%d,"
+                      "\"num_hidden_layers\":%d,\"vocab_size\":%d,\"max_position_embeddings\":%d,\"num_attention_heads\":%d,"
+                      "\"num_key_value_heads\":%d,\"head_dim\":%d,\"rotary_dim\":%d,\"rope_theta\":%.17g,\"rms_norm_eps\":%.9g,"
+                      "\"tie_word_embeddings\":%s,\"rope_layout\":\"%s\",\"linear_num_key_heads\":%d,\"linear_num_value_heads\":%d,"
+                      "\"linear_key_head_dim\":%d,\"linear_value_head_dim\":%d,\"linear_conv_kernel_dim\":%d,\"layer_types\":[",
+                  ms_family_name(c->family), m->kern.name, ms_activations_name(m->activations), c->hidden, c->intermediate, c->n_layers, c->vocab, c->max_pos,
+                  c->n_heads, c->n_kv_heads, c->head_dim, c->rotary_dim, c->rope_theta, (double)c->eps, c->tied ? "true" : "false",
+                  c->rope_layout == MS_ROPE_PAIRS ? "pairs" : "halves", c->lin_k_heads, c->lin_v_heads, c->lin_k_dim,
+                  c->lin_v_dim, c->conv_kernel);
+    for (int l = 0; l < c->n_layers; l++)
+        ms_buf_printf(&b, "%s\"%s\"", l ? "," : "", c->mixer[l] == MS_MIXER_GDN ? "linear_attention" : "full_attention");
+    ms_buf_printf(&b, "]},\"params\":{\"total\":%lld,\"embedding\":%lld,\"mlp\":%lld,\"mixer\":%lld,\"norms\":%lld,\"lm_head\":%lld},"
+                      "\"weight_bytes\":%zu,\"tokenizer\":{\"kind\":\"%s\",\"file\":\"%s\",\"sha256\":\"%s\",\"bytes\":%llu,"
+                      "\"vocab_size\":%d,\"bos_token_id\":%d,\"eos_token_ids\":[",
+                  (long long)pc.total, (long long)pc.embedding, (long long)pc.mlp, (long long)pc.mixer, (long long)pc.norms,
+                  (long long)pc.head, m->weight_bytes, m->tok.kind, m->tok.file, m->tok.sha256, (unsigned long long)m->tok.bytes,
+                  m->tok.vocab_size, m->tok.bos_id);
+    for (int i = 0; i < m->tok.n_eos; i++) ms_buf_printf(&b, "%s%d", i ? "," : "", m->tok.eos_ids[i]);
+    ms_buf_puts(&b, "]},\"shards\":[");
+    for (int s = 0; s < m->n_shards; s++)
+        ms_buf_printf(&b, "%s{\"file\":\"%s\",\"bytes\":%llu,\"sha256\":\"%s\"}", s ? "," : "", m->shards[s].file,
+                      (unsigned long long)m->shards[s].bytes, m->shards[s].sha256);
+    ms_buf_puts(&b, "],\"dtypes\":{");
+    int first = 1;
+    for (int d = 0; d < MS_DTYPE__COUNT; d++) {
+        size_t by = 0;
+        int n = 0;
+        for (int i = 0; i < m->n_tensors; i++) if (m->tensors[i].dtype == d) { by += m->tensors[i].bytes; n++; }
+        if (n) { ms_buf_printf(&b, "%s\"%s\":{\"tensors\":%d,\"bytes\":%zu}", first ? "" : ",", ms_dtype_name(d), n, by); first = 0; }
+    }
+    ms_buf_puts(&b, "}}");
+    if (b.oom) { ms_buf_free(&b); return NULL; }
+    return b.p;
+}
+
