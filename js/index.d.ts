@@ -167,6 +167,8 @@ export interface ModelInfo {
   interventions: HookKind[];
 }
 
+export interface TokenPiece { text: string; part?: number; of?: number }
+
 export class Tokenizer {
   kind: string;
   bosId: number;
@@ -174,6 +176,8 @@ export class Tokenizer {
   vocabSize: number;
   encode(text: string, opts?: { addSpecial?: boolean }): number[];
   decode(ids: ArrayLike<number>): string;
+  /** how each token reads, in one call: a character split over tokens is shown whole on each (part k of n); never U+FFFD for split bytes */
+  pieces(ids: ArrayLike<number>): TokenPiece[];
   idToToken(id: number): string | undefined;
   /** inverse of idToToken */
   tokenToId(token: string): number | undefined;
@@ -248,7 +252,7 @@ export function tokenOffsets(tokenizer: Tokenizer, ids: ArrayLike<number>): [num
 type Async<T> = T extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never;
 /** The model in a Web Worker: the same calls as Model, each returning a promise. */
 export class WorkerModel {
-  readonly tokenizer: { [K in 'encode' | 'decode' | 'idToToken' | 'tokenToId' | 'pretokenize' | 'applyChatTemplate']: Async<Tokenizer[K]> } & { kind: string; bosId: number; eosIds: number[]; vocabSize: number } | null;
+  readonly tokenizer: { [K in 'encode' | 'decode' | 'pieces' | 'idToToken' | 'tokenToId' | 'pretokenize' | 'applyChatTemplate']: Async<Tokenizer[K]> } & { kind: string; bosId: number; eosIds: number[]; vocabSize: number } | null;
   readonly contextLength: number;
   readonly config: Record<string, any>;
   readonly nLayers: number;

@@ -18,6 +18,7 @@ export const MODEL_CALLS = {
 export const TOKENIZER_CALLS = {
   encode: {},
   decode: { arrays: [0] },
+  pieces: { arrays: [0] },
   idToToken: {},
   tokenToId: {},
   pretokenize: {},

@@ -79,6 +79,41 @@ export class Tokenizer {
     return e.u8.slice(p, p + n);
   }
 
+  /**
+   * How each token of `ids` reads, in one call: the characters its bytes belong to. A character
+   * whose UTF-8 bytes are split over several tokens (byte-level BPE does this to most CJK
+   * characters in a small vocabulary) is shown whole on each of them, with `part` / `of` saying
+   * which share of it the token holds (part > 1: the token's first character began in an earlier
+   * token, so dropping it from every such token gives the text back once); bytes that never complete a character are shown as
+   * \xNN escapes. No piece is ever "\uFFFD" unless the text itself holds one.
+   * @param {ArrayLike<number>} ids
+   * @returns {{text: string, part?: number, of?: number}[]}
+   */
+  pieces(ids) {
+    this._alive();
+    const chunks = [];
+    let prev = -1, total = 0;
+    for (const id of ids) { const b = this.pieceBytes(prev, id); prev = id; chunks.push(b); total += b.length; }
+    const all = new Uint8Array(total), owner = new Int32Array(total);
+    let at = 0;
+    chunks.forEach((b, t) => { all.set(b, at); owner.fill(t, at, at + b.length); at += b.length; });
+    const out = chunks.map(() => ({ text: '' }));
+    const hex = (x) => '\\x' + x.toString(16).toUpperCase().padStart(2, '0');
+    for (let i = 0; i < total;) {
+      const len = utf8Length(all, i);
+      if (!len) { out[owner[i]].text += hex(all[i]); i++; continue; } // a byte that starts no valid character
+      const ch = new TextDecoder().decode(all.subarray(i, i + len)), first = owner[i], last = owner[i + len - 1];
+      for (let t = first; t <= last; t++) {
+        out[t].text += ch;
+        // part/of: the token's first character when it began in an earlier token (part > 1),
+        // else the split character that starts in this token (part 1)
+        if (first !== last && (t !== first || !(out[t].part > 1))) { out[t].part = t - first + 1; out[t].of = last - first + 1; }
+      }
+      i += len;
+    }
+    return out;
+  }
+
   /** @param {ArrayLike<number>} ids @returns {string} */
   decode(ids) {
     const d = this.decoder();
@@ -132,6 +167,17 @@ export class Tokenizer {
   dispose() {
     if (this.ptr) { this.e.c.tok_free(this.ptr); this.e.free(this._scratch); this.ptr = 0; }
   }
+}
+
+/** The byte length of the valid UTF-8 character starting at b[i], or 0 when none starts there. */
+function utf8Length(b, i) {
+  const c = b[i];
+  const n = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+  if (!n || i + n > b.length) return 0;
+  for (let k = 1; k < n; k++) if ((b[i + k] & 0xc0) !== 0x80) return 0;
+  const second = b[i + 1];
+  if ((c === 0xe0 && second < 0xa0) || (c === 0xed && second >= 0xa0) || (c === 0xf0 && second < 0x90) || (c === 0xf4 && second >= 0x90)) return 0;
+  return n;
 }
 
 /**

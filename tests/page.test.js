@@ -139,14 +139,17 @@ test('SiLU slider at z = -1 reads -0.269 / 0.000 / -0.269', async () => {
 test('budget bars: 8 h², 12 h², 8 h² (break-even), 10.5 h² (~30% more) with honest lengths', async () => {
   const totals = [];
   for (let i = 0; i < 4; i++) {
-    const w = await page.$$eval('#budget-bars .bseg', (ss) => ss.reduce((a, s) => a + parseFloat(s.style.width), 0));
-    totals.push([Number(await page.getAttribute('#budget-bars .btrack', 'data-total')), w]);
+    const w = await page.$$eval('#budget-track .bseg', (ss) => ss.reduce((a, s) => a + parseFloat(s.style.width), 0));
+    totals.push([Number(await page.getAttribute('#budget-track', 'data-total')), w]);
     await page.click('#budget-toggle');
   }
   assert.deepEqual(totals.map(([t]) => Math.round(t * 100) / 100), [8, 12, 8, 10.5]);
   for (const [t, w] of totals) assert.ok(Math.abs(w - (t * 100) / 12) < 0.01, `bar length ${w}% proportional to the parameter count ${t} h²`);
   await page.click('#budget-qwen');
   assert.match(await page.textContent('#budget-total'), /31%/);
+  // all four side by side on one scale, the chosen one marked
+  assert.deepEqual(await page.$$eval('#budget-bars .btrack', (ts) => ts.map((t) => Number(t.dataset.total))), [8, 12, 8, 10.5]);
+  assert.equal(await page.getAttribute('#budget-bars .brow.sel', 'data-key'), 'qwen');
 });
 
 test('quiz: right and wrong answers get their feedback', async () => {
@@ -315,6 +318,94 @@ async function knockoutKl(text, layer, neurons) {
   return out;
 }
 
+test('the all-layers bars stand on a 0-100% axis with a percentage on each, and the words under them are computed from the same numbers', async () => {
+  const bars = await page.$$eval('#bars .bar', (bs) => bs.map((b) => ({ r: Number(b.dataset.ratio), h: parseFloat(b.style.height), label: b.querySelector('b').textContent, aria: b.getAttribute('aria-label') })));
+  assert.ok(bars.length > 1);
+  for (const b of bars) {
+    assert.ok(Math.abs(b.h - 100 * Math.min(1, b.r)) < 0.06, `height ${b.h}% for ratio ${b.r}`);
+    assert.equal(b.label, `${(100 * b.r).toFixed(0)}%`);
+    assert.match(b.aria, /第 \d+ 层：|layer \d+:/);
+  }
+  assert.deepEqual(await page.$$eval('#bars .grid span', (g) => g.map((x) => x.textContent)), ['100%', '75%', '50%', '25%']);
+  const rs = bars.map((b) => b.r), sorted = [...rs].sort((a, b) => a - b), med = sorted[Math.floor((rs.length - 1) / 2)];
+  const note = await page.textContent('#bars-note');
+  assert.ok(note.includes(`${(100 * med).toFixed(0)}%`), `the note gives the median: ${note}`);
+  const over = rs.filter((r) => r > 0.5).length;
+  assert.match(note, new RegExp(`${over} 层超过一半|${over} over half`));
+  if (rs[0] > 0.5) assert.match(note, /第 0 层与众不同|Layer 0 is different/);
+  // the quiz's feedback quotes the same model instead of a rule of thumb
+  await page.check('#quiz input[name=q2][value=a]');
+  assert.ok((await page.textContent('#quiz fieldset:has(input[name=q2]) .feedback')).includes(`${(100 * med).toFixed(0)}%`));
+  // the per-token chart has a readout
+  await page.click('#layer-chart rect.hit[data-hit="2"]');
+  assert.match(await page.textContent('#layer-readout'), /token 2/);
+});
+
+test('the neuron diagram draws gate and up as two parallel branches meeting at the product', async () => {
+  const cols = await page.$$eval('#neuron-svg circle', (cs) => cs.map((c) => [c.getAttribute('fill'), Number(c.getAttribute('cx'))]));
+  const xs = (fill) => [...new Set(cols.filter(([f]) => f === fill).map(([, x]) => x))];
+  assert.deepEqual(xs('var(--gate)'), xs('var(--up)'), 'gate and up at the same depth');
+  assert.ok(xs('var(--mlp)')[0] > xs('var(--gate)')[0]);
+  // the legend colours are the branches' own (a CSS rule used to paint every label black)
+  const fill = await page.$eval('#neuron-svg text[fill="var(--gate)"]', (t) => getComputedStyle(t).fill);
+  assert.equal(fill, 'rgb(217, 130, 43)');
+});
+
+test('a Chinese sentence: no "\uFFFD" anywhere, whole characters, and a note that the bundled models learned English', async () => {
+  const runs = Number(await page.evaluate(() => document.body.dataset.runs));
+  await page.fill('#try-text', '我从北京飞到东京，饭菜一点也不难吃。');
+  await page.click('#try-run');
+  await page.waitForFunction((n) => Number(document.body.dataset.runs) > n, runs);
+  for (const sel of ['#layer-chart', '#walk-token', '#lens-token', '#lens-table', '#ko-before', '#try-status'])
+    assert.ok(!(await page.textContent(sel)).includes('\uFFFD'), `${sel} has no U+FFFD`);
+  assert.match(await page.textContent('#layer-chart'), /北/);
+  assert.match(await page.textContent('#try-status'), /只用英文训练过|trained on English only/);
+  await page.screenshot({ path: path.join(SHOTS, 'chinese-input.png'), fullPage: false });
+  const back = Number(await page.evaluate(() => document.body.dataset.runs));
+  await page.fill('#try-text', DEFAULT_TEXT);
+  await page.click('#try-run');
+  await page.waitForFunction((n) => Number(document.body.dataset.runs) > n, back);
+});
+
+test('neuron numbers out of range get a visible message, never an uncaught error or the previous neuron\'s data', async () => {
+  const before = errors.length;
+  await page.fill('#ko-neuron', '9999');
+  await page.click('#ko-btn');
+  assert.match(await page.textContent('#ko-kl'), /0 到 \d+ 之间|between 0 and \d+/);
+  assert.equal(await page.$$eval('#ko-after li', (l) => l.length), 0);
+  await page.fill('#fires-neuron', '999');
+  await page.click('#fires-run');
+  assert.match(await page.textContent('#fires-top-note'), /0 到 \d+ 之间|between 0 and \d+/);
+  assert.equal(await page.textContent('#fires-out'), '');
+  await page.fill('#walk-feature', '5000');
+  await page.dispatchEvent('#walk-feature', 'change');
+  assert.match(await page.textContent('#walk-error'), /0 到 \d+ 之间|between 0 and \d+/);
+  assert.equal(await page.textContent('#walk-out'), '–');
+  assert.equal(errors.length, before, errors.slice(before).join('\n'));
+  // valid values clear the messages
+  await page.fill('#walk-feature', '3');
+  await page.dispatchEvent('#walk-feature', 'change');
+  await page.waitForFunction(() => document.querySelector('#walk-out').textContent !== '–');
+  assert.equal(await page.textContent('#walk-error'), '');
+  await page.fill('#ko-neuron', '3');
+  await page.click('#ko-btn');
+  await page.waitForFunction(() => document.querySelectorAll('#ko-after li').length === 5);
+  await page.fill('#fires-neuron', '3');
+});
+
+test('the second visit shows the feature cards from the cache, without searching again', async () => {
+  const p = await context.newPage();
+  try {
+    const t0 = Date.now();
+    await p.goto(server.url);
+    await p.waitForFunction(() => document.querySelector('#feature-city')?.dataset.auc, null, { timeout: 60000 });
+    const ms = Date.now() - t0;
+    assert.equal(await p.evaluate(() => document.body.dataset.featuresFrom), 'cache');
+    assert.ok(ms < 3000, `feature cards after ${ms} ms`);
+    console.log(`# second visit: feature cards after ${ms} ms`);
+  } finally { await p.close(); }
+});
+
 test('a language switch re-renders every live line: no Chinese left on screen in English', async () => {
   // after the runs, the knock-out and the feature search above, all of which wrote text in Chinese
   assert.equal(await page.getAttribute('html', 'lang'), 'zh');
@@ -384,6 +475,15 @@ test('phone-sized viewport', async () => {
   await p.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
   const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 1, `no horizontal scrolling (${overflow}px)`);
+  // chart text as drawn on screen: font size x the SVG's scale
+  const smallest = await p.$$eval('svg text', (ts) => Math.min(...ts.filter((t) => t.getClientRects().length).map((t) => {
+    const svg = t.ownerSVGElement, scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return parseFloat(getComputedStyle(t).fontSize) * scale;
+  })));
+  assert.ok(smallest >= 11, `smallest chart text ${smallest.toFixed(1)} px`);
+  console.log(`# phone: smallest chart text ${smallest.toFixed(1)} px`);
+  const header = await p.$eval('header.top', (h) => h.getBoundingClientRect().height);
+  assert.ok(header <= 110, `header ${header} px tall`);
   await p.screenshot({ path: path.join(SHOTS, 'phone.png'), fullPage: true });
   await phone.close();
 });

@@ -165,3 +165,24 @@ test('mlpscope tokenize prints the ids', () => {
   const bad = spawnSync(process.execPath, [CLI, 'tokenize', tmpDir('empty'), '--text', 'x', '--json'], { encoding: 'utf8' });
   assert.equal(JSON.parse(bad.stdout).error.code, 'E_TOKEN');
 });
+
+test('pieces(ids): every token read as whole characters, in one call (no U+FFFD for split characters)', async () => {
+  const demoTok = await loadTokenizer(path.join(ROOT, 'weights/demo'), { engine });
+  for (const [tok, texts] of [[demoTok, ['我从北京飞到东京，饭菜一点也不难吃。', 'naïve café 😀 Zürich', 'I flew from Paris.']], [ours, corpus.slice(0, 300)]]) {
+    for (const s of texts) {
+      const ids = tok.encode(s, { addSpecial: false }), pieces = tok.pieces(ids);
+      assert.equal(pieces.length, ids.length);
+      // the text back: each character once (a token whose first character began earlier drops it)
+      const joined = pieces.map((p) => (p.part > 1 ? [...p.text].slice(1).join('') : p.text)).join('');
+      assert.equal(joined, tok.decode(ids), JSON.stringify(s));
+      if (!s.includes('\uFFFD')) assert.ok(pieces.every((p) => !p.text.includes('\uFFFD')), JSON.stringify(s));
+      for (const p of pieces) if (p.of) assert.ok(p.part >= 1 && p.part <= p.of && p.of <= 4, JSON.stringify(p));
+    }
+  }
+  // the demo vocabulary has no token for 北: its three bytes are three tokens, each shown as 北
+  const ids = demoTok.encode('北', { addSpecial: false });
+  assert.deepEqual(demoTok.pieces(ids), [{ text: '北', part: 1, of: 3 }, { text: '北', part: 2, of: 3 }, { text: '北', part: 3, of: 3 }]);
+  // a byte on its own that starts no character reads as an escape, not as U+FFFD
+  assert.deepEqual(demoTok.pieces([ids[1]]), [{ text: '\\x8C' }]);
+  demoTok.dispose();
+});

@@ -19,6 +19,7 @@ function setLang(lang) {
   document.documentElement.lang = lang === 'zh' ? 'zh' : 'en';
   document.documentElement.dataset.lang = lang;
   $('lang-toggle').textContent = lang === 'zh' ? 'English' : '中文';
+  $('progress').setAttribute('aria-label', lang === 'zh' ? '加载进度' : 'loading progress');
   try { localStorage.setItem('mlpscope-lang', lang); } catch { /* private mode */ }
   renderDynamicText();
 }
@@ -39,7 +40,7 @@ function drawSilu() {
     <circle cx="${X(zmin)}" cy="${Y(vmin)}" r="4" fill="var(--fg)"/><text x="${X(zmin) - 60}" y="${Y(vmin) + 20}">min ≈ −0.278 @ z ≈ −1.278</text>
     <line x1="${X(z)}" y1="${y0}" x2="${X(z)}" y2="${y0 + h}" stroke="var(--accent)"/>
     <circle cx="${X(z)}" cy="${Y(silu(z))}" r="5" fill="var(--mlp)"/><circle cx="${X(z)}" cy="${Y(Math.max(0, z))}" r="5" fill="#7a8597"/>
-    <text x="${x0 + 8}" y="${y0 + 14}" fill="var(--mlp)">SiLU</text><text x="${x0 + 8}" y="${y0 + 30}">ReLU (dashed)</text>`;
+    <text x="${x0 + 8}" y="${y0 + 14}" fill="var(--mlp)">SiLU</text><text x="${x0 + 8}" y="${y0 + 30}">${L('ReLU（虚线）', 'ReLU (dashed)')}</text>`;
 }
 function onSilu() {
   const z = Number($('silu-z').value), s = silu(z), r = Math.max(0, z);
@@ -62,14 +63,18 @@ const BUDGETS = {
 };
 const COLORS = { gate: 'var(--gate)', up: 'var(--up)', down: 'var(--down)' };
 function drawBudget() {
+  // all four configurations on one 12 h² scale, the chosen one highlighted: lengths compare across rows
   const key = document.querySelector('input[name=budget]:checked').value, b = BUDGETS[key];
   const total = b.mats.reduce((a, [, r]) => a + r, 0); // in h² units
-  const scale = 100 / 12; // 12 h² fills the track: lengths stay honest across choices
-  let left = 0;
-  const segs = b.mats.map(([m, r]) => { const s = `<div class="bseg" data-mat="${m}" style="left:${left}%;width:${r * scale}%;background:${COLORS[m]}">${m}_proj ${fmtH(r)}</div>`; left += r * scale; return s; }).join('');
-  $('budget-bars').innerHTML = `<div class="brow"><span class="blabel">${L(...b.label)}</span><div class="btrack" data-total="${total}">${segs}<div class="baseline" style="left:${8 * scale}%" title="8 h²"></div></div></div>`;
+  const scale = 100 / 12;
+  $('budget-bars').innerHTML = Object.entries(BUDGETS).map(([k, cfg]) => {
+    let left = 0;
+    const segs = cfg.mats.map(([m, r]) => { const seg = `<div class="bseg" data-mat="${m}" style="left:${left}%;width:${r * scale}%;background:${COLORS[m]}">${m}_proj ${fmtH(r)}</div>`; left += r * scale; return seg; }).join('');
+    const t = cfg.mats.reduce((a, [, r]) => a + r, 0);
+    return `<div class="brow${k === key ? ' sel' : ''}" data-key="${k}"><span class="blabel">${L(...cfg.label)}</span><div class="btrack" data-total="${t}"${k === key ? ' id="budget-track"' : ''}>${segs}<div class="baseline" style="left:${8 * scale}%" title="8 h²"></div></div></div>`;
+  }).join('');
   const pct = Math.round((total / 8 - 1) * 100);
-  $('budget-total').textContent = L(`合计 ${fmtH(total)}（虚线 = 朴素 FFN 的 8 h²）：${pct === 0 ? '与朴素模块相同' : `比朴素模块多 ${pct}%`}。`, `Total ${fmtH(total)} (dashed line = the plain FFN's 8 h²): ${pct === 0 ? 'the same as the plain block' : `${pct}% more than the plain block`}.`);
+  $('budget-total').textContent = L(`${L(...b.label)}：合计 ${fmtH(total)}（虚线 = 朴素 FFN 的 8 h²）：${pct === 0 ? '与朴素模块相同' : `比朴素模块多 ${pct}%`}。`, `${L(...b.label)}: total ${fmtH(total)} (dashed line = the plain FFN's 8 h²): ${pct === 0 ? 'the same as the plain block' : `${pct}% more than the plain block`}.`);
 }
 function fmtH(r) { const t = { 4: '4 h²', 8: '8 h²', 12: '12 h²', 10.5: '10.5 h²', 3.5: '3.5 h²' }[r]; return t ?? (Math.abs(r - 8 / 3) < 1e-9 ? '8⁄3 h²' : `${r} h²`); }
 document.querySelectorAll('input[name=budget]').forEach((el) => el.addEventListener('change', drawBudget));
@@ -79,15 +84,23 @@ $('budget-toggle').addEventListener('click', () => {
   drawBudget();
 });
 
+/** The MLP as neurons: x feeds two parallel branches, gate (then SiLU) and up, which meet at ⊙;
+ *  the product goes through down back to the stream's width. */
 function drawNeurons(cfg) {
   const H = cfg ? cfg.hidden_size : 1024, I = cfg ? cfg.intermediate_size : 3584;
-  const col = (x, n, color, r = 7) => { const ys = Array.from({ length: n }, (_, i) => 150 + (i - (n - 1) / 2) * (240 / Math.max(n, 1))); return { x, ys, svg: ys.map((y) => `<circle cx="${x}" cy="${y}" r="${r}" fill="${color}"/>`).join('') }; };
-  const inp = col(60, 4, 'var(--resid)'), gate = col(240, 9, 'var(--gate)', 6), up = col(330, 9, 'var(--up)', 6), prod = col(440, 9, 'var(--mlp)', 6), out = col(590, 4, 'var(--resid)');
-  const lines = (a, b, c) => a.ys.flatMap((y1) => b.ys.map((y2) => `<line x1="${a.x}" y1="${y1}" x2="${b.x}" y2="${y2}" stroke="${c}" stroke-opacity=".25"/>`)).join('');
-  const pair = gate.ys.map((y, i) => `<line x1="${gate.x}" y1="${y}" x2="${prod.x}" y2="${prod.ys[i]}" stroke="var(--gate)" stroke-opacity=".6"/><line x1="${up.x}" y1="${up.ys[i]}" x2="${prod.x}" y2="${prod.ys[i]}" stroke="var(--up)" stroke-opacity=".6"/>`).join('');
+  const col = (x, n, color, cy, span, r = 6) => { const ys = Array.from({ length: n }, (_, i) => cy + (i - (n - 1) / 2) * (span / Math.max(n - 1, 1))); return { x, ys, svg: ys.map((y) => `<circle cx="${x}" cy="${y}" r="${r}" fill="${color}"/>`).join('') }; };
+  const inp = col(60, 4, 'var(--resid)', 160, 120, 7);
+  const gate = col(230, 6, 'var(--gate)', 92, 90), up = col(230, 6, 'var(--up)', 228, 90);
+  const prod = col(400, 6, 'var(--mlp)', 160, 150), out = col(580, 4, 'var(--resid)', 160, 120, 7);
+  const lines = (a, b, c, o = '.22') => a.ys.flatMap((y1) => b.ys.map((y2) => `<line x1="${a.x}" y1="${y1}" x2="${b.x}" y2="${y2}" stroke="${c}" stroke-opacity="${o}"/>`)).join('');
+  // neuron i of gate and neuron i of up meet in product i: one line each, no mixing
+  const pair = prod.ys.map((y, i) => `<line x1="${gate.x}" y1="${gate.ys[i]}" x2="${prod.x}" y2="${y}" stroke="var(--gate)" stroke-opacity=".7"/><line x1="${up.x}" y1="${up.ys[i]}" x2="${prod.x}" y2="${y}" stroke="var(--up)" stroke-opacity=".7"/>`).join('');
   $('neuron-svg').innerHTML = `${lines(inp, gate, 'var(--gate)')}${lines(inp, up, 'var(--up)')}${pair}${lines(prod, out, 'var(--down)')}${inp.svg}${gate.svg}${up.svg}${prod.svg}${out.svg}
-    <text x="20" y="22">x (${int(H)})</text><text x="200" y="22" fill="var(--gate)">gate_proj → SiLU (${int(I)})</text>
-    <text x="300" y="290" fill="var(--up)">up_proj (${int(I)})</text><text x="425" y="22">⊙ (${int(I)})</text><text x="520" y="22">down_proj → ${int(H)}</text>`;
+    <text x="16" y="240">x (${int(H)})</text>
+    <text x="176" y="30" fill="var(--gate)">gate_proj → SiLU (${int(I)})</text>
+    <text x="196" y="296" fill="var(--up)">up_proj (${int(I)})</text>
+    <text x="372" y="66">⊙ (${int(I)})</text>
+    <text x="452" y="240" fill="var(--down)">down_proj → ${int(H)}</text>`;
 }
 
 // ---------------------------------------------------------------- models
@@ -130,6 +143,11 @@ async function load(entry, { keepError = false } = {}) {
   $('progress').value = 0;
   state.progress = null;
   delete document.body.dataset.ready; // set again when this model has run and its features are found
+  // nothing of the previous model stays on screen with working buttons while this one loads
+  state.features = null;
+  $('features').innerHTML = '';
+  $('features-note').textContent = L('正在加载模型…', 'loading the model…');
+  for (const id of ['fires-top', 'fires-up', 'fires-down', 'fires-out', 'fires-neighbours']) $(id).innerHTML = '';
   const old = state.model;
   state.model = null;
   try {
@@ -186,13 +204,14 @@ async function runText(text) {
   const m = state.model;
   if (!m || !m.tokenizer) return;
   state.text = text;
-  $('try-status').textContent = L('计算中…', 'computing…');
-  const ids = (await m.tokenizer.encode(text)).slice(0, m.contextLength);
+  $('try-status').textContent = state.searching ? L('计算中…（模型正在完成神经元搜索，完成后马上运行你的句子）', 'computing… (the model is finishing the neuron search; your sentence runs right after it)') : L('计算中…', 'computing…');
+  const all = await m.tokenizer.encode(text);
+  const ids = all.slice(0, m.contextLength);
   if (!ids.length) { $('try-status').textContent = L('请输入一些文字。', 'Please type some text.'); return; }
-  const pieces = [];
-  for (let i = 0; i < ids.length; i++) pieces.push(await m.tokenizer.decode([ids[i]]));
+  const pieces = await m.tokenizer.pieces(ids); // one call: characters split over tokens are shown whole
   const run = await m.forward(ids, { topK: 8, logits: 'last' });
-  state.ids = ids; state.pieces = pieces; state.run = run;
+  state.ids = ids; state.pieces = pieces.map(pieceLabel); state.piecesRaw = pieces; state.run = run;
+  state.cut = all.length > ids.length ? all.length : 0;
   renderModelFacts();
   renderBars();
   renderLayerChart();
@@ -205,13 +224,16 @@ async function runText(text) {
   renderTryStatus();
   state.ex = null; // the exercise's answer belongs to the text it was checked on
   renderExFeedback();
+  // an answered quiz question quotes the live numbers: those of this text now
+  document.querySelectorAll('#quiz input:checked').forEach((el) => el.dispatchEvent(new Event('change', { bubbles: true })));
   document.body.dataset.runs = String(Number(document.body.dataset.runs ?? 0) + 1);
 }
 
 function renderModelFacts() {
   const i = state.info, c = i.config, e = state.entry;
   const name = e ? L(e.label[0], e.label[1]) : '';
-  $('model-name').textContent = `${name} — ${int(i.params.total)} ${L('个参数', 'parameters')}${e?.kind === 'random' ? L('（随机权重）', ' (random weights)') : ''}`;
+  const saysRandom = /随机|random/.test(name);
+  $('model-name').textContent = `${name} — ${int(i.params.total)} ${L('个参数', 'parameters')}${e?.kind === 'random' && !saysRandom ? L('（随机权重）', ' (random weights)') : ''}`;
   $('strip-layers').textContent = `× ${c.num_hidden_layers}`;
   const nLinear = state.info.mixers.filter((m) => m === 'linear').length;
   $('strip-mixer').textContent = nLinear
@@ -255,16 +277,32 @@ function layerRatios() {
   return st.mlp_ratio.map((r) => r.reduce((a, b) => a + b, 0) / r.length);
 }
 
+/** the words under the all-layers chart, computed from the loaded model's ratios (thresholds stated in the text) */
+function barsSummary(ratios) {
+  const pct = (r) => `${(100 * r).toFixed(0)}%`, n = ratios.length;
+  const small = ratios.filter((r) => r < 0.25).length, large = ratios.map((r, l) => [r, l]).filter(([r]) => r > 0.5), mid = n - small - large.length;
+  const sorted = [...ratios].sort((x, y) => x - y), median = sorted[Math.floor((n - 1) / 2)];
+  const layers = (ls) => ls.join(L('、', ls.length === 2 ? ' and ' : ', '));
+  let text = L(`这个模型的 ${n} 层里：${small} 层的 MLP 写入不到该层输出长度的 25%，${mid} 层在 25%–50% 之间，${large.length} 层超过一半${large.length ? `（第 ${layers(large.map(([, l]) => l))} 层）` : ''}；中位数 ${pct(median)}。`,
+    `Of this model's ${n} layers, ${small} have an MLP write under 25% of the layer's output length, ${mid} between 25% and 50%, and ${large.length} over half${large.length ? ` (layer${large.length > 1 ? 's' : ''} ${layers(large.map(([, l]) => l))})` : ''}; the median is ${pct(median)}.`);
+  if (ratios[0] > 0.5) text += L(' 第 0 层与众不同：它读到的残差流只有 token 的嵌入向量，还很短，所以它的 MLP 写入和残差流本身一样大——在小模型里它更像嵌入的第二部分，而不是修正。',
+    ' Layer 0 is different: the stream it reads holds only the token\'s embedding and is still short, so its MLP writes about as much as the stream itself; in a small model it acts as a second half of the embedding rather than a correction.');
+  text += median < 0.5 && large.length <= Math.max(1, Math.floor(n / 4))
+    ? L(' 大多数层是课文说的“小修正”：预测来自许多次写入之和，没有哪一层独占。', ' Most layers show what the lesson describes, a correction added on top: the prediction is the sum of many writes, and no single layer owns it.')
+    : L(' 这个小模型的图景和课文不完全一样：课文说的是 Qwen3.5-0.8B 这样更深的模型；这里的长条如实显示当前模型的数字。', ' This small model does not fully show the lesson\'s picture, which is about deeper models such as Qwen3.5-0.8B; the bars show the loaded model as it is.');
+  return text;
+}
+
 function renderBars() {
-  const ratios = layerRatios(), mx = Math.max(...ratios), mixers = state.info.mixers;
-  const big = ratios.map((r, l) => [r, l]).filter(([r]) => r > 0.5);
-  const rest = ratios.filter((r) => r <= 0.5);
-  $('bars-note').textContent = big.length
-    ? L(`这个模型里，第 ${big.map(([, l]) => l).join('、')} 层的 MLP 输出超过了该层输出长度的一半——这不是小修正。浅层（尤其第 0 层）的 MLP 常常像是嵌入的延伸，在残差流还很短时写入大量内容；其余各层的比例在 ${rest.length ? (100 * Math.min(...rest)).toFixed(0) + '%–' + (100 * Math.max(...rest)).toFixed(0) + '%' : '—'} 之间，才是“小修正”的样子。真实数据比规律更重要。`,
-      `In this model the MLP of layer ${big.map(([, l]) => l).join(', ')} writes more than half of the layer's output length: not a small correction. Early MLPs (layer 0 above all) often act like an extension of the embedding, writing a lot while the stream is still short; the other layers sit between ${rest.length ? (100 * Math.min(...rest)).toFixed(0) + '% and ' + (100 * Math.max(...rest)).toFixed(0) + '%' : '—'}, which is the small-correction pattern. The live numbers beat the rule of thumb.`)
-    : L(`所有层的比例都在 ${(100 * Math.min(...ratios)).toFixed(0)}%–${(100 * mx).toFixed(0)}% 之间：每个 MLP 都只写入一个小修正。`, `Every layer's ratio lies between ${(100 * Math.min(...ratios)).toFixed(0)}% and ${(100 * mx).toFixed(0)}%: each MLP writes only a small correction.`);
-  $('bars').innerHTML = ratios.map((r, l) => `<div class="bar ${mixers[l]}" role="button" tabindex="0" data-layer="${l}" data-ratio="${r}" data-mixer="${mixers[l]}"
-    style="height:${(100 * r / mx).toFixed(1)}%" aria-label="layer ${l}: ${(100 * r).toFixed(1)}%"><span>${l}</span></div>`).join('');
+  const ratios = layerRatios(), mixers = state.info.mixers;
+  $('bars-note').textContent = barsSummary(ratios);
+  const kinds = [...new Set(mixers)];
+  $('bars-legend').innerHTML = kinds.length > 1 ? kinds.map((k) => `<span class="key ${k}"></span>${k === 'linear' ? L('线性注意力（Gated DeltaNet）层', 'linear-attention (Gated DeltaNet) layer') : L('全量注意力层', 'full-attention layer')}`).join(' ') : '';
+  // an absolute 0-100% axis: a bar's height is its ratio, so "small" looks small
+  const label = (l, r) => L(`第 ${l} 层：${(100 * r).toFixed(1)}%`, `layer ${l}: ${(100 * r).toFixed(1)}%`);
+  $('bars').innerHTML = [100, 75, 50, 25].map((g) => `<div class="grid${g === 50 ? ' half' : ''}" style="bottom:${g}%"><span>${g}%</span></div>`).join('') +
+    ratios.map((r, l) => `<div class="bar ${mixers[l]}" role="button" tabindex="0" data-layer="${l}" data-ratio="${r}" data-mixer="${mixers[l]}"
+    style="height:${(100 * Math.min(1, r)).toFixed(1)}%" aria-label="${label(l, r)}"><b>${(100 * r).toFixed(0)}%</b><span>${l}</span></div>`).join('');
   $('bars').querySelectorAll('.bar').forEach((b) => {
     const pick = () => {
       $('bars').querySelectorAll('.bar').forEach((x) => x.classList.toggle('sel', x === b));
@@ -293,16 +331,26 @@ function renderLayerChart() {
     const x = x0 + t * bw, hp = (post[t] / mx) * h, hm = (mlp[t] / mx) * h;
     return `<rect x="${x + 1}" y="${y0 + h - hp}" width="${Math.max(1, bw - 2)}" height="${hp}" fill="var(--resid)" fill-opacity=".35" data-t="${t}" data-post="${post[t]}" data-mlp="${mlp[t]}"/>
       <rect x="${x + bw * 0.25}" y="${y0 + h - hm}" width="${Math.max(1, bw * 0.5)}" height="${hm}" fill="var(--mlp)"/>
-      <text x="${x + bw / 2}" y="${y0 + h + 12}" text-anchor="end" transform="rotate(-55 ${x + bw / 2} ${y0 + h + 12})" font-size="10">${escapeHtml(state.pieces[t].slice(0, 10))}</text>`;
+      <text x="${x + bw / 2}" y="${y0 + h + 12}" text-anchor="end" transform="rotate(-55 ${x + bw / 2} ${y0 + h + 12})" class="tick">${escapeHtml(pieceShort(state.piecesRaw[t]).slice(0, 10))}</text>
+      <rect x="${x}" y="${y0}" width="${bw}" height="${h + 60}" fill="transparent" class="hit" data-hit="${t}"><title>${escapeHtml(state.pieces[t])}</title></rect>`;
   }).join('');
-  $('layer-chart').innerHTML = `${bars}<text x="${x0}" y="${y0 + 4}" font-size="11"><tspan fill="var(--resid)">■ |resid_post|</tspan> <tspan fill="var(--mlp)">■ |mlp_out|</tspan> · ${L('第', 'layer ')}${l}${L(' 层', '')}</text>`;
+  $('layer-chart').innerHTML = `${bars}<text x="${x0}" y="${y0 + 4}"><tspan class="key-resid">■ |resid_post|</tspan> <tspan class="key-mlp">■ |mlp_out|</tspan> · ${L('第', 'layer ')}${l}${L(' 层', '')}</text>`;
+  const show = (t) => {
+    const r = mlp[t] / Math.max(post[t], 1e-12);
+    $('layer-readout').textContent = L(`token ${t}（${JSON.stringify(state.pieces[t])}）：|resid_post| = ${post[t].toFixed(2)}，|mlp_out| = ${mlp[t].toFixed(2)}，比例 ${(100 * r).toFixed(1)}%`,
+      `token ${t} (${JSON.stringify(state.pieces[t])}): |resid_post| = ${post[t].toFixed(2)}, |mlp_out| = ${mlp[t].toFixed(2)}, ratio ${(100 * r).toFixed(1)}%`);
+    $('layer-readout').dataset.t = t;
+  };
+  for (const el of $('layer-chart').querySelectorAll('rect.hit')) { el.addEventListener('click', () => show(Number(el.dataset.hit))); el.addEventListener('mouseenter', () => show(Number(el.dataset.hit))); }
+  show(Math.min(Number($('layer-readout').dataset.t ?? T - 1), T - 1));
 }
 
 async function renderWalk() {
   const m = state.model, l = Number($('walk-layer').value || 0), t = Number($('walk-token').value || 0), st = state.run.stats;
   if (document.activeElement !== $('walk-feature') && !state.walkFeatureChosen) $('walk-feature').value = st.top_idx[l][t * st.topK];
-  const j = Math.min(Number($('walk-feature').value) || 0, state.info.config.intermediate_size - 1);
   const I = state.info.config.intermediate_size;
+  if (!checkNeuron($('walk-feature'), $('walk-error'))) { for (const id of ['walk-gate', 'walk-silu', 'walk-up', 'walk-out']) $(id).textContent = '–'; return; }
+  const j = Number($('walk-feature').value);
   const r = await m.forward(state.ids.slice(0, t + 1), { stats: false, logits: 'none', hooks: [`blocks.${l}.mlp.hook_pre`, `blocks.${l}.mlp.hook_pre_linear`, `blocks.${l}.mlp.hook_post`] });
   const g = r.hooks[`blocks.${l}.mlp.hook_pre`][t * I + j], u = r.hooks[`blocks.${l}.mlp.hook_pre_linear`][t * I + j], p = r.hooks[`blocks.${l}.mlp.hook_post`][t * I + j];
   $('walk-gate').textContent = fmt(g); $('walk-silu').textContent = fmt(silu(g)); $('walk-up').textContent = fmt(u); $('walk-out').textContent = fmt(p);
@@ -325,7 +373,7 @@ async function renderLens() {
   let at = r.logitLens[0];
   for (const e of r.logitLens) if (changed(e) >= changed(at)) at = e;
   $('lens-token').value = String(at.position);
-  const cell = async (x) => ({ id: x[0].id, p: x[0].prob, text: await m.tokenizer.decode([x[0].id]) });
+  const cell = async (x) => ({ id: x[0].id, p: x[0].prob, text: await tokText(x[0].id) });
   const rows = [];
   for (let l = 0; l < L_; l++) rows.push({ l, mid: await cell(at.afterMixer[l]), post: await cell(at.layers[l]) });
   state.lens = { t: at.position, rows };
@@ -364,7 +412,7 @@ function topOf(logits, k) {
 }
 async function tokenList(top) {
   const out = [];
-  for (const t of top) out.push(`<li data-id="${t.id}" data-p="${t.p}">${escapeHtml(JSON.stringify(await state.model.tokenizer.decode([t.id])))} · ${(100 * t.p).toFixed(1)}%</li>`);
+  for (const t of top) out.push(`<li data-id="${t.id}" data-p="${t.p}">${escapeHtml(JSON.stringify(await tokText(t.id)))} · ${(100 * t.p).toFixed(1)}%</li>`);
   return out.join('');
 }
 $('ko-layer').addEventListener('change', () => { state.koChosen = true; });
@@ -376,6 +424,7 @@ const KO_ALL_LIMIT = 8 * 1024 * 1024;
 $('ko-btn').addEventListener('click', async () => {
   const m = state.model, ids = state.ids, c = state.info.config, T = ids.length;
   const l = Number($('ko-layer').value), whole = $('ko-whole').checked;
+  if (!whole && !checkNeuron($('ko-neuron'), $('ko-kl'))) { $('ko-after').innerHTML = ''; state.ko = null; return; }
   const j = whole ? -1 : Number($('ko-neuron').value);
   const neurons = whole ? Array.from({ length: c.intermediate_size }, (_, i) => i) : [j];
   const all = c.vocab_size * T <= KO_ALL_LIMIT;
@@ -393,7 +442,7 @@ $('ko-btn').addEventListener('click', async () => {
     for (let t = 1; t < T; t++) if (perPos[t] > perPos[tp]) tp = t;
     const top1 = (x) => { let b = 0; for (let i = 1; i < V; i++) if (x[i] > x[b]) b = i; return b; };
     const bs = base.subarray(tp * V, (tp + 1) * V), ks = r.logits.subarray(tp * V, (tp + 1) * V);
-    const dec = async (id) => JSON.stringify(await m.tokenizer.decode([id]));
+    const dec = async (id) => JSON.stringify(await tokText(id));
     state.ko.peak = { t: tp, kl: perPos[tp], at: await dec(ids[tp]), before: await dec(top1(bs)), after: await dec(top1(ks)) };
     await shadeTokens($('ko-tokens'), ids, perPos);
     $('ko-tokens').dataset.kl = JSON.stringify(perPos);
@@ -437,12 +486,12 @@ async function shade(el, text, layer, neuron, sign = 1) {
 /** each token shaded by its value: positive values darker, scaled to the largest |value|; returns the pieces */
 async function shadeTokens(el, ids, values) {
   const mx = Math.max(1e-6, ...values.map(Math.abs));
-  const parts = [], pieces = [];
+  const raw = await state.model.tokenizer.pieces(ids), pieces = raw.map(pieceLabel), parts = [];
   for (let t = 0; t < ids.length; t++) {
-    const a = values[t], piece = await state.model.tokenizer.decode([ids[t]]);
-    const alpha = Math.max(0, a) / mx;
-    pieces.push(piece);
-    parts.push(`<span class="tok" data-act="${a}" title="${a.toFixed(3)}" style="background:rgba(var(--shade),${alpha.toFixed(2)});color:${alpha > 0.55 ? '#fff' : 'inherit'}">${escapeHtml(piece)}</span>`);
+    const a = values[t], alpha = Math.max(0, a) / mx;
+    // a character split over several tokens shows once, on the token where it starts
+    const shown = pieceShort(raw[t]);
+    parts.push(`<span class="tok${raw[t].of ? ' split' : ''}" data-act="${a}" title="${escapeHtml(pieces[t])}: ${a.toFixed(3)}" style="background:rgba(var(--shade),${alpha.toFixed(2)});color:${alpha > 0.45 ? '#fff' : 'inherit'}">${escapeHtml(shown)}</span>`);
   }
   el.innerHTML = parts.join('');
   return pieces;
@@ -458,8 +507,19 @@ async function findFeatures() {
       ? L(`正在用 ${probes.length} 个探针句子寻找神经元（大模型只用一部分探针；每个句子都要跑一遍整个模型）…${n}`, `Searching neurons with ${probes.length} probe sentences (a big model gets a part of them: each one is a pass through the whole model)…${n}`)
       : L(`正在用探针句子寻找神经元…${n}`, `Searching neurons with the probe sentences…${n}`);
   };
-  searching(null);
-  const res = await m.findFeatureNeurons(probes, { top: 2, directions: true, topActivations: 8, onProgress: searching });
+  // the search result is kept per weight set (its manifest hash) and probe set: a second visit
+  // shows the cards at once instead of searching again
+  const key = state.entry?.manifestSha256 ? `mlpscope-features-v1:${state.entry.manifestSha256}:${probes.length}:${probes[0]?.text.length ?? 0}` : null;
+  let res = null;
+  try { res = key && JSON.parse(localStorage.getItem(key) ?? 'null'); } catch { res = null; }
+  document.body.dataset.featuresFrom = res ? 'cache' : 'search';
+  if (!res) {
+    searching(null);
+    state.searching = true;
+    try { res = await m.findFeatureNeurons(probes, { top: 2, directions: true, topActivations: 8, onProgress: searching }); } finally { state.searching = false; }
+    if (key) try { localStorage.setItem(key, JSON.stringify(res, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v))); } catch { /* storage full or private mode: search again next time */ }
+  }
+  if (state.model !== m) return; // another model was chosen meanwhile
   state.features = res;
   const cards = [];
   for (const name of ['city', 'negation', 'code']) {
@@ -518,8 +578,16 @@ $('fires-tok').addEventListener('change', () => { if (state.fires) renderNeighbo
 async function showNeuron() {
   const l = Number($('fires-layer').value), j = Number($('fires-neuron').value), sign = Number($('fires-sign').value);
   const I = state.info.config.intermediate_size;
-  if (!Number.isInteger(j) || j < 0 || j >= I) { $('fires-top').innerHTML = ''; state.topActs = null; renderTopActsNote(); return; }
+  if (!checkNeuron($('fires-neuron'), $('fires-top-note'))) {
+    for (const id of ['fires-top', 'fires-up', 'fires-down', 'fires-out', 'fires-neighbours']) $(id).innerHTML = '';
+    state.topActs = null; state.fires = null;
+    return;
+  }
   if (!state.model.tokenizer) return;
+  // the card says at once that it is working, and shows nothing of the previous neuron meanwhile
+  const busy = `<li class="note">${L('计算中…', 'computing…')}</li>`;
+  for (const id of ['fires-top', 'fires-up', 'fires-down']) $(id).innerHTML = busy;
+  $('fires-top-note').textContent = L('计算中…', 'computing…');
   // one pass over the card's text: the neuron's activation at every token (shading) and the engine's
   // top-3 neurons of every layer at every token (the chips)
   const m = state.model, ids = await m.tokenizer.encode($('fires-text').value), hook = `blocks.${l}.mlp.hook_post`;
@@ -538,8 +606,8 @@ async function showNeuron() {
   const list = async (ts) => {
     const rows = [];
     for (const t of ts) {
-      const text = await state.model.tokenizer.decode([t.id]);
-      if (!text || /[\uFFFD\u0000-\u0008\u000B-\u001F\u007F]/.test(text)) continue;
+      const text = await tokText(t.id);
+      if (!text || /\\x[0-9A-F]{2}|[\uFFFD\u0000-\u0008\u000B-\u001F\u007F]/.test(text)) continue;
       rows.push(`<li data-id="${t.id}" data-logit="${sign * t.logit}"><code>${nl(text)}</code> · ${(sign * t.logit).toFixed(2)}</li>`);
       if (rows.length === 6) break;
     }
@@ -649,9 +717,9 @@ const QUIZ_FEEDBACK = {
   q1: { a: ['不是：矩阵乘法会混合不同特征。⊙ 只把同一位置的两个数相乘。', 'No: a matrix product mixes features. ⊙ only multiplies the two numbers in the same position.'],
     b: ['对：逐元素相乘，门控的每个特征只管自己那一路取值。', 'Right: element-wise, each gate feature scales only its own value.'],
     c: ['不是：点积会把整个向量压成一个数，MLP 需要保留 intermediate_dim 个特征。', 'No: a dot product would collapse the vector to one number; the MLP keeps intermediate_dim features.'] },
-  q2: { a: ['对：图里的比例一般只有百分之几到几十，MLP 是加上去的修正。', 'Right: the chart shows ratios of a few to a few tens of percent; the MLP adds a correction.'],
+  q2: { a: ['对：MLP 的输出是加到残差流上的修正，不是替换。', 'Right: the MLP\'s output is a correction added to the stream, not a replacement.'],
     b: ['不是：残差连接只做加法，不会覆盖。', 'No: the residual connection only adds, it never overwrites.'],
-    c: ['不是：看看上面的长条，MLP 占比远小于 100%。', 'No: look at the bars above, the MLP share stays far below 100%.'] },
+    c: ['不是：残差连接只做加法，MLP 不会取代残差流。', 'No: the residual connection only adds; the MLP does not take the stream over.'] },
   q3: { a: ['不是：精度和参数个数无关。', 'No: precision has nothing to do with the number of parameters.'],
     b: ['对：三个 hidden × intermediate 的矩阵、每层一份，加起来约占三分之一。', 'Right: three hidden × intermediate matrices per layer add up to about a third.'],
     c: ['不是：每层只有一个 MLP 模块。', 'No: there is exactly one MLP block per layer.'] },
@@ -664,14 +732,26 @@ document.querySelectorAll('#quiz fieldset').forEach((fs) => {
     const q = ev.target.name, v = ev.target.value, fb = fs.querySelector('.feedback');
     const right = ev.target.hasAttribute('data-correct');
     fb.className = `feedback ${right ? 'right' : 'wrong'}`;
-    fb.textContent = `${right ? '✓ ' : '✗ '}${L(...QUIZ_FEEDBACK[q][v])}`;
+    fb.textContent = `${right ? '✓ ' : '✗ '}${L(...QUIZ_FEEDBACK[q][v])}` + (q === 'q2' ? liveRatioNote() : '');
   });
 });
+
+/** the loaded model's own numbers, after the quiz's answer on the size of the MLP's write */
+function liveRatioNote() {
+  if (!state.run) return '';
+  const r = [...layerRatios()].sort((a, b) => a - b), med = r[Math.floor((r.length - 1) / 2)], over = r.filter((x) => x > 0.5).length;
+  return L(` 已加载的模型：各层比例的中位数是 ${(100 * med).toFixed(0)}%，${over} 层超过 50%（见上面的长条）。`, ` The loaded model: the median layer ratio is ${(100 * med).toFixed(0)}%, and ${over} layer${over === 1 ? '' : 's'} go${over === 1 ? 'es' : ''} over 50% (see the bars above).`);
+}
 
 function renderTryStatus() {
   if (!state.run) return;
   const n = state.ids.length, ms = state.run.timings.total_ms.toFixed(1);
-  $('try-status').textContent = L(`${n} 个 token，前向用时 ${ms} 毫秒。`, `${n} tokens, forward pass ${ms} ms.`);
+  const split = state.piecesRaw.filter((p) => p.of).length;
+  const known = state.entry?.kind === 'trained';
+  $('try-status').textContent = L(`${n} 个 token，前向用时 ${ms} 毫秒。`, `${n} tokens, forward pass ${ms} ms.`)
+    + (state.cut ? L(` 文字有 ${state.cut} 个 token，超出上下文长度：只用了前 ${n} 个。`, ` The text has ${state.cut} tokens, more than the context length: only the first ${n} are used.`) : '')
+    + (split && known ? L(` 有 ${split} 个 token 只是某个字符的一部分（字节级 token）：内置的小模型只用英文训练过，中文等文字会被拆成字节，图表照常计算，但模型的预测没有意义。想看中文，请加载 Qwen3.5-0.8B 这样的真实模型。`,
+      ` ${split} tokens are only part of a character (byte-level tokens): the bundled small models were trained on English only, so other scripts are split into bytes. The charts are computed as usual, but the model's predictions mean nothing here. Load a real model such as Qwen3.5-0.8B for Chinese.`) : '');
 }
 function renderDynamicText() {
   renderProgress();
@@ -692,6 +772,22 @@ function listModelsLabels() {
   const sel = $('model-select');
   for (const o of sel.options) { const m = state.models.find((x) => x.id === o.value); o.textContent = m ? L(m.label[0], m.label[1]) : L('其它权重集（URL）…', 'another weight set (URL)…'); }
 }
+/** Whether a neuron-number input holds an integer in [0, intermediate_size); if not, says so in `msg`
+ *  (the input is marked invalid) and returns false. A valid value clears a previous message. */
+function checkNeuron(input, msg) {
+  const I = state.info.config.intermediate_size, v = input.value.trim(), j = Number(v);
+  const ok = v !== '' && Number.isInteger(j) && j >= 0 && j < I;
+  input.setAttribute('aria-invalid', String(!ok));
+  if (!ok) { msg.textContent = L(`神经元编号要在 0 到 ${I - 1} 之间（这一层有 ${I} 个神经元），“${v}”不行。`, `A neuron number must be between 0 and ${I - 1} (this layer has ${I} neurons); "${v}" is not.`); msg.dataset.invalid = '1'; }
+  else if (msg.dataset.invalid) { msg.textContent = ''; delete msg.dataset.invalid; }
+  return ok;
+}
+/** a token piece as a label: "北 (1/3)" for a share of a character split over tokens */
+function pieceLabel(p) { return p.of ? `${p.text} (${p.part}/${p.of})` : p.text; }
+/** a piece for a crowded axis: a split character once, on the token where it starts ("·" after) */
+function pieceShort(p) { return p.part > 1 ? [...p.text].slice(1).join('') || '·' : p.text; }
+/** one token on its own as text: a lone byte of a character as \xNN, never "�" */
+async function tokText(id) { return (await state.model.tokenizer.pieces([id]))[0].text; }
 function escapeHtml(s) { return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c])); }
 
 // ---------------------------------------------------------------- start
