@@ -319,7 +319,7 @@ async function knockoutKl(text, layer, neurons) {
 }
 
 test('the all-layers bars stand on a 0-100% axis with a percentage on each, and the words under them are computed from the same numbers', async () => {
-  const bars = await page.$$eval('#bars .bar', (bs) => bs.map((b) => ({ r: Number(b.dataset.ratio), h: parseFloat(b.style.height), label: b.querySelector('b').textContent, aria: b.getAttribute('aria-label') })));
+  const bars = await page.$$eval('#bars .bar', (bs) => bs.map((b) => ({ r: Number(b.dataset.ratio), h: parseFloat(b.style.height), label: b.querySelector('b').textContent, aria: b.querySelector('.sr').textContent })));
   assert.ok(bars.length > 1);
   for (const b of bars) {
     assert.ok(Math.abs(b.h - 100 * Math.min(1, b.r)) < 0.06, `height ${b.h}% for ratio ${b.r}`);
@@ -404,6 +404,23 @@ test('the second visit shows the feature cards from the cache, without searching
     assert.ok(ms < 3000, `feature cards after ${ms} ms`);
     console.log(`# second visit: feature cards after ${ms} ms`);
   } finally { await p.close(); }
+});
+
+test('accessibility: axe-core finds no serious or critical violations in either language, at desktop and phone sizes', async () => {
+  await page.addScriptTag({ path: path.join(ROOT, 'node_modules/axe-core/axe.min.js') });
+  const lang0 = await page.getAttribute('html', 'lang'), found = [];
+  for (const size of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(size);
+    for (let k = 0; k < 2; k++) {
+      const r = await page.evaluate(() => axe.run(document, { resultTypes: ['violations'] }));
+      const lang = await page.getAttribute('html', 'lang');
+      for (const v of r.violations) if (v.impact === 'serious' || v.impact === 'critical') found.push(`${size.width}px ${lang}: ${v.id} (${v.impact}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+      await page.click('#lang-toggle');
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  assert.equal(await page.getAttribute('html', 'lang'), lang0);
+  assert.deepEqual(found, []);
 });
 
 test('a language switch re-renders every live line: no Chinese left on screen in English', async () => {

@@ -302,7 +302,7 @@ function renderBars() {
   const label = (l, r) => L(`第 ${l} 层：${(100 * r).toFixed(1)}%`, `layer ${l}: ${(100 * r).toFixed(1)}%`);
   $('bars').innerHTML = [100, 75, 50, 25].map((g) => `<div class="grid${g === 50 ? ' half' : ''}" style="bottom:${g}%"><span>${g}%</span></div>`).join('') +
     ratios.map((r, l) => `<div class="bar ${mixers[l]}" role="button" tabindex="0" data-layer="${l}" data-ratio="${r}" data-mixer="${mixers[l]}"
-    style="height:${(100 * Math.min(1, r)).toFixed(1)}%" aria-label="${label(l, r)}"><b>${(100 * r).toFixed(0)}%</b><span>${l}</span></div>`).join('');
+    style="height:${(100 * Math.min(1, r)).toFixed(1)}%"><b aria-hidden="true">${(100 * r).toFixed(0)}%</b><span aria-hidden="true">${l}</span><span class="sr">${label(l, r)}</span></div>`).join('');
   $('bars').querySelectorAll('.bar').forEach((b) => {
     const pick = () => {
       $('bars').querySelectorAll('.bar').forEach((x) => x.classList.toggle('sel', x === b));
@@ -483,15 +483,33 @@ async function shade(el, text, layer, neuron, sign = 1) {
   const r = await m.forward(ids, { stats: false, logits: 'none', hooks: [`blocks.${layer}.mlp.hook_post`] });
   await shadeTokens(el, ids, Array.from(ids, (_, t) => sign * r.hooks[`blocks.${layer}.mlp.hook_post`][t * I + neuron]));
 }
+/** contrast of white and of the page's dark text on the shade at `alpha` over white (WCAG ratios) */
+function shadeContrast(alpha) {
+  const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const lum = (rgb) => 0.2126 * lin(rgb[0]) + 0.7152 * lin(rgb[1]) + 0.0722 * lin(rgb[2]);
+  const L0 = lum([36, 87, 197].map((c) => 255 + (c - 255) * alpha)), dark = lum([29, 35, 43]);
+  return { white: 1.05 / (L0 + 0.05), dark: (L0 + 0.05) / (dark + 0.05) };
+}
+/** Around the middle of the shade scale neither white nor dark text reaches 4.5:1 (for any shade
+ *  colour: the two ratios multiply to about 16). Alphas in that band snap to its nearer edge. */
+const SHADE_BAND = (() => {
+  const bad = Array.from({ length: 101 }, (_, i) => i / 100).filter((a) => { const c = shadeContrast(a); return Math.max(c.white, c.dark) < 4.6; });
+  return bad.length ? [bad[0] - 0.01, bad.at(-1) + 0.01] : null;
+})();
+function shadeAlpha(alpha) {
+  if (!SHADE_BAND || alpha <= SHADE_BAND[0] || alpha >= SHADE_BAND[1]) return alpha;
+  return alpha < (SHADE_BAND[0] + SHADE_BAND[1]) / 2 ? SHADE_BAND[0] : SHADE_BAND[1];
+}
+function textOn(alpha) { const c = shadeContrast(alpha); return c.white > c.dark ? '#fff' : '#1d232b'; }
 /** each token shaded by its value: positive values darker, scaled to the largest |value|; returns the pieces */
 async function shadeTokens(el, ids, values) {
   const mx = Math.max(1e-6, ...values.map(Math.abs));
   const raw = await state.model.tokenizer.pieces(ids), pieces = raw.map(pieceLabel), parts = [];
   for (let t = 0; t < ids.length; t++) {
-    const a = values[t], alpha = Math.max(0, a) / mx;
+    const a = values[t], alpha = shadeAlpha(Math.max(0, a) / mx); // readable text on every shade
     // a character split over several tokens shows once, on the token where it starts
     const shown = pieceShort(raw[t]);
-    parts.push(`<span class="tok${raw[t].of ? ' split' : ''}" data-act="${a}" title="${escapeHtml(pieces[t])}: ${a.toFixed(3)}" style="background:rgba(var(--shade),${alpha.toFixed(2)});color:${alpha > 0.45 ? '#fff' : 'inherit'}">${escapeHtml(shown)}</span>`);
+    parts.push(`<span class="tok${raw[t].of ? ' split' : ''}" data-act="${a}" title="${escapeHtml(pieces[t])}: ${a.toFixed(3)}" style="background:rgba(var(--shade),${alpha.toFixed(2)});color:${textOn(alpha)}">${escapeHtml(shown)}</span>`);
   }
   el.innerHTML = parts.join('');
   return pieces;
