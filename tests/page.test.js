@@ -423,6 +423,40 @@ test('accessibility: axe-core finds no serious or critical violations in either 
   assert.deepEqual(found, []);
 });
 
+test('the page state (model, language, sentence, layer, neuron) round-trips through the URL', async () => {
+  const runs = Number(await page.evaluate(() => document.body.dataset.runs));
+  const text = 'Mei sailed from Oslo to Lima.';
+  await page.fill('#try-text', text);
+  await page.click('#try-run');
+  await page.waitForFunction((n) => Number(document.body.dataset.runs) > n, runs);
+  await page.selectOption('#corr-layer', '2');
+  await page.selectOption('#fires-layer', '4');
+  await page.fill('#fires-neuron', '21');
+  await page.selectOption('#fires-sign', '-1');
+  await page.click('#fires-run');
+  await page.waitForFunction(() => /neuron=4%3A21%3A-1/.test(location.search));
+  const url = page.url();
+  const p = await context.newPage();
+  try {
+    await p.goto(url);
+    await p.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
+    await p.waitForFunction(() => /(neuron |神经元 )21\b/.test(document.querySelector('#fires-top-note').textContent));
+    assert.equal(await p.inputValue('#try-text'), text);
+    assert.equal(await p.inputValue('#corr-layer'), '2');
+    assert.deepEqual([await p.inputValue('#fires-layer'), await p.inputValue('#fires-neuron'), await p.inputValue('#fires-sign')], ['4', '21', '-1']);
+    assert.equal(await p.getAttribute('html', 'lang'), await page.getAttribute('html', 'lang'));
+    assert.equal(await p.evaluate(() => document.body.dataset.model), 'demo');
+    // the same numbers as the page it came from
+    assert.deepEqual(await p.$$eval('#bars .bar', (bs) => bs.map((b) => b.dataset.ratio)), await page.$$eval('#bars .bar', (bs) => bs.map((b) => b.dataset.ratio)));
+  } finally { await p.close(); }
+  const back = Number(await page.evaluate(() => document.body.dataset.runs));
+  await page.fill('#try-text', DEFAULT_TEXT);
+  await page.click('#try-run');
+  await page.waitForFunction((n) => Number(document.body.dataset.runs) > n, back);
+  await page.click('#ko-btn'); // the language-switch test below reads the knock-out's line
+  await page.waitForFunction(() => document.querySelectorAll('#ko-after li').length === 5);
+});
+
 test('a language switch re-renders every live line: no Chinese left on screen in English', async () => {
   // after the runs, the knock-out and the feature search above, all of which wrote text in Chinese
   assert.equal(await page.getAttribute('html', 'lang'), 'zh');

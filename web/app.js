@@ -22,6 +22,7 @@ function setLang(lang) {
   $('progress').setAttribute('aria-label', lang === 'zh' ? '加载进度' : 'loading progress');
   try { localStorage.setItem('mlpscope-lang', lang); } catch { /* private mode */ }
   renderDynamicText();
+  writeUrl();
 }
 const L = (zh, en) => (state.lang === 'zh' ? zh : en);
 $('lang-toggle').addEventListener('click', () => setLang(state.lang === 'zh' ? 'en' : 'zh'));
@@ -226,6 +227,7 @@ async function runText(text) {
   renderExFeedback();
   // an answered quiz question quotes the live numbers: those of this text now
   document.querySelectorAll('#quiz input:checked').forEach((el) => el.dispatchEvent(new Event('change', { bubbles: true })));
+  writeUrl();
   document.body.dataset.runs = String(Number(document.body.dataset.runs ?? 0) + 1);
 }
 
@@ -250,7 +252,11 @@ function renderModelFacts() {
   drawNeurons(c);
   const layerOpts = Array.from({ length: c.num_hidden_layers }, (_, l) => `<option value="${l}">${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : L('注意力', 'attention')}</option>`).join('');
   for (const id of ['walk-layer', 'corr-layer', 'fires-layer', 'ko-layer']) { const s = $(id), v = s.value; s.innerHTML = layerOpts; if (v && v < c.num_hidden_layers) s.value = v; }
-  if (!state.corrLayerSet) { $('corr-layer').value = String(Math.floor(c.num_hidden_layers / 2)); $('walk-layer').value = String(Math.floor(c.num_hidden_layers / 2)); state.corrLayerSet = true; }
+  if (!state.corrLayerSet) {
+    const want = Number(state.fromUrl?.layer), l = Number.isInteger(want) && want >= 0 && want < c.num_hidden_layers ? want : Math.floor(c.num_hidden_layers / 2);
+    $('corr-layer').value = String(l); $('walk-layer').value = String(Math.floor(c.num_hidden_layers / 2)); state.corrLayerSet = true;
+    if (state.fromUrl) state.fromUrl.layer = null; // a shared link's layer: the first model only
+  }
   for (const id of ['walk-feature', 'fires-neuron', 'ko-neuron']) $(id).max = c.intermediate_size - 1;
   $('walk-token').innerHTML = state.pieces.map((p, t) => `<option value="${t}">${t}: ${escapeHtml(JSON.stringify(p))}</option>`).join('');
   $('walk-token').value = String(state.pieces.length - 1);
@@ -358,7 +364,7 @@ async function renderWalk() {
 }
 for (const id of ['walk-layer', 'walk-token']) $(id).addEventListener('change', () => { state.walkFeatureChosen = false; renderWalk(); });
 $('walk-feature').addEventListener('change', () => { state.walkFeatureChosen = true; renderWalk(); });
-$('corr-layer').addEventListener('change', renderLayerChart);
+$('corr-layer').addEventListener('change', () => { renderLayerChart(); writeUrl(); });
 
 // ---------------------------------------------------------------- logit lens: after the mixer, after the MLP
 async function renderLens() {
@@ -569,7 +575,13 @@ async function findFeatures() {
   }
   renderFeatureText();
   const b0 = res.best[0];
-  if (b0) { $('fires-layer').value = String(b0.layer); $('fires-neuron').value = b0.neuron; $('fires-sign').value = String(b0.sign); await showNeuron(); }
+  // the neuron card: the one a shared link names (once), else the best feature neuron
+  const shared = /^(\d+):(\d+):(-?1)$/.exec(state.fromUrl?.neuron ?? '');
+  if (shared && Number(shared[1]) < state.info.config.num_hidden_layers) {
+    $('fires-layer').value = shared[1]; $('fires-neuron').value = shared[2]; $('fires-sign').value = shared[3];
+    state.fromUrl.neuron = null;
+    await showNeuron();
+  } else if (b0) { $('fires-layer').value = String(b0.layer); $('fires-neuron').value = b0.neuron; $('fires-sign').value = String(b0.sign); await showNeuron(); }
 }
 /** the probe sentences a neuron's top activations are taken from: fewer for the big models (each one is a forward pass) */
 const probeTexts = () => (state.info.config.hidden_size >= 512 ? state.probes.slice(0, 48) : state.probes);
@@ -639,6 +651,7 @@ async function showNeuron() {
   $('fires-top').innerHTML = res.top.map((x) => `<li data-act="${x.activation}" data-text="${x.text}" data-token="${x.token}"><code>${nl(x.before)}<mark>${escapeHtml(x.piece)}</mark>${nl(x.after)}</code> · ${x.activation.toFixed(3)}</li>`).join('');
   state.topActs = { l, j, sign, texts: texts.length, tokens: res.tokens, positive: res.positive };
   renderTopActsNote();
+  writeUrl();
 }
 /** a context around a token, its line breaks shown as ⏎ */
 const nl = (t) => escapeHtml(t).replace(/\n/g, '⏎');
@@ -808,18 +821,40 @@ function pieceShort(p) { return p.part > 1 ? [...p.text].slice(1).join('') || '�
 async function tokText(id) { return (await state.model.tokenizer.pieces([id]))[0].text; }
 function escapeHtml(s) { return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c])); }
 
+// ---------------------------------------------------------------- the page's state in its URL
+/** model, language, sentence, layer of the per-token chart and the neuron card's neuron: a view
+ *  can be shared as a link (read once at start) */
+function writeUrl() {
+  if (!state.entry) return;
+  const q = new URLSearchParams();
+  q.set('model', state.entry.id === 'url' ? 'url' : state.entry.id);
+  if (state.entry.id === 'url') q.set('url', state.entry.url);
+  q.set('lang', state.lang);
+  if (state.text !== DEFAULT_TEXT) q.set('text', state.text);
+  q.set('layer', $('corr-layer').value);
+  if (state.topActs) q.set('neuron', `${state.topActs.l}:${state.topActs.j}:${state.topActs.sign}`);
+  history.replaceState(null, '', `${location.pathname}?${q}`);
+}
+
 // ---------------------------------------------------------------- start
 async function start() {
   let lang = 'zh';
   try { lang = localStorage.getItem('mlpscope-lang') || 'zh'; } catch { /* ignore */ }
-  if (new URLSearchParams(location.search).get('lang') === 'en') lang = 'en';
+  const q = new URLSearchParams(location.search);
+  if (q.get('lang') === 'en' || q.get('lang') === 'zh') lang = q.get('lang');
   setLang(lang);
+  state.fromUrl = { layer: q.get('layer'), neuron: q.get('neuron') };
+  if (q.get('text')) { state.text = q.get('text').slice(0, 4000); $('try-text').value = state.text; }
   drawNeurons(null);
   if ('serviceWorker' in navigator) navigator.serviceWorker.register('sw.js').catch(() => {});
   try { state.probes = (await (await fetch('probes.json')).json()).probes; } catch { state.probes = null; }
   const models = await listModels();
   const want = new URLSearchParams(location.search).get('model');
-  const first = models.find((m) => m.id === want) ?? models[0];
-  if (first) { $('model-select').value = first.id; await load(first); }
+  const first = want === 'url' && q.get('url') ? { id: 'url', url: q.get('url'), label: [q.get('url'), q.get('url')], kind: 'unknown' } : models.find((m) => m.id === want) ?? models[0];
+  if (first) {
+    $('model-select').value = first.id;
+    if (first.id === 'url') { $('url-box').hidden = false; $('model-url').value = first.url; }
+    await load(first);
+  }
 }
 start();
