@@ -1,4 +1,4 @@
-// Where the demo model lives: the package ships weights/demo/ (the project's trained 1.56M-parameter
+// Where the demo model lives: the package ships weights/demo/ (the project's trained 1.57M-parameter
 // model, q8, 1.8 MB), so `loadModel(demoModelUrl)` works after `npm install` with nothing to fetch.
 // In Node this is a file: URL; in a browser it is wherever the package's files are served.
 /** @type {URL} */

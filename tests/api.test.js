@@ -79,7 +79,7 @@ test('interventions: scale 1 changes nothing; zeroing a neuron moves mlp_out by 
     const a = post[t * I + neuron];
     for (let i = 0; i < H; i++) assert.ok(Math.abs(d0[t * H + i] - d1[t * H + i] - a * col[i]) < 1e-4, `token ${t} dim ${i}`);
   }
-  assert.equal(off.hooks[`blocks.${layer}.mlp.hook_post`][tRef * I + neuron], 0);
+  assert.ok(off.hooks[`blocks.${layer}.mlp.hook_post`][tRef * I + neuron] === 0); // (-0 when the neuron was negative)
   assert.notDeepEqual(off.logits, base.logits);
   const silent = model.forward(ids, { interventions: [{ layer: 4, hook: 'hook_mlp_out', scale: 0 }] });
   assert.equal(silent.stats.mlp_out_l2[4].every((v) => v === 0), true);
@@ -200,8 +200,8 @@ test('a folder as a file: URL, with a space in its path; demoModelUrl is the shi
   } finally { fs.rmSync(spaced, { recursive: true, force: true }); }
   assert.equal(fileURLToPath(demoModelUrl), path.join(ROOT, 'weights/demo') + path.sep);
   const demo = await loadModel(demoModelUrl, { threads: 1 });
-  assert.equal(demo.config.hidden_size, 128);
-  assert.equal(demo.nLayers, 6);
+  assert.equal(demo.config.hidden_size, 96);
+  assert.equal(demo.nLayers, 11);
   demo.dispose();
 });
 

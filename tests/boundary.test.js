@@ -41,7 +41,7 @@ test('validation lives in the engine: bad hooks, interventions, lens positions a
   try {
     const err = (f, re) => assert.throws(f, (x) => x.code === 'E_ARG' && re.test(x.message), String(re));
     err(() => model.forward([1, 2], { hooks: ['blocks.0.hook_nothing'] }), /unknown hook "blocks\.0\.hook_nothing" \(expected blocks\.\{layer\}\.hook_resid_pre\|/);
-    err(() => model.forward([1, 2], { hooks: ['blocks.99.hook_mlp_out'] }), /layer 99 does not exist \(the model has 6\)/);
+    err(() => model.forward([1, 2], { hooks: ['blocks.99.hook_mlp_out'] }), /layer 99 does not exist \(the model has 11\)/);
     err(() => model.forward([1, 2], { interventions: [{ layer: 0, hook: 'hook_resid_pre', scale: 0 }] }), /only mlp\.hook_post .* and hook_mlp_out/);
     err(() => model.forward([1, 2], { interventions: [{ layer: 0, hook: 'mlp.hook_post', neurons: [1 << 20], scale: 0 }] }), /neuron 1048576 of layer 0 outside/);
     err(() => model.forward([1, 2], { logitLens: { positions: [5] } }), /logitLens position 5 outside \[0, 2\)/);

@@ -64,15 +64,15 @@ test('Worker wrapper: same logits and greedy ids as in-page, transferred typed a
   assert.deepEqual(r.gen, r.localGen, 'greedy ids in the worker = in the page');
   assert.equal(r.logitsType, 'Float32Array');
   assert.equal(r.logitsLen, 1024 * r.seqLen);
-  assert.equal(r.hookLen, 448 * r.seqLen);
+  assert.equal(r.hookLen, 336 * r.seqLen);
   assert.equal(r.statsType, 'Float32Array');
   assert.equal(r.info.params.total, r.localParams);
   assert.ok(r.outSame, 'neuronOutput in the worker = in the page');
   assert.ok(r.topSame, 'neuronTopActivations in the worker = in the page');
   assert.equal(r.woType, 'Float32Array');
   assert.ok(r.featSame, 'findFeatureNeurons in the worker = in the page');
-  assert.equal(r.seen.length, 6 * 4, 'one progress message per probe and pass (6 layers, one per pass)');
-  assert.deepEqual(r.seen.at(-1), { done: 24, total: 24 });
+  assert.equal(r.seen.length, 11 * 4, 'one progress message per probe and pass (11 layers, one per pass)');
+  assert.deepEqual(r.seen.at(-1), { done: 44, total: 44 });
   assert.equal(r.lastProgress.loaded, r.lastProgress.total);
   assert.ok(r.ticks >= Math.floor(r.busyMs / 5) * 0.3, `page stayed responsive: ${r.ticks} ticks in ${r.busyMs.toFixed(0)} ms`);
   assert.deepEqual(h.errors, []);

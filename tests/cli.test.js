@@ -61,9 +61,9 @@ test('mlpscope features and mlpscope neuron on the demo model agree with the API
   assert.deepEqual(got.best, want.best);
   assert.equal(got.directions.length, 3);
   got.directions.forEach((d, i) => assert.equal(d.heldOutAuc, want.directions[i].heldOutAuc));
-  const table = execFileSync(process.execPath, [CLI, 'features', DEMO, '--top', '1', '--layers', '3'], { encoding: 'utf8' });
+  const table = execFileSync(process.execPath, [CLI, 'features', DEMO, '--top', '1', '--layers', '5'], { encoding: 'utf8' });
   assert.match(table, /^city$/m);
-  assert.match(table, /best: layer 3 neuron 259, held-out AUC 0\.943/);
+  assert.match(table, /best: layer 5 neuron 158, held-out AUC 0\.919/);
   // a probe file of one's own, and a texts file
   const dir = tmpDir('features');
   const own = [{ text: 'We drove from Oslo to Rome.', spans: [{ start: 14, end: 18, label: 'city' }, { start: 22, end: 26, label: 'city' }] },
@@ -72,33 +72,34 @@ test('mlpscope features and mlpscope neuron on the demo model agree with the API
   const g2 = JSON.parse(execFileSync(process.execPath, [CLI, 'features', DEMO, '--probes', path.join(dir, 'p.json'), '--json'], { encoding: 'utf8' }));
   assert.deepEqual(g2.best, findFeatureNeurons(m, [...own, ...own], { top: 3 }).best);
   fs.writeFileSync(path.join(dir, 't.txt'), 'I flew from Paris to Tokyo.\n\nThe food was not bad at all.\n');
-  // the city neuron (layer 3, neuron 259, fires positively) and the negation neuron (layer 1,
-  // neuron 302, fires negatively: it writes minus its column)
+  // the code neuron (layer 6, neuron 138, fires positively) and the negation neuron (layer 0,
+  // neuron 239, fires negatively: it writes minus its column)
   const texts = ['I flew from Paris to Tokyo.', 'The food was not bad at all.'];
-  const n = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '3', '--neuron', '259', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
+  const n = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '6', '--neuron', '138', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
   const { writes, ...top } = n;
-  assert.deepEqual(top, neuronTopActivations(m, texts, { layer: 3, neuron: 259, sign: 1, k: 3 }));
-  const o = m.neuronOutput(3, 259, { k: 10 });
+  assert.deepEqual(top, neuronTopActivations(m, texts, { layer: 6, neuron: 138, sign: 1, k: 3 }));
+  const o = m.neuronOutput(6, 138, { k: 10 });
   assert.deepEqual(writes.up.map((t) => [t.id, t.logit]), o.promoted.map((t) => [t.id, t.logit]));
-  assert.ok(writes.up.some((t) => t.text === ' to'));
-  const nn = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '1', '--neuron', '302', '--sign', '-1', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
-  assert.deepEqual((({ writes: _, ...t }) => t)(nn), neuronTopActivations(m, texts, { layer: 1, neuron: 302, sign: -1, k: 3 }));
-  const on = m.neuronOutput(1, 302, { k: 10 });
+  assert.ok(writes.up.some((t) => t.text === ' at'));
+  const nn = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '0', '--neuron', '239', '--sign', '-1', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
+  assert.deepEqual((({ writes: _, ...t }) => t)(nn), neuronTopActivations(m, texts, { layer: 0, neuron: 239, sign: -1, k: 3 }));
+  const on = m.neuronOutput(0, 239, { k: 10 });
   assert.deepEqual(nn.writes.up.map((t) => [t.id, t.logit]), on.suppressed.map((t) => [t.id, -t.logit]), 'firing negatively, it pushes up what its column pushes down');
   assert.deepEqual(nn.writes.down.map((t) => [t.id, t.logit]), on.promoted.map((t) => [t.id, -t.logit]));
-  const txt = execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '3', '--neuron', '259', '--k', '2'], { encoding: 'utf8' });
+  const txt = execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '5', '--neuron', '158', '--sign', '-1', '--k', '2'], { encoding: 'utf8' });
   assert.match(txt, /6805 tokens of 160 texts/);
   assert.equal(txt.trim().split('\n').length, 5);
-  assert.match(txt, /pushes up " a" [0-9.]+, "   " [0-9.]+, ":\\n"/);
+  assert.match(txt, /M\[\[ars\]\]eille/);
+  assert.match(txt, /pushes up "era" [0-9.]+, " print" [0-9.]+, "ito"/);
   m.dispose();
   // bad input: typed errors naming what is wrong
   fs.writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ probes: [{ text: 'x', spans: [{ start: 0 }] }] }));
   for (const [args, re] of [
     [['features', DEMO, '--probes', path.join(dir, 'bad.json')], /E_ARG.*bad\.json.*probe 0/],
     [['features', DEMO, '--probes', path.join(dir, 'nope.json')], /E_ARG.*nope\.json/],
-    [['features', DEMO, '--layers', '9'], /E_ARG.*--layers/],
+    [['features', DEMO, '--layers', '11'], /E_ARG.*--layers/],
     [['neuron', DEMO, '--layer', '1'], /E_ARG.*--neuron/],
-    [['neuron', DEMO, '--layer', '1', '--neuron', '448'], /E_ARG.*--neuron/],
+    [['neuron', DEMO, '--layer', '1', '--neuron', '336'], /E_ARG.*--neuron/],
     [['neuron', DEMO, '--layer', '1', '--neuron', '4', '--sign', '0'], /E_ARG.*--sign/],
   ]) {
     const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });

@@ -39,14 +39,14 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
   const run2 = JSON.parse(execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), [...args, '--threads', '2'], { cwd: proj, encoding: 'utf8' }));
   assert.deepEqual(run2.ids, want.ids);
   assert.equal(run2.build.threads, 2, run2.build.why);
-  const nx = execFileSync(process.execPath, [path.join(proj, 'node_modules/mlpscope/examples/neuron.mjs'), path.join(ROOT, 'weights/demo'), '3', '259'], { cwd: proj, encoding: 'utf8' });
-  assert.match(nx, /fires positive/);
-  assert.match(nx, /\[aris\]/);
-  assert.match(nx, /raises " a" "   " ":\\n" ","/);
+  const nx = execFileSync(process.execPath, [path.join(proj, 'node_modules/mlpscope/examples/neuron.mjs'), path.join(ROOT, 'weights/demo'), '5', '158'], { cwd: proj, encoding: 'utf8' });
+  assert.match(nx, /fires negative/);
+  assert.match(nx, /\[ Rom\]e/);
+  assert.match(nx, /raises "era" " print" "ito"/);
   // the feature tools from node_modules, with the probe generator the package ships
   // (on the demo model the package ships: @demo on the command line, demoModelUrl in the API)
-  const feats = execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['features', '@demo', '--top', '1', '--layers', '3'], { cwd: proj, encoding: 'utf8' });
-  assert.match(feats, /best: layer 3 neuron 259/);
+  const feats = execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['features', '@demo', '--top', '1', '--layers', '5'], { cwd: proj, encoding: 'utf8' });
+  assert.match(feats, /best: layer 5 neuron 158/);
   fs.writeFileSync(path.join(proj, 'demo.mjs'), "import { loadModel, demoModelUrl } from 'mlpscope';\n" +
     "const m = await loadModel(demoModelUrl, { threads: 1 });\n" +
     "const ids = m.tokenizer.encode('I flew from Paris to');\n" +
@@ -54,7 +54,7 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
     "const r = m.forward(ids);\nconsole.log('logits', r.logits.length);\nm.dispose();\n");
   const demo = execFileSync(process.execPath, ['demo.mjs'], { cwd: proj, encoding: 'utf8' });
   assert.ok(demo.includes(path.join('node_modules', 'mlpscope', 'weights', 'demo')), demo);
-  assert.match(demo, / 128 /);
+  assert.match(demo, / 96 /);
   assert.match(demo, /logits 1024/);
   for (const f of ['manifest.json', 'model-00001-of-00001.bin', 'tokenizer.msbpe', 'README.md'])
     assert.ok(files.includes(`weights/demo/${f}`), `weights/demo/${f} is in the package`);

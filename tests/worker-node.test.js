@@ -52,7 +52,7 @@ test('Node worker: a relative folder, the shipped demo model, typed load errors,
   try {
     const ids = await a.tokenizer.encode('I flew from Paris to');
     assert.deepEqual(Array.from((await a.forward(ids)).logits), Array.from((await b.forward(ids)).logits));
-    assert.equal(b.config.hidden_size, 128);
+    assert.equal(b.config.hidden_size, 96);
   } finally { await a.dispose(); await b.dispose(); }
   await assert.rejects(loadModelInWorker(path.join(ROOT, 'no-such-folder')), (e) => e.code === 'E_MANIFEST' && /no-such-folder/.test(e.message));
   const ac = new AbortController();

@@ -23,7 +23,7 @@ fs.mkdirSync(W, { recursive: true });
 if (fs.existsSync(path.join(root, 'weights/demo/manifest.json'))) {
   fs.mkdirSync(path.join(W, 'demo'));
   for (const f of fs.readdirSync(path.join(root, 'weights/demo'))) if (/\.(json|bin|msbpe)$/.test(f) && f !== 'summary.json') fs.copyFileSync(path.join(root, 'weights/demo', f), path.join(W, 'demo', f));
-  models.push({ id: 'demo', url: 'weights/demo/', kind: 'trained', label: ['mlpscope 演示模型（本项目训练，1.56M 参数）', 'mlpscope demo model (trained by this project, 1.56M parameters)'] });
+  models.push({ id: 'demo', url: 'weights/demo/', kind: 'trained', label: ['mlpscope 演示模型（本项目训练，1.57M 参数）', 'mlpscope demo model (trained by this project, 1.57M parameters)'] });
 }
 const cli = path.join(root, 'bin/mlpscope.js');
 const stories = path.join(process.env.MLPSCOPE_SHARED ?? path.join(root, '../shared'), 'models/stories260K');

@@ -253,7 +253,8 @@ function renderModelFacts() {
   const layerOpts = Array.from({ length: c.num_hidden_layers }, (_, l) => `<option value="${l}">${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : L('注意力', 'attention')}</option>`).join('');
   for (const id of ['walk-layer', 'corr-layer', 'fires-layer', 'ko-layer']) { const s = $(id), v = s.value; s.innerHTML = layerOpts; if (v && v < c.num_hidden_layers) s.value = v; }
   if (!state.corrLayerSet) {
-    const want = Number(state.fromUrl?.layer), l = Number.isInteger(want) && want >= 0 && want < c.num_hidden_layers ? want : Math.floor(c.num_hidden_layers / 2);
+    const raw = state.fromUrl?.layer, want = raw == null || raw === '' ? NaN : Number(raw);
+    const l = Number.isInteger(want) && want >= 0 && want < c.num_hidden_layers ? want : Math.floor(c.num_hidden_layers / 2);
     $('corr-layer').value = String(l); $('walk-layer').value = String(Math.floor(c.num_hidden_layers / 2)); state.corrLayerSet = true;
     if (state.fromUrl) state.fromUrl.layer = null; // a shared link's layer: the first model only
   }

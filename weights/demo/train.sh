@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reproduces the committed demo model (weights/demo/): generates the corpus, builds the trainer,
-# trains on both cores (1,500 steps with input noise on 70% of the sequences: 6 to 10 minutes on a
+# trains on both cores (1,500 steps with input noise on 70% of the sequences: about 8 minutes on a
 # 2-core AVX2 machine) and
 # writes the q8 weight set, the training log and the summary here. The same seed gives the same
 # loss curve: the trainer's arithmetic is bit-reproducible (for this model two runs here wrote the
@@ -27,6 +27,6 @@ node tools/corpus.mjs --seed 2 --docs 8000 --out "$work/val.txt"
 if [ -z "$resume" ]; then rm -f "$work/ckpt.bin"; fi
 build/native/mlpscope-train --train "$work/train.txt" --val "$work/val.txt" \
   --out weights/demo --out-f32 "$work/f32" --log weights/demo/training-log.tsv --ckpt "$work/ckpt.bin" \
-  --steps "$steps" --batch 16 --ctx 128 --vocab 1024 --hidden 128 --layers 6 --heads 4 --inter 448 \
+  --steps "$steps" --batch 16 --ctx 128 --vocab 1024 --hidden 96 --layers 11 --heads 3 --inter 336 \
   --lr 3e-3 --warmup 100 --input-noise 0.8 --noise-share 0.7 --seed 2 --threads 2 --eval-every 100 --ckpt-every 200 $resume \
   | tee weights/demo/summary.json
