@@ -535,6 +535,7 @@ test('phone-sized viewport', async () => {
   console.log(`# phone: smallest chart text ${smallest.toFixed(1)} px`);
   const header = await p.$eval('header.top', (h) => h.getBoundingClientRect().height);
   assert.ok(header <= 110, `header ${header} px tall`);
+  console.log(`# phone: header ${header.toFixed(0)} px tall`);
   await p.screenshot({ path: path.join(SHOTS, 'phone.png'), fullPage: true });
   await phone.close();
 });

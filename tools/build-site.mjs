@@ -15,6 +15,10 @@ const out = path.join(root, 'build/site');
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(path.join(out, 'build/wasm'), { recursive: true });
 fs.cpSync(path.join(root, 'web'), out, { recursive: true });
+// the page imports the package by name; in the site the package's js/ sits beside the page
+const html = fs.readFileSync(path.join(out, 'index.html'), 'utf8'), mapped = html.replace('"mlpscope": "../js/index.js"', '"mlpscope": "./js/index.js"');
+if (mapped === html) throw new Error('web/index.html: the import map for "mlpscope" is missing');
+fs.writeFileSync(path.join(out, 'index.html'), mapped);
 fs.cpSync(path.join(root, 'js'), path.join(out, 'js'), { recursive: true });
 for (const f of ['mlpscope.wasm', 'mlpscope-mt.wasm']) fs.copyFileSync(path.join(root, 'build/wasm', f), path.join(out, 'build/wasm', f));
 const models = [];
