@@ -47,7 +47,14 @@ export interface LoadOptions {
   threads?: number | 'auto';
   /** an engine from createEngine() to load into (its threads are used; it is not shut down by dispose) */
   engine?: unknown;
+  /** the @huggingface/jinja module, to render the model's own chat template (default: imported by
+   * name when installed; null: do not use it). Pass it in bundles and browsers, where a bare
+   * module name may not resolve. In a Worker it is imported by name inside the Worker. */
+  jinja?: { Template: any } | null;
 }
+
+/** A model's own chat template, as the weight set keeps it. */
+export interface ChatTemplateInfo { template: string; bos_token: string | null; eos_token: string | null }
 
 export type HookKind = 'hook_resid_pre' | 'hook_attn_out' | 'hook_resid_mid' | 'hook_mlp_out' | 'hook_resid_post'
   | 'mlp.hook_pre' | 'mlp.hook_pre_linear' | 'mlp.hook_post';
@@ -174,6 +181,11 @@ export class Tokenizer {
   bosId: number;
   eosIds: number[];
   vocabSize: number;
+  /** who renders chat messages: 'jinja' (the model's own template through @huggingface/jinja), a
+   * kind the engine renders itself, or 'none' (applyChatTemplate throws E_TOKEN) */
+  chatTemplate: 'jinja' | 'chatml' | 'qwen3' | 'qwen3.5' | 'none';
+  /** the weight set's own chat template, or null */
+  chat: ChatTemplateInfo | null;
   encode(text: string, opts?: { addSpecial?: boolean }): number[];
   decode(ids: ArrayLike<number>): string;
   /** how each token reads, in one call: a character split over tokens is shown whole on each (part k of n); never U+FFFD for split bytes */
@@ -218,7 +230,7 @@ export function loadModel(source: string | URL, opts?: LoadOptions): Promise<Mod
 /** The demo model shipped in the package (weights/demo/): a file: URL in Node, beside the package's files in a browser. */
 export const demoModelUrl: URL;
 /** Only a tokenizer: from a weight set, or from a Hugging Face folder with tokenizer.json. */
-export function loadTokenizer(source: string | URL, opts?: { engine?: unknown }): Promise<Tokenizer>;
+export function loadTokenizer(source: string | URL, opts?: { engine?: unknown; jinja?: { Template: any } | null }): Promise<Tokenizer>;
 
 /** A labelled probe text: character spans with labels such as 'city', 'negation', 'code'. */
 export interface Probe { text: string; spans: { start: number; end: number; label: string }[] }
@@ -252,7 +264,7 @@ export function tokenOffsets(tokenizer: Tokenizer, ids: ArrayLike<number>): [num
 type Async<T> = T extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never;
 /** The model in a Web Worker: the same calls as Model, each returning a promise. */
 export class WorkerModel {
-  readonly tokenizer: { [K in 'encode' | 'decode' | 'pieces' | 'idToToken' | 'tokenToId' | 'pretokenize' | 'applyChatTemplate']: Async<Tokenizer[K]> } & { kind: string; bosId: number; eosIds: number[]; vocabSize: number } | null;
+  readonly tokenizer: { [K in 'encode' | 'decode' | 'pieces' | 'idToToken' | 'tokenToId' | 'pretokenize' | 'applyChatTemplate']: Async<Tokenizer[K]> } & { kind: string; bosId: number; eosIds: number[]; vocabSize: number; chatTemplate: Tokenizer['chatTemplate'] } | null;
   readonly contextLength: number;
   readonly config: Record<string, any>;
   readonly nLayers: number;

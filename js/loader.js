@@ -33,7 +33,7 @@ function newHasher(e) {
  *   signal?: AbortSignal, contextLength?: number, maxContext?: number, memoryBudget?: number, simd?: boolean,
  *   batchSize?: number, parallel?: number, engine?: import('./wasm.js').Engine,
  *   activations?: 'int8'|'exact'|'plain', exact?: boolean, int8Activations?: boolean,
- *   manifestSha256?: string, stallTimeoutMs?: number }} LoadOptions
+ *   manifestSha256?: string, stallTimeoutMs?: number, jinja?: {Template: any} | null }} LoadOptions
  *   How q8 / q4 matrices meet their inputs (`activations`): 'int8' (the default) rounds each block
  *   of 32 inputs to int8 and runs integer dot products, as llama.cpp does: fastest, with the
  *   accuracy stated in docs/api.md; 'exact' splits each input into two 16-bit codes and is exact up
@@ -166,7 +166,8 @@ export async function loadModel(source, opts = {}) {
         if (typeof caches !== 'undefined') await caches.open('mlpscope-weights-v1').then((c) => c.delete(new URL(manifest.tokenizer.file, src.name).href + '#sha256=' + manifest.tokenizer.sha256)).catch(() => {});
         throw new MlpscopeError('E_SHARD_HASH', `${manifest.tokenizer.file}: sha256 does not match the manifest`);
       }
-      tokenizer = Tokenizer.load(e, info.tokenizer.kind, tb, { vocabSize: info.tokenizer.vocab_size, eosIds: info.tokenizer.eos_token_ids });
+      tokenizer = Tokenizer.load(e, info.tokenizer.kind, tb, { vocabSize: info.tokenizer.vocab_size, eosIds: info.tokenizer.eos_token_ids, chat: manifest.tokenizer.chat });
+      await tokenizer.prepareChat(opts.jinja);
     }
     state = e.c.state_new(model, ctx, batchSize);
     // the mode that runs (from the engine): q8/q4 matrices in the mode asked for; other weights

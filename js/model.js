@@ -225,7 +225,7 @@ export class Model {
     const isChat = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] === 'object';
     if (isChat && !this.tokenizer) throw new MlpscopeError('E_TOKEN', 'this weight set has no tokenizer: chat messages need one');
     const ids = typeof prompt === 'string' ? this._encodePrompt(prompt)
-      : isChat ? this._encodePrompt(this.tokenizer.applyChatTemplate(prompt, { enableThinking: opts.enableThinking }))
+      : isChat ? this._encodeChat(prompt, opts.enableThinking)
       : Array.from(prompt);
     if (!ids.length) throw new MlpscopeError('E_ARG', 'empty prompt: nothing to continue from');
     const nReal = this._info.tokenizer.vocab_size || V; // rows past the real vocabulary are never sampled
@@ -280,6 +280,13 @@ export class Model {
       this._busy = false;
       e.free(rng); e.free(scratch); e.free(lpp);
     }
+  }
+
+  /** chat messages -> ids: a template that writes the BOS token itself (Llama 3's) gets no second one */
+  _encodeChat(messages, enableThinking) {
+    const t = this.tokenizer, text = t.applyChatTemplate(messages, { enableThinking });
+    const bos = t.bosId >= 0 ? t.idToToken(t.bosId) : undefined;
+    return t.encode(text, { addSpecial: !(bos && text.startsWith(bos)) });
   }
 
   _encodePrompt(text) {

@@ -16,8 +16,42 @@ export class Tokenizer {
     this.bosId = engine.c.tok_bos(ptr);
     this.eosIds = info.eosIds ?? [];
     this.vocabSize = engine.c.tok_vocab(ptr);
-    this.chatTemplate = CHAT_KINDS[engine.c.tok_chat_kind(ptr)];
+    // the template the engine renders itself (ChatML, Qwen3, Qwen3.5), 'none' if it knows none
+    this._fastChat = CHAT_KINDS[engine.c.tok_chat_kind(ptr)];
+    /** the weight set's own template and its token strings ({template, bos_token, eos_token}), or null */
+    this.chat = info.chat?.template ? info.chat : null;
+    this._jinja = null;
+    this._jinjaError = null;
+    /** who renders chat messages: 'jinja' (the model's own template), a kind the engine renders
+     *  itself ('chatml', 'qwen3', 'qwen3.5'), or 'none' (no template: chat messages are refused) */
+    this.chatTemplate = this._fastChat;
     this._scratch = engine.malloc(16);
+  }
+
+  /**
+   * Prepares the model's own chat template with @huggingface/jinja (an optional dependency, loaded
+   * only here): given as `jinja` (the module, for bundles and browsers), else imported by name.
+   * Without it, the engine's fast path renders the templates it knows; any other template makes
+   * applyChatTemplate() throw instead of guessing.
+   * @param {{Template: any} | null | undefined} jinja
+   */
+  async prepareChat(jinja) {
+    if (!this.chat) return this;
+    let mod = jinja;
+    if (mod === undefined) {
+      const name = '@huggingface/jinja'; // not a literal: bundlers leave the optional module out
+      mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ name).catch(() => null);
+    }
+    if (!mod?.Template) {
+      this._jinjaError = mod === null && jinja === null ? 'the template renderer was switched off (jinja: null)'
+        : '@huggingface/jinja is not installed (npm install @huggingface/jinja) nor given as loadModel(…, {jinja})';
+      return this;
+    }
+    try {
+      this._jinja = new mod.Template(this.chat.template);
+      this.chatTemplate = 'jinja';
+    } catch (err) { this._jinjaError = `the template does not parse (${err.message})`; }
+    return this;
   }
 
   /** @param {string} kind 'llama2c' | 'bpe-bytelevel' @param {Uint8Array} bytes */
@@ -137,14 +171,31 @@ export class Tokenizer {
   }
 
   /**
-   * Renders messages with the tokenizer's chat template (ChatML for Qwen; Qwen3.5-0.8B's default
-   * pre-fills an empty think block). Plain concatenation for tokenizers without a template.
+   * Renders messages with the model's chat template: the template itself through
+   * @huggingface/jinja when it is there (`chatTemplate === 'jinja'`), else the engine's own
+   * rendering of the kinds it knows (ChatML; Qwen3 and Qwen3.5 with their thinking switch:
+   * Qwen3.5-0.8B's default pre-fills an empty think block). A template neither can render, or a
+   * weight set without one, is an E_TOKEN error, never a guessed prompt.
    * @param {{role: string, content: string}[]} messages
    * @param {{addGenerationPrompt?: boolean, enableThinking?: boolean}} [opts]
    */
   applyChatTemplate(messages, { addGenerationPrompt = true, enableThinking } = {}) {
     this._alive();
     const e = this.e;
+    if (!Array.isArray(messages)) throw new MlpscopeError('E_ARG', 'messages must be an array of {role, content}');
+    messages.forEach((m, i) => {
+      if (typeof m?.role !== 'string' || typeof m?.content !== 'string') throw new MlpscopeError('E_ARG', `messages[${i}]: needs string role and content`);
+    });
+    if (this._jinja) {
+      const vars = { messages, add_generation_prompt: !!addGenerationPrompt, bos_token: this.chat.bos_token ?? '', eos_token: this.chat.eos_token ?? '' };
+      if (enableThinking !== undefined) vars.enable_thinking = !!enableThinking;
+      try { return this._jinja.render(vars); } catch (err) { throw new MlpscopeError('E_TOKEN', `chat template: ${err.message}`); }
+    }
+    if (this._fastChat === 'none') {
+      throw new MlpscopeError('E_TOKEN', this.chat
+        ? `this model's chat template is not one the engine renders itself, and ${this._jinjaError ?? 'it was not prepared'}: it cannot be rendered (pass text instead of messages, or install the renderer)`
+        : 'this weight set has no chat template (a base model, not a chat model): pass text instead of messages');
+    }
     const lp = e.malloc(8);
     try {
       const p = e.c.tok_chat(this.ptr, JSON.stringify(messages), addGenerationPrompt ? 1 : 0, enableThinking === undefined ? -1 : enableThinking ? 1 : 0, lp);
@@ -182,10 +233,13 @@ function utf8Length(b, i) {
 
 /**
  * Loads only a tokenizer: from a weight set (its manifest's tokenizer) or from a bare Hugging
- * Face folder with tokenizer.json (+ tokenizer_config.json), converted in memory.
+ * Face folder with tokenizer.json (+ tokenizer_config.json, chat_template.jinja), converted in memory.
  * @param {string|URL} source
+ * @param {{engine?: import('./wasm.js').Engine, jinja?: {Template: any} | null}} [opts] jinja: the
+ *   @huggingface/jinja module for the model's own chat template (imported by name when not given;
+ *   null: do not use it)
  */
-export async function loadTokenizer(source, { engine } = {}) {
+export async function loadTokenizer(source, { engine, jinja } = {}) {
   const src = await openSource(source);
   const e = engine ?? await createEngine();
   let manifest = null;
@@ -194,7 +248,7 @@ export async function loadTokenizer(source, { engine } = {}) {
     const t = manifest.tokenizer;
     if (!t || t.kind === 'none') throw new MlpscopeError('E_TOKEN', `${src.name}: the weight set has no tokenizer`);
     const bytes = await src.bytes(t.file);
-    return Tokenizer.load(e, t.kind, bytes, { vocabSize: t.vocab_size, eosIds: t.eos_token_ids ?? [] });
+    return Tokenizer.load(e, t.kind, bytes, { vocabSize: t.vocab_size, eosIds: t.eos_token_ids ?? [], chat: t.chat }).prepareChat(jinja);
   }
   let tj;
   try { tj = await src.bytes('tokenizer.json'); } catch { throw new MlpscopeError('E_TOKEN', `${src.name}: neither manifest.json nor tokenizer.json found`); }
@@ -210,6 +264,17 @@ export async function loadTokenizer(source, { engine } = {}) {
       const g = JSON.parse(await src.text('generation_config.json'));
       eos = [].concat(g.eos_token_id ?? []);
     } catch { /* optional */ }
-    return Tokenizer.load(e, 'bpe-bytelevel', bytes, { eosIds: eos });
+    return Tokenizer.load(e, 'bpe-bytelevel', bytes, { eosIds: eos, chat: await chatOfFolder(src, cj) }).prepareChat(jinja);
   } finally { e.free(lp); }
+}
+
+/** A Hugging Face folder's chat template ({template, bos_token, eos_token}), as the converter keeps it. */
+async function chatOfFolder(src, configBytes) {
+  let cfg = {};
+  try { cfg = JSON.parse(new TextDecoder().decode(configBytes)); } catch { /* no or bad tokenizer_config.json: no template */ }
+  let template = null;
+  try { template = await src.text('chat_template.jinja'); } catch { /* older checkpoints keep it in tokenizer_config.json */ }
+  if (template === null) template = Array.isArray(cfg.chat_template) ? cfg.chat_template.find((t) => t.name === 'default')?.template ?? null : cfg.chat_template ?? null;
+  const text = (t) => (typeof t === 'string' ? t : t?.content ?? null);
+  return template ? { template, bos_token: text(cfg.bos_token), eos_token: text(cfg.eos_token) } : null;
 }

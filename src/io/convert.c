@@ -17,6 +17,7 @@
 void ms_plan_free(ms_conv_plan *p) {
     free(p->t);
     free(p->tok_blob);
+    free(p->tok_chat_json);
     free(p->config_json);
     memset(p, 0, sizeof *p);
 }
@@ -202,7 +203,9 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
         if (p->tok_bos >= 0) ms_buf_printf(&man, "%d", p->tok_bos); else ms_buf_puts(&man, "null");
         ms_buf_puts(&man, ", \"eos_token_ids\": [");
         for (int k = 0; k < p->n_tok_eos; k++) ms_buf_printf(&man, "%s%d", k ? ", " : "", p->tok_eos[k]);
-        ms_buf_puts(&man, "]},\n");
+        ms_buf_puts(&man, "]");
+        if (p->tok_chat_json) { ms_buf_puts(&man, ",\n    \"chat\": "); ms_buf_puts(&man, p->tok_chat_json); }
+        ms_buf_puts(&man, "},\n");
     }
     ms_buf_puts(&man, "  \"shards\": [\n");
     for (int s = 0; s < n_shards; s++) {

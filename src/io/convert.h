@@ -54,6 +54,7 @@ typedef struct {
     int tok_vocab, tok_bos, tok_eos[8], n_tok_eos;
     uint8_t *tok_blob;  /* converted tokenizer bytes to write as tok_out (instead of copying tok_src) */
     size_t tok_blob_len;
+    char *tok_chat_json; /* the manifest's tokenizer.chat object (JSON text), or NULL */
 } ms_conv_plan;
 
 typedef struct {

@@ -129,10 +129,17 @@ static int import_tokenizer(ms_conv_plan *p, const ms_io *io, const char *dir, m
     if (!tj) return MS_E_TOKEN;
     snprintf(path, sizeof path, "%s/tokenizer_config.json", dir);
     char *cj = exists(io, path) ? read_all(io, path, &cl, 16u << 20, MS_E_TOKEN, err) : NULL;
+    /* the chat template: chat_template.jinja (newer checkpoints) or tokenizer_config.json's */
+    size_t jl = 0;
+    snprintf(path, sizeof path, "%s/chat_template.jinja", dir);
+    char *jt = exists(io, path) ? read_all(io, path, &jl, 1u << 20, MS_E_TOKEN, err) : NULL;
     int bos = -1;
-    int rc = ms_bpe_import(tj, tl, cj, cl, &p->tok_blob, &p->tok_blob_len, &bos, err);
+    int rc = exists(io, path) && !jt ? MS_E_TOKEN : MS_OK;
+    if (!rc) rc = ms_bpe_import(tj, tl, cj, cl, jt, &p->tok_blob, &p->tok_blob_len, &bos, err);
+    if (!rc) rc = ms_chat_info_json(cj, cl, jt, &p->tok_chat_json, err);
     free(tj);
     free(cj);
+    free(jt);
     if (rc) return rc;
     snprintf(p->tok_kind, sizeof p->tok_kind, "bpe-bytelevel");
     snprintf(p->tok_out, sizeof p->tok_out, "tokenizer.msbpe");

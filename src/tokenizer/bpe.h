@@ -42,8 +42,13 @@ size_t ms_bpe_piece(const ms_tok_bpe *t, int id, const char **out);
 char *ms_bpe_token_string(const ms_tok_bpe *t, int id);
 int ms_bpe_token_id(const ms_tok_bpe *t, const char *s, size_t n);
 /* tokenizer.json (+ optional tokenizer_config.json) -> binary file (malloc'd) */
-int ms_bpe_import(const char *tok_json, size_t tlen, const char *cfg_json, size_t clen, uint8_t **out, size_t *out_len,
-                  int *bos_out, ms_err *err);
+int ms_bpe_import(const char *tok_json, size_t tlen, const char *cfg_json, size_t clen, const char *tpl_override,
+                  uint8_t **out, size_t *out_len, int *bos_out, ms_err *err);
+/* A weight set's chat object, {"template": ..., "bos_token": ..., "eos_token": ...} as JSON text
+ * (malloc'd in *out; NULL when there is no template): the template is tpl_override (a
+ * chat_template.jinja file) or tokenizer_config.json's chat_template (a string, or the "default"
+ * entry of a list of {name, template}); the token strings are tokenizer_config.json's. */
+int ms_chat_info_json(const char *cfg_json, size_t clen, const char *tpl_override, char **out, ms_err *err);
 /* GPT-2's byte -> code point map */
 uint32_t ms_byte_to_unicode(uint8_t b);
 #endif

@@ -81,7 +81,52 @@ static int chat_kind(const char *tpl) {
     return MS_CHAT_CHATML;
 }
 
-int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, uint8_t **out, size_t *out_len, int *bos_out, ms_err *err) {
+/* tokenizer_config.json's chat_template: a string, or the "default" entry of a list of {name, template} */
+static const char *config_template(const ms_json *c) {
+    if (!c->n_nodes) return NULL;
+    int32_t t = ms_json_get(c, 0, "chat_template");
+    if (t >= 0 && c->nodes[t].type == MS_JARR)
+        for (int32_t e = c->nodes[t].child; e >= 0; e = c->nodes[e].next) {
+            const char *name = ms_json_str(c, ms_json_get(c, e, "name"));
+            if (name && !strcmp(name, "default")) return ms_json_str(c, ms_json_get(c, e, "template"));
+        }
+    return ms_json_str(c, t);
+}
+
+/* a special token's text: "…" or {"content": "…"} */
+static const char *token_text(const ms_json *c, const char *key) {
+    int32_t t = ms_json_get(c, 0, key);
+    const char *s = ms_json_str(c, t);
+    return s ? s : ms_json_str(c, ms_json_get(c, t, "content"));
+}
+
+int ms_chat_info_json(const char *cj, size_t clen, const char *tpl_override, char **out, ms_err *err) {
+    ms_json c = {0};
+    char jerr[160];
+    *out = NULL;
+    if (cj && clen && ms_json_parse(&c, cj, clen, jerr, sizeof jerr)) return ms_fail(err, MS_E_TOKEN, "tokenizer_config.json: %s", jerr);
+    const char *tpl = tpl_override ? tpl_override : config_template(&c);
+    int rc = MS_OK;
+    if (tpl && *tpl) {
+        ms_buf b = {0};
+        ms_buf_puts(&b, "{\"template\": ");
+        ms_buf_json_str(&b, tpl);
+        const char *keys[2] = {"bos_token", "eos_token"};
+        for (int k = 0; k < 2; k++) {
+            const char *v = c.n_nodes ? token_text(&c, keys[k]) : NULL;
+            ms_buf_printf(&b, ", \"%s\": ", keys[k]);
+            if (v) ms_buf_json_str(&b, v); else ms_buf_puts(&b, "null");
+        }
+        ms_buf_puts(&b, "}");
+        if (b.oom) { ms_buf_free(&b); rc = ms_fail(err, MS_E_MEMORY, "out of memory"); }
+        else *out = b.p;
+    }
+    ms_json_free(&c);
+    return rc;
+}
+
+int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, const char *tpl_override, uint8_t **out, size_t *out_len,
+                  int *bos_out, ms_err *err) {
     ms_json j = {0}, c = {0};
     char jerr[160];
     int rc = MS_OK;
@@ -182,7 +227,7 @@ int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, uint
                 if (ct && !strcmp(ct, bs) && ms_json_int(&j, ms_json_get(&j, e, "id"), 0, n_vocab - 1, &id)) bos = (int)id;
             }
     }
-    const char *tpl = c.n_nodes ? ms_json_str(&c, ms_json_get(&c, 0, "chat_template")) : NULL;
+    const char *tpl = tpl_override ? tpl_override : config_template(&c);
     int32_t merges = ms_json_get(&j, model, "merges");
     uint32_t n_merges = merges >= 0 && j.nodes[merges].type == MS_JARR ? (uint32_t)j.nodes[merges].count : 0;
     uint32_t n_added = added >= 0 && j.nodes[added].type == MS_JARR ? (uint32_t)j.nodes[added].count : 0;
