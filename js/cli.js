@@ -124,7 +124,7 @@ async function info(argv) {
 }
 
 async function run(argv) {
-  const a = parseArgs(argv, { prompt: 'v', ids: 'v', 'max-tokens': 'v', temperature: 'v', seed: 'v', 'top-k': 'v', 'top-p': 'v', 'top-logits': 'v', json: 'flag', context: 'v', threads: 'v', 'int8-activations': 'flag', exact: 'flag' });
+  const a = parseArgs(argv, { prompt: 'v', ids: 'v', 'max-tokens': 'v', temperature: 'v', seed: 'v', 'top-k': 'v', 'top-p': 'v', 'top-logits': 'v', json: 'flag', context: 'v', threads: 'v', 'int8-activations': 'flag', exact: 'flag', stop: 'v' });
   if (a._.length !== 1 || (a.prompt === undefined && a.ids === undefined)) throw new MlpscopeError('E_ARG', 'run needs DIR and --prompt or --ids\n' + USAGE);
   const lo = a.context ? { contextLength: num(a.context, 'context', { int: true, min: 1 }) } : {};
   if (a.threads !== undefined) lo.threads = a.threads === 'auto' ? 'auto' : num(a.threads, 'threads', { int: true, min: 1 });
@@ -141,6 +141,7 @@ async function run(argv) {
   let text = '';
   const opts = { maxTokens, temperature: num(a.temperature ?? 0, 'temperature', { min: 0 }), seed: num(a.seed ?? 0, 'seed', { int: true, min: 0 }),
     topK: num(a['top-k'] ?? 0, 'top-k', { int: true, min: 0 }), topP: num(a['top-p'] ?? 1, 'top-p', { min: 0, max: 1 }) };
+  if (a.stop !== undefined) opts.stop = [String(a.stop)]; // a stop string (the end-of-sequence ids still stop)
   // the statistics come from the generation passes themselves (the prompt's prefill and each
   // generated token fed back): the model reads every token once
   const g = model.generate(promptIds, { ...opts, stats: true });
@@ -161,7 +162,7 @@ async function run(argv) {
   if (a.json) {
     const stats = {};
     for (const n of names) stats[n] = st[n].map((r) => Array.from(r));
-    const out = { build: model.info().build, prompt_ids: promptIds, ids, text: model.tokenizer ? model.tokenizer.decode(ids) : '', generated_text: text, stats,
+    const out = { build: model.info().build, prompt_ids: promptIds, ids, text: model.tokenizer ? model.tokenizer.decode(promptIds) + text : '', generated_text: text, stats,
       mixer: st.mixer, layer_ms: layerMs.map((r) => r.reduce((x, y) => x + y, 0)), timings };
     if (topLogits) { // an analysis of its own: one more pass with the logits of every position
       const fw = model.forward(ids.slice(0, Math.min(ids.length, model.contextLength)), { logits: 'all', stats: false });

@@ -128,8 +128,10 @@ export interface GenerateOptions {
   topP?: number;
   /** integer in [0, 2^53): the same seed draws the same tokens on every host */
   seed?: number;
-  /** token ids that end generation (default: the tokenizer's end-of-sequence ids) */
-  stop?: number[];
+  /** what ends generation: token ids (they replace the model's end-of-sequence ids; [] stops on
+   * nothing) and strings, matched in the generated text across token boundaries (never emitted;
+   * text that could begin one is held back until it cannot). Default: the end-of-sequence ids. */
+  stop?: (number | string)[];
   signal?: AbortSignal;
   /** chat prompts: whether the chat template opens a thinking block (Qwen3.5) */
   enableThinking?: boolean;
@@ -142,6 +144,8 @@ export interface GenerateOptions {
 /** what generate() returns when it ends (also kept as lastGeneration) */
 export interface GenerationSummary {
   finishReason: 'stop' | 'length' | 'abort';
+  /** the stop string that ended generation, when one did */
+  stopString?: string;
   usage: { promptTokens: number; generatedTokens: number; prefillMs: number; decodeMs: number; timeToFirstTokenMs: number;
     /** prompt tokens per second of the prefill */
     prefillTokPerS: number;
@@ -199,6 +203,7 @@ export class Tokenizer {
   applyChatTemplate(messages: ChatMessage[], opts?: { addGenerationPrompt?: boolean; enableThinking?: boolean }): string;
   decoder(): { push(id: number): string; flush(): string };
   dispose(): void;
+  [Symbol.dispose](): void;
 }
 
 export class Model {
@@ -221,6 +226,8 @@ export class Model {
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): DirectionLogits;
   reset(): void;
   dispose(): void;
+  /** `using model = await loadModel(…)` */
+  [Symbol.dispose](): void;
 }
 export interface LogitToken { id: number; token: string | undefined; logit: number }
 export interface DirectionLogits { logits: Float32Array; promoted: LogitToken[]; suppressed: LogitToken[] }
@@ -281,6 +288,8 @@ export class WorkerModel {
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): Promise<void>;
   reset(): Promise<void>;
   dispose(): Promise<void>;
+  /** `await using model = await loadModelInWorker(…)` */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 /** The model in a worker (a Web Worker in browsers, node:worker_threads in Node); every method async. */
 export function loadModelInWorker(source: string | URL, opts?: LoadOptions & { workerUrl?: string | URL }): Promise<WorkerModel>;

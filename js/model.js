@@ -200,7 +200,7 @@ export class Model {
    * @param {string|number[]|{role: string, content: string}[]} prompt text (encoded with BOS when
    *   the tokenizer has one), token ids, or chat messages (rendered with the chat template)
    * @param {{maxTokens?: number, temperature?: number, topK?: number, topP?: number, seed?: number,
-   *   stop?: number[], signal?: AbortSignal, enableThinking?: boolean, stats?: boolean, statsTopK?: number}} [opts]
+   *   stop?: (number|string)[], signal?: AbortSignal, enableThinking?: boolean, stats?: boolean, statsTopK?: number}} [opts]
    *   stats: collect the per-layer statistics of every token the model reads (the prompt and each
    *   generated token fed back) in the generation passes themselves, into the summary's `stats`
    *   (as forward()'s, plus layer_ms[layer][pass]: each pass's time in that layer)
@@ -220,7 +220,8 @@ export class Model {
     if (!Number.isInteger(topK) || topK < 0) throw bad(`topK ${topK} is not an integer >= 0 (0: no top-k cut)`);
     if (!(topP >= 0 && topP <= 1)) throw bad(`topP ${topP} is outside [0, 1]`);
     if (!Number.isSafeInteger(seed) || seed < 0) throw bad(`seed ${seed} is not an integer in [0, 2^53)`);
-    if (opts.stop !== undefined && !(Array.isArray(opts.stop) && opts.stop.every(Number.isInteger))) throw bad('stop must be an array of token ids');
+    if (opts.stop !== undefined && !(Array.isArray(opts.stop) && opts.stop.every((x) => Number.isInteger(x) || (typeof x === 'string' && x.length > 0))))
+      throw bad('stop must be an array of token ids and non-empty strings');
     const e = this.e, V = this._info.config.vocab_size;
     const isChat = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] === 'object';
     if (isChat && !this.tokenizer) throw new MlpscopeError('E_TOKEN', 'this weight set has no tokenizer: chat messages need one');
@@ -229,8 +230,27 @@ export class Model {
       : Array.from(prompt);
     if (!ids.length) throw new MlpscopeError('E_ARG', 'empty prompt: nothing to continue from');
     const nReal = this._info.tokenizer.vocab_size || V; // rows past the real vocabulary are never sampled
-    const stop = new Set(opts.stop ?? this._info.tokenizer.eos_token_ids);
-    if (this.tokenizer?.kind === 'llama2c' && !opts.stop) stop.add(this.tokenizer.bosId); // llama2.c stops at BOS
+    const stopStrings = (opts.stop ?? []).filter((x) => typeof x === 'string');
+    if (stopStrings.length && !this.tokenizer) throw bad('stop strings need a tokenizer (this weight set has none): give token ids');
+    // stop ids given replace the model's end tokens; only strings keep them; [] stops on nothing
+    const stopIds = (opts.stop ?? []).filter((x) => typeof x === 'number');
+    const defaultIds = opts.stop === undefined || (stopIds.length === 0 && stopStrings.length > 0);
+    const stop = new Set(defaultIds ? this._info.tokenizer.eos_token_ids : stopIds);
+    if (this.tokenizer?.kind === 'llama2c' && defaultIds) stop.add(this.tokenizer.bosId); // llama2.c stops at BOS
+    // stop strings are matched in the text across token boundaries: text that could be the start of
+    // one is held back until it is known not to be; the stop string itself is never emitted
+    const held = [];
+    let heldText = '';
+    const findStop = () => {
+      let best = null;
+      for (const str of stopStrings) { const i = heldText.indexOf(str); if (i >= 0 && (!best || i < best.index)) best = { index: i, str }; }
+      return best;
+    };
+    const partialStop = () => { // the longest end of heldText that begins a stop string
+      let k = 0;
+      for (const str of stopStrings) for (let n = Math.min(str.length - 1, heldText.length); n > k; n--) if (heldText.endsWith(str.slice(0, n))) { k = n; break; }
+      return k;
+    };
     this._busy = true;
     const rng = e.c.rng_new(seed);
     const scratch = e.malloc(V * 8), lpp = e.malloc(4);
@@ -262,9 +282,27 @@ export class Model {
         if (signal?.aborted) { finish('abort'); throw new MlpscopeError('E_ABORTED', 'generation aborted'); }
         const id = res.picked;
         const logprob = e.f32[lpp >> 2];
-        if (stop.has(id)) return finish('stop');
+        if (stop.has(id)) { for (const h of held) yield h; return finish('stop'); }
         usage.generatedTokens++;
-        yield { id, text: dec ? dec.push(id) : '', logprob };
+        const token = { id, text: dec ? dec.push(id) : '', logprob };
+        if (!stopStrings.length) yield token;
+        else {
+          held.push(token);
+          heldText += token.text;
+          const hit = findStop();
+          if (hit) { // the tokens before the stop string, the last one cut where it begins
+            let at = 0;
+            for (const h of held) {
+              if (at >= hit.index) break; // this token starts inside the stop string
+              yield { ...h, text: h.text.slice(0, hit.index - at) };
+              at += h.text.length;
+            }
+            summary.stopString = hit.str;
+            return finish('stop');
+          }
+          let free = heldText.length - partialStop();
+          while (held.length && held[0].text.length <= free) { const h = held.shift(); free -= h.text.length; heldText = heldText.slice(h.text.length); yield h; }
+        }
         if (e.c.state_pos(this.s) >= this.contextLength) break;
         await null; // let the event loop breathe between tokens
         // the token is fed back (also the last one, so the state holds the whole sequence and a
@@ -275,6 +313,7 @@ export class Model {
         if (n + 1 < maxTokens) { usage.decodeMs += performance.now() - t; decodeSteps++; }
         keep(res);
       }
+      for (const h of held) yield h;
       return finish('length');
     } finally {
       this._busy = false;
@@ -293,6 +332,9 @@ export class Model {
     if (!this.tokenizer) throw new MlpscopeError('E_TOKEN', 'this weight set has no tokenizer: pass token ids');
     return this.tokenizer.encode(text, { addSpecial: true });
   }
+
+  /** `using model = await loadModel(…)` disposes it at the end of the block */
+  [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.dispose(); }
 
   dispose() {
     if (this._disposed) return;

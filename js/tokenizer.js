@@ -215,6 +215,8 @@ export class Tokenizer {
     };
   }
 
+  [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.dispose(); }
+
   dispose() {
     if (this.ptr) { this.e.c.tok_free(this.ptr); this.e.free(this._scratch); this.ptr = 0; }
   }

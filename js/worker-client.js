@@ -43,12 +43,16 @@ class Rpc {
       this.pending.delete(data.id);
       if (data.ok) p.resolve(data.result);
       else p.reject(new MlpscopeError(data.error.code, data.error.message.replace(/^E_[A-Z_]+: /, '')));
-    }, (why) => {
-      for (const p of this.pending.values()) p.reject(new MlpscopeError('E_STATE', `worker failed: ${why}`));
-      this.pending.clear();
-    });
+    }, (why) => this.close(`worker failed: ${why}`));
+  }
+  /** no more calls: the pending ones and every later one are E_STATE with this reason */
+  close(why) {
+    this.closed = why;
+    for (const p of this.pending.values()) p.reject(new MlpscopeError('E_STATE', why));
+    this.pending.clear();
   }
   call(op, args = [], { onProgress, transfer = [] } = {}) {
+    if (this.closed) return Promise.reject(new MlpscopeError('E_STATE', this.closed));
     const id = this.next++;
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onProgress }));
     promise.id = id;
@@ -89,8 +93,12 @@ export class WorkerModel {
       }
     } finally { await this.rpc.call('genStop', [gid]).catch(() => {}); }
   }
+  /** `await using model = await loadModelInWorker(…)` disposes it at the end of the block */
+  [Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')]() { return this.dispose(); }
+
   async dispose() {
-    try { await this.rpc.call('dispose'); } finally { this.worker.terminate(); }
+    if (this.rpc.closed) return;
+    try { await this.rpc.call('dispose'); } finally { this.worker.terminate(); this.rpc.close('the model was disposed'); }
   }
 }
 

@@ -19,7 +19,7 @@ test('every export of js/index.js is declared in js/index.d.ts', () => {
 test('the public API type-checks from TypeScript (tsc --strict on tests/types/usage.ts)', () => {
   const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
   const r = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext',
-    '--lib', 'es2022,dom', path.join(ROOT, 'tests/types/usage.ts')], { encoding: 'utf8' });
+    '--lib', 'es2022,dom,esnext.disposable', path.join(ROOT, 'tests/types/usage.ts')], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stdout + r.stderr);
 });
 

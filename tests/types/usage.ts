@@ -46,6 +46,14 @@ export async function usage(): Promise<void> {
   const wids: number[] = (await w.tokenizer?.encode('hello')) ?? [];
   console.log(wr.stats, wf.tokens, wids.length, (await w.info()).contextLength);
   await w.dispose();
+  {
+    using scoped = await loadModel('weights/demo');
+    const g = scoped.generate('Once', { stop: ['.', 13], maxTokens: 4 });
+    for await (const t of g) console.log(t.text);
+    console.log(scoped.lastGeneration?.stopString, scoped.lastGeneration?.finishReason);
+    await using scopedW = await loadModelInWorker('weights/demo/');
+    console.log(scopedW.nLayers);
+  }
   const e = await createEngine({ threads: 1 });
   e.shutdown();
   try { model.forward([-1]); } catch (err) { if (err instanceof MlpscopeError) console.log(err.code); }
