@@ -51,7 +51,19 @@ export interface LoadOptions {
    * name when installed; null: do not use it). Pass it in bundles and browsers, where a bare
    * module name may not resolve. In a Worker it is imported by name inside the Worker. */
   jinja?: { Template: any } | null;
+  /** Node: keep downloaded files (URL sources) in this folder, as browsers keep them in the Cache
+   * API; a second load of the same weight set reads them from there (also offline) */
+  cacheDir?: string;
+  /** false: neither read nor write the cache */
+  cache?: boolean;
 }
+
+/** A weight set in the cache: its folder URL, files (sha256 null for a manifest's last good copy) and bytes. */
+export interface CachedModel { url: string; bytes: number; files: { file: string; sha256: string | null; bytes: number }[] }
+/** The weight sets in the cache (browsers: the Cache API; Node: `cacheDir`). */
+export function listCachedModels(opts?: { cacheDir?: string }): Promise<CachedModel[]>;
+/** Removes a weight set (its folder URL or manifest.json URL) from the cache; resolves to the number of files removed. */
+export function deleteCachedModel(url: string | URL, opts?: { cacheDir?: string }): Promise<number>;
 
 /** A model's own chat template, as the weight set keeps it. */
 export interface ChatTemplateInfo { template: string; bos_token: string | null; eos_token: string | null }

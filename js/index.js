@@ -5,5 +5,6 @@ export { Model, topTokens } from './model.js';
 export { Tokenizer, loadTokenizer } from './tokenizer.js';
 export { MlpscopeError } from './errors.js';
 export { createEngine } from './wasm.js';
+export { listCachedModels, deleteCachedModel } from './cache.js';
 export { loadModelInWorker, WorkerModel } from './worker-client.js';
 export { findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES } from './features.js';

@@ -72,7 +72,7 @@ export function activationMode(opts) {
 export async function loadModel(source, opts = {}) {
   const { onProgress, signal, memoryBudget, simd = true, batchSize = 64, parallel = 3, retries = 4, retryDelayMs = 250 } = opts;
   const activations = activationMode(opts), actCode = ACTIVATION_MODES[activations];
-  const src = await openSource(source, { cache: opts.cache, stallTimeoutMs: opts.stallTimeoutMs });
+  const src = await openSource(source, { cache: opts.cache, cacheDir: opts.cacheDir, stallTimeoutMs: opts.stallTimeoutMs });
   const abortCheck = () => { if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${src.name} was aborted`); };
   abortCheck();
   // the manifest is the root of trust for every shard hash: with a pinned manifestSha256 its bytes
@@ -163,7 +163,7 @@ export async function loadModel(source, opts = {}) {
         throw new MlpscopeError('E_TOKEN', `tokenizer file ${manifest.tokenizer.file}: ${err.message}`);
       }
       if (manifest.tokenizer.sha256 && sha256Hex(e, tb) !== manifest.tokenizer.sha256) {
-        if (typeof caches !== 'undefined') await caches.open('mlpscope-weights-v1').then((c) => c.delete(new URL(manifest.tokenizer.file, src.name).href + '#sha256=' + manifest.tokenizer.sha256)).catch(() => {});
+        await src.forget?.(manifest.tokenizer.file, manifest.tokenizer.sha256);
         throw new MlpscopeError('E_SHARD_HASH', `${manifest.tokenizer.file}: sha256 does not match the manifest`);
       }
       tokenizer = Tokenizer.load(e, info.tokenizer.kind, tb, { vocabSize: info.tokenizer.vocab_size, eosIds: info.tokenizer.eos_token_ids, chat: manifest.tokenizer.chat });
@@ -177,6 +177,9 @@ export async function loadModel(source, opts = {}) {
     const buildWhy = { int8: 'int8 activations with 4-row interleaved q8/q4 weights; ', exact: 'exact activations (two 16-bit codes) with 4-row interleaved q8/q4 weights; ',
       plain: 'f32 activations with the plain q8/q4 layouts (reference kernels); ', f32: '' }[act] +
       (e.threads > 1 ? `multi-threaded SIMD128 build, ${e.threads} threads (${threadsWhy})` : `single-threaded SIMD128 build (${threadsWhy})`);
+    // the cache keeps what this manifest names: shards replaced under the same URLs are dropped
+    const named = [...manifest.shards, ...(manifest.tokenizer?.file ? [manifest.tokenizer] : [])].map((f) => ({ file: f.file, sha256: f.sha256 }));
+    await src.prune?.(named).catch(() => 0);
     return new Model(e, model, state, info, tokenizer, { contextLength: ctx, source: src.name, buildWhy, ownsEngine });
   } catch (err) {
     tokenizer?.dispose();

@@ -2,9 +2,10 @@
 // Both give the same operations, so the loader has one code path. URL sources support resuming
 // with HTTP Range and, in browsers, a Cache API cache keyed by URL + sha256.
 import { MlpscopeError } from './errors.js';
+import { openStore, pruneStale } from './cache.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
-export const CACHE_NAME = 'mlpscope-weights-v1';
+export { CACHE_NAME } from './cache.js';
 
 /**
  * @typedef {{ stream: AsyncIterable<Uint8Array>, start: number, fromCache: boolean,
@@ -16,7 +17,7 @@ export const CACHE_NAME = 'mlpscope-weights-v1';
  */
 
 /** @param {string|URL} src @param {{cache?: boolean}} [opts] @returns {Promise<Source>} */
-export async function openSource(src, opts = {}) { // opts: {cache, stallTimeoutMs}
+export async function openSource(src, opts = {}) { // opts: {cache, cacheDir, stallTimeoutMs}
   // a weight set is named by its folder; its manifest.json's own URL or path names it too
   const s = String(src).replace(/(^|[/\\])manifest\.json([?#].*)?$/, '$1');
   if (/^(https?|blob|data):/i.test(s) || (!isNode && !s.startsWith('file:'))) return urlSource(s, opts);
@@ -51,8 +52,10 @@ function stallGuard(signal, ms) {
   return { signal: ac.signal, touch, stalled: () => stalled, done: () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); } };
 }
 
-function urlSource(base, { cache = typeof caches !== 'undefined', stallTimeoutMs = 30000 } = {}) {
+function urlSource(base, { cache, cacheDir, stallTimeoutMs = 30000 } = {}) {
   const baseUrl = new URL(base.endsWith('/') ? base : base + '/', typeof location !== 'undefined' ? location.href : undefined);
+  let storeP = null; // the cache (Cache API, or cacheDir in Node), opened once, on first use
+  const store = () => (storeP ??= openStore({ cache, cacheDir }));
   const failure = (file, e, signal, guard) => {
     if (signal?.aborted) return new MlpscopeError('E_ABORTED', `loading ${file} was aborted`);
     if (guard?.stalled()) return transient('E_NETWORK', `${file}: no data for ${stallTimeoutMs} ms`);
@@ -97,7 +100,7 @@ function urlSource(base, { cache = typeof caches !== 'undefined', stallTimeoutMs
   // Small files: with a sha256 (tokenizer) cache-first by content; without (manifest.json)
   // network-first, keeping the last good copy for offline use.
   const small = async (file, signal, sha256) => {
-    const c = cache ? await caches.open(CACHE_NAME) : null;
+    const c = await store();
     const key = sha256 ? cacheKey(file, sha256) : new URL(file, baseUrl).href + '#latest';
     if (c && sha256) { const hit = await c.match(key); if (hit) return new Uint8Array(await hit.arrayBuffer()); }
     try {
@@ -114,10 +117,14 @@ function urlSource(base, { cache = typeof caches !== 'undefined', stallTimeoutMs
   };
   return {
     name: baseUrl.href,
+    /** drop a cached file that failed verification */
+    forget: async (file, sha256) => { const c = await store(); await c?.delete(cacheKey(file, sha256)).catch(() => {}); },
+    /** after a good load: drop this folder's cached files the manifest no longer names */
+    prune: async (files) => pruneStale(await store(), baseUrl.href, files),
     text: async (f, signal) => new TextDecoder().decode(await small(f, signal)),
     bytes: async (f, signal, sha256) => small(f, signal, sha256),
     async open(file, { signal, start = 0, sha256 } = {}) {
-      const c = cache && sha256 ? await caches.open(CACHE_NAME) : null;
+      const c = sha256 ? await store() : null;
       if (c && start === 0) {
         const hit = await c.match(cacheKey(file, sha256));
         if (hit) return { stream: body(hit), start: 0, fromCache: true, discard: () => c.delete(cacheKey(file, sha256)) };

@@ -553,6 +553,26 @@ test('offline: a reload with the network blocked still works (service worker + C
   await context.setOffline(false);
 });
 
+test('the weight cache in the browser: listCachedModels names the weight sets the page loaded, deleteCachedModel removes one', async () => {
+  const r = await page.evaluate(async () => {
+    const m = await import('./js/index.js'), man = await (await fetch('weights/demo/manifest.json')).json();
+    const demoUrl = new URL('weights/demo/', location.href).href;
+    const before = await m.listCachedModels();
+    const demo = before.find((s) => s.url === demoUrl);
+    const shard = demo?.files.find((f) => f.file === man.shards[0].file);
+    // remove the other model the page loaded (the demo stays for the rest of the suite)
+    const other = before.find((s) => s.url !== demoUrl);
+    const removed = other ? await m.deleteCachedModel(other.url) : -1;
+    const after = await m.listCachedModels();
+    return { sets: before.length, shard, want: man.shards[0], removed, otherFiles: other?.files.length, afterHasOther: after.some((s) => s.url === other?.url), afterHasDemo: after.some((s) => s.url === demoUrl) };
+  });
+  assert.ok(r.sets >= 2, `the demo and the Qwen3.5-shaped model: ${r.sets}`);
+  assert.deepEqual(r.shard, { file: r.want.file, sha256: r.want.sha256, bytes: r.want.bytes });
+  assert.equal(r.removed, r.otherFiles);
+  assert.equal(r.afterHasOther, false);
+  assert.equal(r.afterHasDemo, true);
+});
+
 test('opened from disk (file://): the page says to serve it over HTTP, in both languages', async () => {
   const ctx = await browser.newContext();
   try {
