@@ -56,6 +56,11 @@ export interface LoadOptions {
   cacheDir?: string;
   /** false: neither read nor write the cache */
   cache?: boolean;
+  /** where a bundle keeps the engine (build/wasm/mlpscope.wasm), its threaded build
+   * (mlpscope-mt.wasm) and js/thread-worker.js; default: beside the package's own files */
+  wasmUrl?: URL | string;
+  mtWasmUrl?: URL | string;
+  threadWorkerUrl?: URL | string;
 }
 
 /** A weight set in the cache: its folder URL, files (sha256 null for a manifest's last good copy) and bytes. */
@@ -309,7 +314,7 @@ export function topTokens(logits: Float32Array, k: number, tokenizer?: Tokenizer
 export function fmtBytes(n: number): string;
 /** A wasm engine instance; threads > 1 starts the multi-threaded build (E_ARG where it cannot run). */
 export function createEngine(opts?: { wasmBinary?: ArrayBuffer | Uint8Array; wasmUrl?: URL | string; mtWasmBinary?: ArrayBuffer | Uint8Array;
-  mtWasmUrl?: URL | string; threads?: number; build?: 'release' | 'test' }): Promise<{ threads: number; shutdown(): void; info: EngineInfo }>;
+  mtWasmUrl?: URL | string; threadWorkerUrl?: URL | string; threads?: number; build?: 'release' | 'test' }): Promise<{ threads: number; shutdown(): void; info: EngineInfo }>;
 /** What the engine can show, as it lists itself (C's tables). */
 export interface EngineInfo {
   hooks: { name: HookKind; id: number; width: 'hidden_size' | 'intermediate_size'; what: string }[];

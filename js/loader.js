@@ -1,5 +1,6 @@
 // loadModel: manifest -> preflight -> tensor buffers in the wasm heap -> shards streamed straight
 // into them (sha256 checked on the fly) -> finalize -> tokenizer -> runtime state.
+import { isNode, nodeImport } from './platform.js';
 import { createEngine } from './wasm.js';
 import { threadSupport, hardwareThreads } from './threads.js';
 import { openSource } from './source.js';
@@ -8,11 +9,13 @@ import { Tokenizer } from './tokenizer.js';
 import { Model } from './model.js';
 
 const WASM32_LIMIT = 4 * 1024 ** 3;
-const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 // In Node the shard hash runs in OpenSSL (SHA extensions where the CPU has them: several times the
 // engine's portable C sha256 in wasm); browsers have no incremental SubtleCrypto digest, so they
 // hash with the engine. Both are checked against each other by the tests.
-const nodeCrypto = isNode ? await import('node:crypto').catch(() => null) : null;
+// node:crypto, imported by the first loadModel in Node (not by a top-level await, which older
+// bundle targets refuse)
+let nodeCrypto;
+const loadNodeCrypto = async () => (nodeCrypto ??= isNode ? await nodeImport('node:crypto').catch(() => null) : null);
 
 /** An incremental sha256 over shard bytes: `update(bytes, heapPtr)` sees each piece once, in order. */
 function newHasher(e) {
@@ -33,7 +36,8 @@ function newHasher(e) {
  *   signal?: AbortSignal, contextLength?: number, maxContext?: number, memoryBudget?: number, simd?: boolean,
  *   batchSize?: number, parallel?: number, engine?: import('./wasm.js').Engine,
  *   activations?: 'int8'|'exact'|'plain', exact?: boolean, int8Activations?: boolean,
- *   manifestSha256?: string, stallTimeoutMs?: number, jinja?: {Template: any} | null }} LoadOptions
+ *   manifestSha256?: string, stallTimeoutMs?: number, jinja?: {Template: any} | null, cacheDir?: string, cache?: boolean,
+ *   wasmUrl?: URL|string, mtWasmUrl?: URL|string, threadWorkerUrl?: URL|string }} LoadOptions
  *   How q8 / q4 matrices meet their inputs (`activations`): 'int8' (the default) rounds each block
  *   of 32 inputs to int8 and runs integer dot products, as llama.cpp does: fastest, with the
  *   accuracy stated in docs/api.md; 'exact' splits each input into two 16-bit codes and is exact up
@@ -70,6 +74,7 @@ export function activationMode(opts) {
  * @returns {Promise<Model>}
  */
 export async function loadModel(source, opts = {}) {
+  await loadNodeCrypto();
   const { onProgress, signal, memoryBudget, simd = true, batchSize = 64, parallel = 3, retries = 4, retryDelayMs = 250 } = opts;
   const activations = activationMode(opts), actCode = ACTIVATION_MODES[activations];
   const src = await openSource(source, { cache: opts.cache, cacheDir: opts.cacheDir, stallTimeoutMs: opts.stallTimeoutMs });
@@ -92,7 +97,8 @@ export async function loadModel(source, opts = {}) {
   }, retries, retryDelayMs, signal);
   let manifest;
   try { manifest = JSON.parse(manifestText); } catch (e) { throw new MlpscopeError('E_MANIFEST', `manifest.json: ${e.message}`); }
-  const { engine: e, why: threadsWhy } = opts.engine ? { engine: opts.engine, why: 'the engine passed in' } : await engineFor(opts.threads ?? 'auto');
+  const urls = { wasmUrl: opts.wasmUrl, mtWasmUrl: opts.mtWasmUrl, threadWorkerUrl: opts.threadWorkerUrl };
+  const { engine: e, why: threadsWhy } = opts.engine ? { engine: opts.engine, why: 'the engine passed in' } : await engineFor(opts.threads ?? 'auto', urls);
   const ownsEngine = !opts.engine;
   let model = 0, state = 0, tokenizer = null;
   try {
@@ -195,18 +201,18 @@ export async function loadModel(source, opts = {}) {
  * wanted ('auto': one per hardware thread, at most 4), else the single-threaded one, with the reason.
  * @param {number|'auto'} want
  */
-async function engineFor(want) {
+async function engineFor(want, urls) {
   if (want !== 'auto' && !(Number.isInteger(want) && want >= 1 && want <= 64))
     throw new MlpscopeError('E_ARG', `threads: ${JSON.stringify(want)} is neither 'auto' nor an integer in [1, 64]`);
   const sup = threadSupport();
   const hw = await hardwareThreads();
   const n = want === 'auto' ? Math.min(hw, 4) : want;
-  if (n < 2) return { engine: await createEngine(), why: want === 'auto' ? `threads: auto, ${hw} hardware thread` : 'threads: 1 asked for' };
-  if (!sup.ok) return { engine: await createEngine(), why: `threads: ${want}, but ${sup.why}` };
+  if (n < 2) return { engine: await createEngine(urls), why: want === 'auto' ? `threads: auto, ${hw} hardware thread` : 'threads: 1 asked for' };
+  if (!sup.ok) return { engine: await createEngine(urls), why: `threads: ${want}, but ${sup.why}` };
   try {
-    return { engine: await createEngine({ threads: n }), why: `threads: ${want}${want === 'auto' ? `, ${hw} hardware threads` : ''}` };
+    return { engine: await createEngine({ ...urls, threads: n }), why: `threads: ${want}${want === 'auto' ? `, ${hw} hardware threads` : ''}` };
   } catch (err) {
-    return { engine: await createEngine(), why: `threads: ${want}, but the threaded build did not start: ${err.message}` };
+    return { engine: await createEngine(urls), why: `threads: ${want}, but the threaded build did not start: ${err.message}` };
   }
 }
 

@@ -1,10 +1,10 @@
 // Where a weight set comes from: a local folder (Node) or a URL prefix (Node and browsers).
 // Both give the same operations, so the loader has one code path. URL sources support resuming
 // with HTTP Range and, in browsers, a Cache API cache keyed by URL + sha256.
+import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
 import { openStore, pruneStale } from './cache.js';
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 export { CACHE_NAME } from './cache.js';
 
 /**
@@ -23,7 +23,7 @@ export async function openSource(src, opts = {}) { // opts: {cache, cacheDir, st
   if (/^(https?|blob|data):/i.test(s) || (!isNode && !s.startsWith('file:'))) return urlSource(s, opts);
   if (!isNode) throw new MlpscopeError('E_ARG', `cannot open ${s} in a browser: pass a URL`);
   // a file: URL becomes a path the platform's way (percent-escapes such as %20 decoded)
-  return folderSource(s.startsWith('file:') ? (await import('node:url')).fileURLToPath(s) : s);
+  return folderSource(s.startsWith('file:') ? (await nodeImport('node:url')).fileURLToPath(s) : s);
 }
 
 /** Errors worth another attempt: transport failures and server-side 5xx/429. */
@@ -150,8 +150,8 @@ function urlSource(base, { cache, cacheDir, stallTimeoutMs = 30000 } = {}) {
 }
 
 async function folderSource(dir) {
-  const fs = await import('node:fs');
-  const path = await import('node:path');
+  const fs = await nodeImport('node:fs');
+  const path = await nodeImport('node:path');
   const full = (f) => path.join(dir, f);
   const missing = (f, e) => new MlpscopeError(f === 'manifest.json' ? 'E_MANIFEST' : 'E_SHARD_MISSING', `${full(f)}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   return {

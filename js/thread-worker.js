@@ -2,7 +2,9 @@
 // same compiled module over the engine's shared memory, moves its stack pointer to the stack the
 // engine allocated for it, and enters the pool's worker loop (src/util/threads.c), where it
 // sleeps in memory.atomic.wait between jobs. The call returns when the pool is stopped.
+// standalone (no imports): a bundler user copies this file beside the bundle as it is
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+const workerThreads = 'node:worker_threads'; // not a literal import: bundlers leave it out
 
 /** @param {{module: WebAssembly.Module, memory: WebAssembly.Memory, pool: number, part: number, stackTop: number}} d */
 async function run(d, post) {
@@ -22,7 +24,7 @@ async function run(d, post) {
 }
 
 if (isNode) {
-  const { parentPort, workerData } = await import('node:worker_threads');
+  const { parentPort, workerData } = await import(/* webpackIgnore: true */ /* @vite-ignore */ workerThreads);
   run(workerData, (m) => parentPort.postMessage(m));
 } else {
   self.onmessage = (ev) => run(ev.data, (m) => self.postMessage(m));

@@ -1,9 +1,9 @@
 // Starting and stopping the worker threads of the multi-threaded engine. The pool itself (job
 // hand-out, sleeping workers) is C: src/util/threads.c. Here each extra thread becomes a Worker
 // (node:worker_threads in Node, a module Web Worker in browsers) running js/thread-worker.js.
+import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 const STACK = 1 << 20; // per worker; the kernels keep ~150 KB of activation codes on the stack
 
 /** Whether this JS environment can share wasm memory between threads at all, and why not. */
@@ -16,7 +16,7 @@ export function threadSupport() {
 
 /** Hardware threads available to this process. */
 export async function hardwareThreads() {
-  if (isNode) { const os = await import('node:os'); return os.availableParallelism?.() ?? os.cpus().length; }
+  if (isNode) { const os = await nodeImport('node:os'); return os.availableParallelism?.() ?? os.cpus().length; }
   return globalThis.navigator?.hardwareConcurrency ?? 1;
 }
 
@@ -25,14 +25,14 @@ export async function hardwareThreads() {
  * inside the pool's loop (so the first job cannot be missed).
  * @param {import('./wasm.js').Engine} e @param {WebAssembly.Module} module @param {number} n
  */
-export async function startThreads(e, module, n) {
+export async function startThreads(e, module, n, workerUrl) {
   const pool = e.c.pool_create(n);
   // a browser's main thread may not block in memory.atomic.wait: there the caller polls
   const canBlock = isNode || typeof globalThis.WorkerGlobalScope !== 'undefined';
   e.c.pool_caller_can_block(pool, canBlock ? 1 : 0);
   const workers = [], stacks = [];
-  const url = new URL('./thread-worker.js', import.meta.url);
-  const NodeWorker = isNode ? (await import('node:worker_threads')).Worker : null;
+  const url = workerUrl ?? new URL('./thread-worker.js', import.meta.url);
+  const NodeWorker = isNode ? (await nodeImport('node:worker_threads')).Worker : null;
   try {
     await Promise.all(Array.from({ length: n - 1 }, (_, i) => new Promise((resolve, reject) => {
       const stack = e.malloc(STACK);

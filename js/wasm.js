@@ -3,10 +3,10 @@
 // one table (ABI below): every other module calls `engine.c.<name>(...)` and never touches raw
 // exports. What the engine can show (hook points, statistics, error codes, activation modes) is
 // read from the engine itself (`engine.info`, C's ms_engine_info), never copied here.
+import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
 import { startThreads, stopThreads, threadSupport } from './threads.js';
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 
 /** Default location of the module, relative to this file (works from node_modules and static hosting). */
 export const defaultWasmUrl = new URL('../build/wasm/mlpscope.wasm', import.meta.url);
@@ -21,7 +21,7 @@ async function fetchWasm(url) {
     'in a checkout of the repository, build it with ./build.sh wasm (npm start and npm test build it too); ' +
     'an installed package ships it, so reinstall the package');
   if (isNode && url.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
+    const { readFile } = await nodeImport('node:fs/promises');
     try { return await readFile(url); } catch (e) { if (e.code === 'ENOENT') throw notBuilt(`no file ${url.pathname}`); throw e; }
   }
   const r = await fetch(url);
@@ -179,7 +179,10 @@ export class Engine {
 }
 
 /**
- * @param {{wasmBinary?: ArrayBuffer|Uint8Array, wasmUrl?: URL|string, host?: object, threads?: number, build?: 'release'|'test'}} [opts]
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array, wasmUrl?: URL|string, mtWasmBinary?: ArrayBuffer|Uint8Array, mtWasmUrl?: URL|string,
+ *   threadWorkerUrl?: URL|string, host?: object, threads?: number, build?: 'release'|'test'}} [opts]
+ *   wasmUrl / mtWasmUrl / threadWorkerUrl: where a bundle keeps the single- and multi-threaded
+ *   engines and js/thread-worker.js (default: beside the package's own files)
  *   build 'test': the test build of a checkout (kernel and benchmark exports, tests/ and bench/)
  *   threads > 1: the multi-threaded build with that many threads (the caller's included); throws
  *   E_ARG where threads cannot run (no SharedArrayBuffer / not cross-origin isolated)
@@ -194,8 +197,9 @@ export async function createEngine(opts = {}) {
   }
   if (opts.build !== undefined && opts.build !== 'release' && opts.build !== 'test') throw new MlpscopeError('E_ARG', `build: "${opts.build}" is not "release" or "test"`);
   const test = opts.build === 'test';
-  const bin = threads > 1 ? (opts.mtWasmBinary ?? await fetchWasm(new URL(test ? testWasmUrls[1] : opts.mtWasmUrl ?? defaultMtWasmUrl)))
-    : (opts.wasmBinary ?? await fetchWasm(new URL(test ? testWasmUrls[0] : opts.wasmUrl ?? defaultWasmUrl)));
+  const here = typeof location !== 'undefined' ? location.href : undefined; // a relative URL is the page's (or the Worker's)
+  const bin = threads > 1 ? (opts.mtWasmBinary ?? await fetchWasm(new URL(test ? testWasmUrls[1] : opts.mtWasmUrl ?? defaultMtWasmUrl, here)))
+    : (opts.wasmBinary ?? await fetchWasm(new URL(test ? testWasmUrls[0] : opts.wasmUrl ?? defaultWasmUrl, here)));
   const host = { ...defaultHost(), ...(opts.host || {}) };
   // the threaded build imports its memory: shared, 16 MiB to start, room to grow to 4 GiB
   const memory = threads > 1 ? new WebAssembly.Memory({ initial: 256, maximum: 65536, shared: true }) : undefined;
@@ -218,7 +222,7 @@ export async function createEngine(opts = {}) {
   instance.exports._initialize?.();
   engine = new Engine(instance, host, memory);
   if (threads > 1) {
-    engine._threads = await startThreads(engine, module, threads);
+    engine._threads = await startThreads(engine, module, threads, opts.threadWorkerUrl && new URL(opts.threadWorkerUrl, here));
     engine.threads = threads;
   }
   return engine;

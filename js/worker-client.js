@@ -1,10 +1,10 @@
 // loadModelInWorker(): the same API as loadModel(), every call async, the engine in a worker so
 // the caller never blocks: a module Web Worker in browsers, node:worker_threads in Node. Typed
 // arrays come back transferred (no copies).
+import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
 import { MODEL_CALLS, TOKENIZER_CALLS, FUNCTION_CALLS, wireArgs } from './protocol.js';
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 
 /** One interface over both kinds of worker: post, listen for messages and failures, terminate. */
 async function startWorker(url) {
@@ -17,7 +17,7 @@ async function startWorker(url) {
     };
   }
   if (!isNode) throw new MlpscopeError('E_ARG', 'loadModelInWorker needs Workers, which this environment does not have: use loadModel');
-  const { Worker: NodeWorker } = await import('node:worker_threads');
+  const { Worker: NodeWorker } = await nodeImport('node:worker_threads');
   const w = new NodeWorker(url);
   let ended = false;
   return {
@@ -62,8 +62,12 @@ class Rpc {
 }
 
 // options that cross into the Worker: no callbacks, signals or modules (the Worker imports
-// @huggingface/jinja by name itself)
-const plain = (opts = {}) => Object.fromEntries(Object.entries(opts).filter(([k, v]) => k !== 'jinja' && typeof v !== 'function' && !(typeof AbortSignal !== 'undefined' && v instanceof AbortSignal)));
+// @huggingface/jinja by name itself); URLs as absolute strings (a relative one is the caller's)
+const here = () => (typeof location !== 'undefined' ? location.href : undefined);
+const plain = (opts = {}) => Object.fromEntries(Object.entries(opts)
+  .filter(([k, v]) => k !== 'jinja' && k !== 'workerUrl' && typeof v !== 'function' && !(typeof AbortSignal !== 'undefined' && v instanceof AbortSignal))
+  .map(([k, v]) => [k, /Url$/.test(k) && v != null ? absolute(v) : v]));
+function absolute(v) { try { return new URL(String(v), here()).href; } catch { return String(v); } }
 
 /** The model's tokenizer, proxied: every method returns a promise (methods from protocol.js). */
 class WorkerTokenizer {

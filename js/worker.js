@@ -1,5 +1,6 @@
 // The worker side of loadModelInWorker() (a Web Worker, or node:worker_threads in Node): runs
 // the in-process API and answers messages. Results' typed arrays are transferred, not copied.
+import { nodeImport } from './platform.js';
 import { loadModel } from './loader.js';
 import { MlpscopeError } from './errors.js';
 import * as features from './features.js';
@@ -8,7 +9,7 @@ import { MODEL_CALLS, TOKENIZER_CALLS, FUNCTION_CALLS } from './protocol.js';
 // a Web Worker talks through `self`; a Node worker through worker_threads' parentPort
 const port = typeof self !== 'undefined' && typeof self.postMessage === 'function'
   ? { post: (msg, transfer) => self.postMessage(msg, transfer), listen: (f) => { self.onmessage = ({ data }) => f(data); } }
-  : await import('node:worker_threads').then(({ parentPort }) => ({ post: (msg, transfer) => parentPort.postMessage(msg, transfer), listen: (f) => parentPort.on('message', f) }));
+  : await nodeImport('node:worker_threads').then(({ parentPort }) => ({ post: (msg, transfer) => parentPort.postMessage(msg, transfer), listen: (f) => parentPort.on('message', f) }));
 
 let model = null;
 const gens = new Map();
