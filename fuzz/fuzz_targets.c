@@ -62,7 +62,7 @@ static int m_read(void *c, int h, uint64_t off, void *buf, size_t n) {
 static int m_write(void *c, int h, const void *b, size_t n) { (void)c; (void)h; (void)b; (void)n; return -1; }
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
     mem m = {d, n};
-    ms_io io = {&m, m_open, m_close, m_size, m_read, m_write, NULL};
+    ms_io io = {&m, m_open, m_close, m_size, m_read, m_write, NULL, NULL};
     ms_conv_plan p;
     ms_err e;
     if (!ms_plan_llama2c(&p, &io, "ckpt", NULL, &e)) {

@@ -11,7 +11,7 @@
 //   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
 import fs from 'node:fs';
 import { findFeatureNeurons, neuronTopActivations } from './features.js';
-import { loadModel } from './loader.js';
+import { loadModel, fmtBytes } from './loader.js';
 import { topTokens } from './model.js';
 import { loadTokenizer } from './tokenizer.js';
 import { createEngine } from './wasm.js';
@@ -54,6 +54,35 @@ function parseArgs(argv, spec) {
   return out;
 }
 
+/**
+ * A progress line on stderr when it is a terminal (MLPSCOPE_PROGRESS=1 forces it, =0 turns it
+ * off): done / total, rate and time left, redrawn at most 10 times a second.
+ * @param {string} what @param {{bytes?: boolean, unit?: string}} [o]
+ * @returns {((done: number, total: number) => void) | undefined}
+ */
+function progressLine(what, { bytes = false, unit = '' } = {}) {
+  const env = process.env.MLPSCOPE_PROGRESS;
+  if (env === '0' || (env !== '1' && !process.stderr.isTTY)) return undefined;
+  const t0 = performance.now();
+  let last = -Infinity;
+  const amount = (n) => (bytes ? fmtBytes(n) : `${Math.round(n)}${unit}`);
+  const clock = (s) => (s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, '0')}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(Math.floor(s) % 60).padStart(2, '0')}s` : `${s.toFixed(0)}s`);
+  return (done, total) => {
+    const now = performance.now(), end = done >= total;
+    if (!end && now - last < 100) return;
+    last = now;
+    const secs = (now - t0) / 1000, rate = done / Math.max(secs, 1e-3);
+    const left = end ? `in ${clock(secs)}` : rate > 0 ? `${clock((total - done) / rate)} left` : '';
+    process.stderr.write(`\r${what}: ${amount(done)} / ${amount(total)}, ${bytes ? fmtBytes(rate) : rate.toFixed(1) + unit}/s, ${left}\x1b[K${end ? '\n' : ''}`);
+  };
+}
+
+/** loadModel with the loading progress line */
+function load(src, opts = {}) {
+  const line = progressLine('loading', { bytes: true });
+  return loadModel(src, line ? { ...opts, onProgress: ({ loaded, total }) => line(loaded, total) } : opts);
+}
+
 function num(v, name, { int = false, min = -Infinity, max = Infinity } = {}) {
   const n = Number(v);
   if (!Number.isFinite(n) || (int && !Number.isInteger(n)) || n < min || n > max)
@@ -75,7 +104,7 @@ async function convert(argv) {
   if (!fs.existsSync(src)) throw new MlpscopeError('E_CHECKPOINT', `${src}: no such file or folder`);
   const isDir = fs.statSync(src).isDirectory();
   fs.mkdirSync(a.out, { recursive: true });
-  const host = nodeHost(a.out);
+  const host = nodeHost(a.out, progressLine('converting', { bytes: true }));
   const e = await createEngine({ host });
   const dtype = Math.max(0, dtypeArg(e, a.dtype ?? 'f32', 'dtype')), embed = dtypeArg(e, a['embed-dtype'], 'embed-dtype');
   try {
@@ -95,7 +124,7 @@ async function synth(argv) {
     try { text = fs.readFileSync(a.config, 'utf8'); } catch (e) { throw new MlpscopeError('E_CONFIG', `${a.config}: not a preset (${presets.join(', ')}) and not a readable file`); }
   }
   fs.mkdirSync(a.out, { recursive: true });
-  const host = nodeHost(a.out);
+  const host = nodeHost(a.out, progressLine('writing', { bytes: true }));
   const e = await createEngine({ host });
   const dtype = Math.max(0, dtypeArg(e, a.dtype ?? 'f32', 'dtype')), embed = dtypeArg(e, a['embed-dtype'], 'embed-dtype');
   try {
@@ -118,7 +147,7 @@ async function tokenize(argv) {
 async function info(argv) {
   const a = parseArgs(argv, { context: 'v' });
   if (a._.length !== 1) throw new MlpscopeError('E_ARG', 'info needs DIR\n' + USAGE);
-  const model = await loadModel(a._[0], a.context ? { contextLength: num(a.context, 'context', { int: true, min: 1 }) } : {});
+  const model = await load(a._[0], a.context ? { contextLength: num(a.context, 'context', { int: true, min: 1 }) } : {});
   console.log(JSON.stringify(model.info(), null, 2));
   model.dispose();
 }
@@ -131,7 +160,7 @@ async function run(argv) {
   if (a.exact) lo.exact = true;
   if (a['int8-activations']) lo.int8Activations = true; // the default; kept so older command lines work
   const tLoad = performance.now();
-  const model = await loadModel(a._[0], lo);
+  const model = await load(a._[0], lo);
   const loadMs = performance.now() - tLoad;
   const maxTokens = num(a['max-tokens'] ?? 32, 'max-tokens', { int: true, min: 0 });
   let promptIds;
@@ -203,12 +232,13 @@ async function features(argv) {
   const a = parseArgs(argv, { probes: 'v', top: 'v', layers: 'v', directions: 'flag', json: 'flag' });
   if (a._.length !== 1) throw new MlpscopeError('E_ARG', 'features needs DIR\n' + USAGE);
   const probes = await readProbes(a.probes);
-  const model = await loadModel(a._[0]);
+  const model = await load(a._[0]);
   const top = num(a.top ?? 3, 'top', { int: true, min: 1, max: 1000 });
   const layers = a.layers === undefined ? undefined : String(a.layers).split(',').map((x) => num(x, 'layers', { int: true, min: 0, max: model.nLayers - 1 }));
   if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${a._[0]} has no tokenizer: the probes cannot be encoded`);
   // progress on a terminal only (a big model takes minutes: one pass per group of layers)
-  const onProgress = process.stderr.isTTY ? ({ done, total }) => process.stderr.write(`\r${done} / ${total} probe passes${done === total ? '\n' : ''}`) : undefined;
+  const line = progressLine('probe passes');
+  const onProgress = line && (({ done, total }) => line(done, total));
   const res = findFeatureNeurons(model, probes, { top, layers, directions: !!a.directions, onProgress });
   if (a.json) {
     const dirs = res.directions?.map((d) => ({ ...d, direction: Array.from(d.direction) }));
@@ -234,7 +264,7 @@ async function neuron(argv) {
     try { texts = fs.readFileSync(a.texts, 'utf8').split('\n').filter((l) => l.trim() !== ''); } catch (err) { throw new MlpscopeError('E_ARG', `--texts ${a.texts}: ${err.message}`); }
     if (!texts.length) throw new MlpscopeError('E_ARG', `--texts ${a.texts}: no text in it`);
   } else texts = await readProbes(a.probes);
-  const model = await loadModel(a._[0]);
+  const model = await load(a._[0]);
   if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${a._[0]} has no tokenizer: the texts cannot be encoded`);
   const opts = { layer: num(a.layer, 'layer', { int: true, min: 0, max: model.nLayers - 1 }), neuron: num(a.neuron, 'neuron', { int: true, min: 0, max: model.config.intermediate_size - 1 }),
     sign: num(a.sign ?? 1, 'sign', { int: true, min: -1, max: 1 }), k: num(a.k ?? 10, 'k', { int: true, min: 1, max: 10000 }), window: num(a.window ?? 6, 'window', { int: true, min: 0, max: 1000 }) };
@@ -260,7 +290,7 @@ async function neuron(argv) {
 async function lens(argv) {
   const a = parseArgs(argv, { prompt: 'v', ids: 'v', position: 'v', k: 'v', json: 'flag' });
   if (a._.length !== 1 || (a.prompt === undefined && a.ids === undefined)) throw new MlpscopeError('E_ARG', 'lens needs DIR and --prompt or --ids\n' + USAGE);
-  const model = await loadModel(a._[0]);
+  const model = await load(a._[0]);
   const ids = a.ids !== undefined ? String(a.ids).split(',').filter((x) => x.trim() !== '').map((x) => num(x, 'ids', { int: true })) : model._encodePrompt(a.prompt);
   const T = Math.min(ids.length, model.contextLength), L = model.nLayers;
   const pos = num(a.position ?? T - 1, 'position', { int: true, min: 0, max: T - 1 }), k = num(a.k ?? 3, 'k', { int: true, min: 1, max: 100 });

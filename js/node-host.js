@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export function nodeHost(outDir) {
+/** @param {string} outDir @param {(done: number, total: number) => void} [progress] the converter's progress, in source bytes */
+export function nodeHost(outDir, progress) {
   const files = new Map();
   let next = 1;
   return {
@@ -30,6 +31,7 @@ export function nodeHost(outDir) {
       return 0;
     },
     log(line) { process.stderr.write(line + '\n'); },
+    progress(done, total) { progress?.(done, total); },
     closeAll() { for (const fd of files.values()) fs.closeSync(fd); files.clear(); },
   };
 }

@@ -214,6 +214,7 @@ export async function createEngine(opts = {}) {
       ms_host_read: (h, off, buf, n) => host.read(h, off, engine.u8.subarray(buf >>> 0, (buf >>> 0) + (n >>> 0))),
       ms_host_write: (h, buf, n) => host.write(h, engine.u8.subarray(buf >>> 0, (buf >>> 0) + (n >>> 0))),
       ms_host_log: (p) => host.log(engine.cstr(p)),
+      ms_host_progress: (done, total) => host.progress?.(done, total),
     },
   };
   if (memory) imports.env.memory = memory;
@@ -284,5 +285,5 @@ function bind(e, name, [ret, ...args]) {
 
 function defaultHost() {
   const none = () => -1;
-  return { open: none, close: none, size: none, read: none, write: none, log: () => {} };
+  return { open: none, close: none, size: none, read: none, write: none, log: () => {}, progress: () => {} };
 }

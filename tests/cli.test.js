@@ -190,3 +190,17 @@ test('run: timings from the generation passes, statistics over every token read 
   assert.match(text.stderr, /^prompt: \d+ tokens in [\d.]+ ms = [\d.]+ tok\/s \(time to first token [\d.]+ ms\)$/m);
   assert.match(text.stderr, /^generated: \d+ tokens, /m);
 });
+
+test('progress lines (bytes, rate, time left) on a terminal or with MLPSCOPE_PROGRESS=1; none when piped', () => {
+  const out = tmpDir('progress');
+  const go = (env, args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  const synth = go({ MLPSCOPE_PROGRESS: '1' }, ['synth', '--config', path.join(ROOT, 'tests/configs/llama-hf.json'), '--out', out, '--dtype', 'q8']);
+  assert.equal(synth.status, 0, synth.stderr);
+  const lines = synth.stderr.split(/[\r\n]/).filter((l) => l.startsWith('writing:'));
+  assert.ok(lines.length >= 1, synth.stderr);
+  assert.match(lines.at(-1), /^writing: ([\d.]+ [KMG]?i?B|\d+ B) \/ \1, [\d.]+ [KMG]?i?B\/s, in \d+s/);
+  const run = go({ MLPSCOPE_PROGRESS: '1' }, ['run', '@demo', '--prompt', 'I flew', '--max-tokens', '2']);
+  assert.match(run.stderr, /loading: [\d.]+ [KM]iB \/ [\d.]+ [KM]iB, .*\/s, in \d+s/);
+  const piped = go({ MLPSCOPE_PROGRESS: '' }, ['run', '@demo', '--prompt', 'I flew', '--max-tokens', '2']);
+  assert.doesNotMatch(piped.stderr, /loading:|\r/);
+});

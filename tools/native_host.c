@@ -44,7 +44,7 @@ static void h_log(void *c, const char *line) { (void)c; fprintf(stderr, "%s\n", 
 void ms_native_io_init(ms_native_io *h, ms_io *io, const char *out_dir) {
     memset(h, 0, sizeof *h);
     snprintf(h->out_dir, sizeof h->out_dir, "%s", out_dir ? out_dir : ".");
-    *io = (ms_io){h, h_open, h_close, h_size, h_read, h_write, h_log};
+    *io = (ms_io){h, h_open, h_close, h_size, h_read, h_write, h_log, NULL};
 }
 
 void ms_native_io_close_all(ms_native_io *h) {

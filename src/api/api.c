@@ -208,17 +208,19 @@ extern double ms_host_size(int h) IMPORT(ms_host_size);
 extern int ms_host_read(int h, double off, void *buf, size_t n) IMPORT(ms_host_read);
 extern int ms_host_write(int h, const void *buf, size_t n) IMPORT(ms_host_write);
 extern void ms_host_log(const char *line) IMPORT(ms_host_log);
+extern void ms_host_progress(double done, double total) IMPORT(ms_host_progress);
 static int io_open(void *c, const char *n, int mode) { (void)c; return ms_host_open(n, mode); }
 static int io_close(void *c, int h) { (void)c; return ms_host_close(h); }
 static int64_t io_size(void *c, int h) { (void)c; return (int64_t)ms_host_size(h); }
 static int io_read(void *c, int h, uint64_t off, void *b, size_t n) { (void)c; return ms_host_read(h, (double)off, b, n); }
 static int io_write(void *c, int h, const void *b, size_t n) { (void)c; return ms_host_write(h, b, n); }
 static void io_log(void *c, const char *l) { (void)c; ms_host_log(l); }
+static void io_progress(void *c, double done, double total) { (void)c; ms_host_progress(done, total); }
 
 /* Convert a llama2.c checkpoint (tok: its tokenizer.bin, or "") or, when hf_dir is set, a Hugging
  * Face model folder. */
 API(ms_convert) int ms_convert(const char *src, const char *tok, int hf_dir, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
-    ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log};
+    ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
     ms_conv_plan p;
     int rc = hf_dir ? ms_plan_hf(&p, &io, src, err) : ms_plan_llama2c(&p, &io, src, tok && *tok ? tok : NULL, err);
     ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
@@ -228,7 +230,7 @@ API(ms_convert) int ms_convert(const char *src, const char *tok, int hf_dir, int
 
 /* Synthetic weight set from a config (JSON text or a preset name) into the host's output folder. */
 API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
-    ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log};
+    ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
     const char *preset = ms_config_preset(config_or_preset);
     ms_conv_plan p;
     int rc = ms_plan_synth(&p, preset ? preset : config_or_preset, preset ? strlen(preset) : len, (uint64_t)seed, err);

@@ -97,6 +97,11 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
     uint8_t *sbuf = malloc(BLOCK_BYTES + maxcols * 4), *dbuf = malloc(BLOCK_BYTES + maxcols * 4 + 64);
     ms_buf man = {0};
     if (!hex || !sizes || !tmp || !sbuf || !dbuf) { rc = ms_fail(err, MS_E_MEMORY, "converter: out of memory"); goto done; }
+    double src_total = 0, src_done = 0; /* bytes of the source tensors, for io->progress */
+    for (int i = 0; i < p->n; i++) {
+        const ms_conv_tensor *t = &p->t[i];
+        src_total += (double)t->shape[0] * (double)(t->ndim > 1 ? t->shape[1] : 1) * (double)(t->ndim > 2 ? t->shape[2] : 1) * (double)src_elem(t->src_dtype);
+    }
     for (int k = 0; k < p->n_src_files; k++) {
         in[k] = io->open(io->ctx, p->src_files[k], 'r');
         if (in[k] < 0) { rc = ms_fail(err, MS_E_CHECKPOINT, "%s: cannot open", p->src_files[k]); goto done; }
@@ -141,6 +146,8 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
             if (io->write(io->ctx, out, dbuf, nb)) { rc = ms_fail(err, MS_E_SHARD_SIZE, "write failed in tensor %s", t->name); goto done; }
             ms_sha256_update(&sh, dbuf, nb);
             pos += nb;
+            src_done += (double)(nr * row_src);
+            if (io->progress) io->progress(io->ctx, src_done, src_total);
         }
         sizes[cur] = pos;
         if (i + 1 == p->n || p->t[i + 1].shard != cur) {

@@ -19,6 +19,8 @@ typedef struct {
     /* append n bytes; returns 0 on success */
     int (*write)(void *ctx, int h, const void *buf, size_t n);
     void (*log)(void *ctx, const char *line);
+    /* optional (NULL: none): converted so far and in all, in bytes of the source tensors */
+    void (*progress)(void *ctx, double done, double total);
 } ms_io;
 
 typedef struct {
