@@ -78,12 +78,24 @@ export type HookKind = 'hook_resid_pre' | 'hook_attn_out' | 'hook_resid_mid' | '
 /** `blocks.${layer}.${HookKind}` */
 export type HookName = string;
 
+/** A change to a hook point made as the pass goes by (in the engine, in prefill and decode):
+ * scale: x *= value; set: x = value or vector (zero-ablation: set with value 0, the default);
+ * add: x += value or vector (steering). Later layers, statistics and captures see the change. */
 export interface Intervention {
-  layer: number;
-  /** 'mlp.hook_post': scale the listed neurons; 'hook_mlp_out': scale the layer's whole MLP output */
-  hook: 'mlp.hook_post' | 'hook_mlp_out';
+  /** 'blocks.L.<point>', or the point with `layer` */
+  hook: HookName | HookKind;
+  layer?: number;
+  op?: 'scale' | 'set' | 'add';
+  value?: number;
+  /** one value per listed component (or per component of the hook, when none are listed) */
+  vector?: ArrayLike<number>;
+  /** the components changed: neurons of an MLP hook, or dimensions of the residual stream (default: all) */
   neurons?: number[];
-  scale: number;
+  dims?: number[];
+  /** sequence positions (negative: from the end of this call; default: all) */
+  positions?: number[];
+  /** the earlier form: op 'scale' with this value */
+  scale?: number;
 }
 
 export interface ForwardOptions {
@@ -137,6 +149,8 @@ export interface ForwardResult {
 export interface GenerateOptions {
   /** tokens to generate at most (default 64) */
   maxTokens?: number;
+  /** applied in every pass of the generation (prefill and each decode step): steering, ablations */
+  interventions?: Intervention[];
   /** 0 (the default) = greedy */
   temperature?: number;
   /** keep the k most probable tokens (0 = no cut) */
@@ -191,7 +205,7 @@ export interface ModelInfo {
   build: { threads: number; simd: boolean; activations: 'int8' | 'exact' | 'plain' | 'f32'; int8Activations: boolean; why: string };
   /** the hook points of a block, as the engine lists them: name, width for this model, what it holds */
   hooks: { name: HookKind; width: number; what: string }[];
-  /** the hooks an intervention can scale */
+  /** the hooks an intervention can change (every hook point) */
   interventions: HookKind[];
 }
 
@@ -319,6 +333,7 @@ export function createEngine(opts?: { wasmBinary?: ArrayBuffer | Uint8Array; was
 export interface EngineInfo {
   hooks: { name: HookKind; id: number; width: 'hidden_size' | 'intermediate_size'; what: string }[];
   interventions: HookKind[];
+  intervention_ops: ('scale' | 'set' | 'add')[];
   stats: { name: string; id: number; type: 'f32' | 'i32' | 'f64'; shape: ('layer' | 'token' | 'top_k' | 'gdn_head')[]; when: 'always' | 'gdn'; what: string }[];
   errors: string[];
   activations: ('plain' | 'int8' | 'exact')[];

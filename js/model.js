@@ -141,7 +141,10 @@ export class Model {
     const run = c.run_new(this.s, T, stats ? 1 : 0, topK, mode);
     try {
       const caps = hooks.map((name) => ({ name, i: c.run_hook(run, String(name)) }));
-      for (const iv of interventions) c.run_intervene(run, iv.layer, String(iv.hook), iv.neurons ?? [], iv.scale);
+      interventions.forEach((iv, i) => {
+        const a = interventionArgs(iv, i, start, T, this.e.info.intervention_ops);
+        c.run_intervene(run, a.layer, a.hook, a.op, a.dims, a.positions, a.value, a.vector);
+      });
       const lensK = logitLens?.k ?? 5, nReal = this._info.tokenizer.vocab_size || cfg.vocab_size;
       if (logitLens) c.run_lens(run, logitLens.positions, lensK, logitLens.afterMixer ? 1 : 0, nReal);
       const t0 = performance.now();
@@ -200,7 +203,7 @@ export class Model {
    * @param {string|number[]|{role: string, content: string}[]} prompt text (encoded with BOS when
    *   the tokenizer has one), token ids, or chat messages (rendered with the chat template)
    * @param {{maxTokens?: number, temperature?: number, topK?: number, topP?: number, seed?: number,
-   *   stop?: (number|string)[], signal?: AbortSignal, enableThinking?: boolean, stats?: boolean, statsTopK?: number}} [opts]
+   *   stop?: (number|string)[], interventions?: Intervention[], signal?: AbortSignal, enableThinking?: boolean, stats?: boolean, statsTopK?: number}} [opts]
    *   stats: collect the per-layer statistics of every token the model reads (the prompt and each
    *   generated token fed back) in the generation passes themselves, into the summary's `stats`
    *   (as forward()'s, plus layer_ms[layer][pass]: each pass's time in that layer)
@@ -259,7 +262,7 @@ export class Model {
     // the next token is drawn from the logits where the engine left them (no 1 MB copy per token
     // for a 248k vocabulary)
     const pick = (lp) => e.c.sample_next(lp, nReal, temperature, topK, topP, rng, lpp, scratch);
-    const fwd = { stats: !!opts.stats, topK: opts.statsTopK ?? 8, logits: 'last', _pick: pick };
+    const fwd = { stats: !!opts.stats, topK: opts.statsTopK ?? 8, logits: 'last', _pick: pick, interventions: opts.interventions ?? [] };
     const steps = [];
     let decodeSteps = 0; // timed decode passes: each drew a token (the stop token too)
     const usage = { promptTokens: ids.length, generatedTokens: 0, prefillMs: 0, decodeMs: 0, timeToFirstTokenMs: 0, prefillTokPerS: 0, decodeTokPerS: 0 };
@@ -377,4 +380,40 @@ export function topTokens(logits, k, tokenizer) {
   for (let i = 0; i < logits.length; i++) z += Math.exp(logits[i] - mx);
   const best = topIndices(logits.length, k, (a, b) => logits[a] > logits[b] || (logits[a] === logits[b] && a < b));
   return best.map((id) => ({ id, token: tokenizer?.idToToken(id), logit: logits[id], prob: Math.exp(logits[id] - mx) / z }));
+}
+
+/**
+ * One intervention as the engine takes it. Accepted: {hook: 'blocks.L.<point>'} or {layer, hook:
+ * '<point>'}; op 'scale' (value, or the older `scale`), 'set' (value, default 0: zero-ablation, or
+ * vector) or 'add' (value or vector); neurons / dims: the components (omitted: all); positions:
+ * sequence positions, negative from the end of this call (omitted: all).
+ */
+function interventionArgs(iv, i, start, T, ops) {
+  const bad = (what) => new MlpscopeError('E_ARG', `interventions[${i}]: ${what}`);
+  if (!iv || typeof iv !== 'object') throw bad('expected an object {hook, op, value | vector, neurons?, positions?}');
+  let layer = iv.layer, hook = String(iv.hook);
+  const named = /^blocks\.(\d+)\.(.+)$/.exec(hook);
+  if (named) {
+    if (layer !== undefined && layer !== Number(named[1])) throw bad(`layer ${layer} and hook ${hook} disagree`);
+    layer = Number(named[1]); hook = named[2];
+  }
+  if (!Number.isInteger(layer)) throw bad(`no layer (give hook as 'blocks.L.${hook}' or a layer number)`);
+  const op = iv.op ?? 'scale';
+  if (!ops.includes(op)) throw bad(`op '${op}' is not one of ${ops.join(', ')}`);
+  if (iv.neurons !== undefined && iv.dims !== undefined) throw bad('give neurons or dims, not both');
+  const list = (x, what) => {
+    if (x === undefined) return [];
+    if (!Array.isArray(x) && !ArrayBuffer.isView(x)) throw bad(`${what} must be an array`);
+    if (x.length === 0) throw bad(`${what} is empty (leave it out for all)`);
+    return Array.from(x);
+  };
+  const dims = list(iv.neurons ?? iv.dims, iv.neurons !== undefined ? 'neurons' : 'dims');
+  const positions = list(iv.positions, 'positions').map((p) => (Number.isInteger(p) && p < 0 ? start + T + p : p));
+  const value = iv.value ?? (op === 'scale' ? iv.scale : undefined);
+  const vector = iv.vector === undefined ? [] : Array.from(iv.vector);
+  if (op === 'scale' && (value === undefined || iv.vector !== undefined)) throw bad('scale needs a value (a number), and takes no vector');
+  if (op === 'add' && value === undefined && iv.vector === undefined) throw bad('add needs a value or a vector');
+  if (value !== undefined && iv.vector !== undefined) throw bad('give a value or a vector, not both');
+  if (value !== undefined && typeof value !== 'number') throw bad(`value ${value} is not a number`);
+  return { layer, hook, op: ops.indexOf(op), dims, positions, value: value ?? 0, vector };
 }

@@ -34,7 +34,8 @@ async function fetchWasm(url) {
  * The C ABI, one row per export of src/api/api.c (without the ms_ prefix): [result, ...arguments].
  * Arguments: 'i' int, 'f' float or double, 'p' pointer the caller manages; 'sz' a string or bytes
  * copied in for the call, passed as (pointer, byte length); 's0' a string passed NUL-terminated;
- * 'i32' integers copied in as int32 (pointer), 'i32n' the same as (pointer, count); 'err' the
+ * 'i32' integers copied in as int32 (pointer), 'i32n' the same as (pointer, count); 'f32n' numbers
+ * copied in as float32 (pointer, count); 'err' the
  * engine's error record (supplied here, not by the caller). Results: 'v' none, 'i', 'f', 'p'
  * (unsigned), 'rc' (non-zero: throw the engine's error), 'p!' (NULL: throw), 'i!' (negative:
  * throw), 'json' (a malloc'd JSON text, parsed and freed), 'owned' (a malloc'd string or NULL:
@@ -57,7 +58,7 @@ export const ABI = {
   state_new: ['p!', 'p', 'i', 'i', 'err'], state_destroy: ['v', 'p'], state_clear: ['v', 'p'], state_pos: ['i', 'p'],
   state_set_gdn: ['rc', 'p', 'i', 'i', 'err'], unembed_vec: ['v', 'p', 'p', 'p'],
   run_new: ['p!', 'p', 'i', 'i', 'i', 'i', 'err'], run_hook: ['i!', 'p', 'sz', 'err'], run_hook_data: ['p', 'p', 'i'],
-  run_hook_count: ['f', 'p', 'i'], run_intervene: ['rc', 'p', 'i', 'sz', 'i32n', 'f', 'err'],
+  run_hook_count: ['f', 'p', 'i'], run_intervene: ['rc', 'p', 'i', 'sz', 'i', 'i32n', 'i32n', 'f', 'f32n', 'err'],
   run_lens: ['rc', 'p', 'i32n', 'i', 'i', 'i', 'err'], run_exec: ['rc', 'p', 'i32', 'err'], run_logits: ['p', 'p'],
   run_stat: ['p', 'p', 'i'], run_lens_top_ids: ['p', 'p'], run_lens_top_logits: ['p', 'p'], run_lens_top_probs: ['p', 'p'],
   run_free: ['v', 'p'],
@@ -104,7 +105,7 @@ export class Engine {
     /** whether this is a test build (its extra exports bound too) */
     this.testBuild = typeof this.x.ms_dbg_matmul === 'function';
     if (this.testBuild) for (const [name, sig] of Object.entries(TEST_ABI)) this.c[name] = bind(this, name, sig);
-    /** @type {{hooks: {name: string, id: number, width: string, what: string}[], interventions: string[],
+    /** @type {{hooks: {name: string, id: number, width: string, what: string}[], interventions: string[], intervention_ops: string[],
      *   stats: {name: string, id: number, type: 'f32'|'i32'|'f64', shape: string[], when: 'always'|'gdn', what: string}[],
      *   errors: string[], activations: string[]}} what the engine can show, from C */
     this.info = this.c.engine_info();
@@ -262,6 +263,11 @@ function bind(e, name, [ret, ...args]) {
           }
           pass.push(p);
           if (kind === 'i32n') pass.push(n);
+        } else if (kind === 'f32n') {
+          const n = v.length, p = e.malloc(Math.max(1, n) * 4);
+          temp.push(p);
+          e.f32.set(v, p >> 2);
+          pass.push(p, n);
         } else pass.push(v);
       }
       const r = fn(...pass);

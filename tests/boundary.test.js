@@ -22,7 +22,8 @@ test('the engine lists its hooks, statistics, errors and activation modes; forwa
   const e = await createEngine();
   assert.deepEqual(e.info.activations, ['plain', 'int8', 'exact']);
   assert.ok(e.info.errors.includes('E_TOKEN') && e.info.errors.includes('E_ARG'));
-  assert.deepEqual(e.info.interventions, ['mlp.hook_post', 'hook_mlp_out']);
+  assert.deepEqual(e.info.interventions, e.info.hooks.map((h) => h.name), 'every hook point can be changed');
+  assert.deepEqual(e.info.intervention_ops, ['scale', 'set', 'add']);
   const model = await loadModel(DEMO, { engine: e });
   try {
     const r = model.forward([1, 2, 3], { topK: 4 });
@@ -42,8 +43,12 @@ test('validation lives in the engine: bad hooks, interventions, lens positions a
     const err = (f, re) => assert.throws(f, (x) => x.code === 'E_ARG' && re.test(x.message), String(re));
     err(() => model.forward([1, 2], { hooks: ['blocks.0.hook_nothing'] }), /unknown hook "blocks\.0\.hook_nothing" \(expected blocks\.\{layer\}\.hook_resid_pre\|/);
     err(() => model.forward([1, 2], { hooks: ['blocks.99.hook_mlp_out'] }), /layer 99 does not exist \(the model has 11\)/);
-    err(() => model.forward([1, 2], { interventions: [{ layer: 0, hook: 'hook_resid_pre', scale: 0 }] }), /only mlp\.hook_post .* and hook_mlp_out/);
-    err(() => model.forward([1, 2], { interventions: [{ layer: 0, hook: 'mlp.hook_post', neurons: [1 << 20], scale: 0 }] }), /neuron 1048576 of layer 0 outside/);
+    err(() => model.forward([1, 2], { interventions: [{ layer: 0, hook: 'hook_nothing', scale: 0 }] }), /intervention on "hook_nothing": not a hook point/);
+    err(() => model.forward([1, 2], { interventions: [{ layer: 0, hook: 'mlp.hook_post', neurons: [1 << 20], scale: 0 }] }), /blocks\.0\.mlp\.hook_post: neuron 1048576 outside/);
+    err(() => model.forward([1, 2], { interventions: [{ hook: 'blocks.2.hook_resid_mid', op: 'add', dims: [96], value: 1 }] }), /blocks\.2\.hook_resid_mid: dimension 96 outside \[0, 96\)/);
+    err(() => model.forward([1, 2], { interventions: [{ hook: 'blocks.2.hook_resid_mid', op: 'add', vector: [1, 2] }] }), /a vector of 2 values for 96 components/);
+    err(() => model.forward([1, 2], { interventions: [{ hook: 'blocks.2.hook_mlp_out', op: 'set', value: NaN }] }), /value is not a finite number/);
+    err(() => model.forward([1, 2], { interventions: [{ hook: 'blocks.2.hook_mlp_out', op: 'set', positions: [1e6] }] }), /position 1000000 outside the context/);
     err(() => model.forward([1, 2], { logitLens: { positions: [5] } }), /logitLens position 5 outside \[0, 2\)/);
     err(() => model.setDeltaNetMode({ chunk: 65 }), /DeltaNet chunk 65 is outside \[1, 64\]/);
     assert.throws(() => model.forward([1, 1e6]), (x) => x.code === 'E_TOKEN' && /token id 1000000 at position 1/.test(x.message));

@@ -14,7 +14,7 @@ struct ms_run {
     ms_forward_opts o;
     ms_capture cap[MAX_HOOKS];
     ms_intervention iv[MAX_INTERVENTIONS];
-    int32_t *iv_neurons[MAX_INTERVENTIONS];
+    void *iv_mem[MAX_INTERVENTIONS]; /* each intervention's own copy of its dims, positions and vector */
     /* logit lens */
     int n_lens, lens_k, lens_kinds, lens_real;
     int32_t lens_pos[MAX_LENS];
@@ -59,7 +59,7 @@ ms_run *ms_run_create(ms_state *s, int T, int want_stats, int topk, int logits_m
 void ms_run_destroy(ms_run *r) {
     if (!r) return;
     for (int i = 0; i < r->o.n_captures; i++) free(r->cap[i].dst);
-    for (int i = 0; i < r->o.n_interventions; i++) free(r->iv_neurons[i]);
+    for (int i = 0; i < r->o.n_interventions; i++) free(r->iv_mem[i]);
     ms_stats_free(r->stats);
     free(r->logits);
     free(r->lens_ids); free(r->lens_logits); free(r->lens_probs);
@@ -91,26 +91,46 @@ const float *ms_run_hook_values(const ms_run *r, int i, size_t *count) {
     return c->dst;
 }
 
-int ms_run_add_intervention(ms_run *r, int layer, const char *hook, size_t hook_len, const int32_t *neurons, int n_neurons,
-                            float scale, ms_err *err) {
+int ms_run_add_intervention(ms_run *r, int layer, const char *hook, size_t hook_len, int op, const int32_t *dims, int n_dims,
+                            const int32_t *positions, int n_positions, float value, const float *vector, int n_vector, ms_err *err) {
     const ms_config *c = &r->s->m->cfg;
     const int h = ms_hook_from_name(hook, hook_len);
     const int shown = hook_len > 80 ? 80 : (int)hook_len;
     if (r->o.n_interventions >= MAX_INTERVENTIONS) return ms_fail(err, MS_E_ARG, "at most %d interventions per call", MAX_INTERVENTIONS);
-    if (h != MS_HOOK_MLP_POST && h != MS_HOOK_MLP_OUT)
-        return ms_fail(err, MS_E_ARG, "intervention on hook \"%.*s\": only mlp.hook_post (neurons) and hook_mlp_out (the whole write) can be scaled", shown, hook);
+    if (h < 0) return ms_fail(err, MS_E_ARG, "intervention on \"%.*s\": not a hook point of a block", shown, hook);
     if (layer < 0 || layer >= c->n_layers) return ms_fail(err, MS_E_ARG, "intervention: layer %d does not exist (the model has %d)", layer, c->n_layers);
-    if (n_neurons < 0 || n_neurons > c->intermediate) return ms_fail(err, MS_E_ARG, "intervention: %d neurons (the MLP has %d)", n_neurons, c->intermediate);
-    if (!isfinite(scale)) return ms_fail(err, MS_E_ARG, "intervention: the scale is not a finite number");
-    for (int k = 0; k < n_neurons; k++)
-        if (neurons[k] < 0 || neurons[k] >= c->intermediate)
-            return ms_fail(err, MS_E_ARG, "intervention: neuron %d of layer %d outside [0, %d)", neurons[k], layer, c->intermediate);
-    int32_t *cp = malloc((size_t)(n_neurons ? n_neurons : 1) * sizeof *cp);
-    if (!cp) return ms_fail(err, MS_E_MEMORY, "out of memory");
-    if (n_neurons) memcpy(cp, neurons, (size_t)n_neurons * sizeof *cp);
+    if (op < 0 || op >= MS_IV__COUNT) return ms_fail(err, MS_E_ARG, "intervention: operation %d is not scale, set or add", op);
+    const int width = ms_hook_width(c, h);
+    const char *what = ms_hook_table[h].width == MS_WIDTH_MLP ? "neuron" : "dimension";
+    if (n_dims < 0 || n_dims > width) return ms_fail(err, MS_E_ARG, "intervention on %s: %d components (it has %d)", ms_hook_table[h].name, n_dims, width);
+    for (int k = 0; k < n_dims; k++)
+        if (dims[k] < 0 || dims[k] >= width)
+            return ms_fail(err, MS_E_ARG, "intervention on blocks.%d.%s: %s %d outside [0, %d)", layer, ms_hook_table[h].name, what, dims[k], width);
+    if (n_positions < 0) return ms_fail(err, MS_E_ARG, "intervention: %d positions", n_positions);
+    for (int k = 0; k < n_positions; k++)
+        if (positions[k] < 0 || positions[k] >= r->s->n_ctx)
+            return ms_fail(err, MS_E_ARG, "intervention: position %d outside the context [0, %d)", positions[k], r->s->n_ctx);
+    if (!isfinite(value)) return ms_fail(err, MS_E_ARG, "intervention: the value is not a finite number");
+    const int n = n_dims ? n_dims : width;
+    if (n_vector && (op == MS_IV_SCALE || n_vector != n))
+        return ms_fail(err, MS_E_ARG, op == MS_IV_SCALE ? "intervention: scale takes a value, not a vector"
+                                                         : "intervention on blocks.%d.%s: a vector of %d values for %d components", layer, ms_hook_table[h].name, n_vector, n);
+    for (int k = 0; k < n_vector; k++)
+        if (!isfinite(vector[k])) return ms_fail(err, MS_E_ARG, "intervention: vector value %d is not a finite number", k);
+    /* one block: dims, positions, vector */
+    const size_t bytes = (size_t)n_dims * sizeof(int32_t) + (size_t)n_positions * sizeof(int32_t) + (size_t)n_vector * sizeof(float);
+    uint8_t *mem = malloc(bytes ? bytes : 1);
+    if (!mem) return ms_fail(err, MS_E_MEMORY, "out of memory");
+    int32_t *d = (int32_t *)(void *)mem, *p = d + n_dims;
+    float *v = (float *)(void *)(p + n_positions);
+    if (n_dims) memcpy(d, dims, (size_t)n_dims * sizeof *d);
+    if (n_positions) memcpy(p, positions, (size_t)n_positions * sizeof *p);
+    if (n_vector) memcpy(v, vector, (size_t)n_vector * sizeof *v);
     const int k = r->o.n_interventions++;
-    r->iv_neurons[k] = cp;
-    r->iv[k] = (ms_intervention){layer, h, cp, n_neurons, scale};
+    r->iv_mem[k] = mem;
+    r->iv[k] = (ms_intervention){.layer = layer, .hook = h, .op = op, .dims = n_dims ? d : NULL, .n_dims = n_dims,
+                                 .positions = n_positions ? p : NULL, .n_positions = n_positions, .value = value,
+                                 .vector = n_vector ? v : NULL};
     return MS_OK;
 }
 

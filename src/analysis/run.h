@@ -14,9 +14,11 @@ void ms_run_destroy(ms_run *r);
 int ms_run_add_hook(ms_run *r, const char *name, size_t n, ms_err *err);
 /* the captured values of hook index i after ms_run_execute, [T][width]; *count = T * width */
 const float *ms_run_hook_values(const ms_run *r, int i, size_t *count);
-/* in `layer`, at every position: scale `neurons` of mlp.hook_post, or all of hook_mlp_out */
-int ms_run_add_intervention(ms_run *r, int layer, const char *hook, size_t hook_len, const int32_t *neurons, int n_neurons,
-                            float scale, ms_err *err);
+/* change hook `hook` (a block's hook point, e.g. "hook_resid_post" or "mlp.hook_post") of `layer`
+ * (engine/forward.h, ms_intervention): op MS_IV_SCALE / SET / ADD; dims and positions (sequence
+ * positions) empty for all; vector empty (use value) or one value per component */
+int ms_run_add_intervention(ms_run *r, int layer, const char *hook, size_t hook_len, int op, const int32_t *dims, int n_dims,
+                            const int32_t *positions, int n_positions, float value, const float *vector, int n_vector, ms_err *err);
 /* the logit lens at `positions` (negative: from the end) of every layer's hook_resid_post and,
  * with after_mixer, hook_resid_mid: the k most likely of the first n_real tokens */
 int ms_run_add_lens(ms_run *r, const int32_t *positions, int n, int k, int after_mixer, int n_real, ms_err *err);

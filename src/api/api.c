@@ -104,9 +104,9 @@ API(ms_run_new) ms_run *ms_run_new(ms_state *s, int T, int want_stats, int topk,
 API(ms_run_hook) int ms_run_hook(ms_run *r, const char *name, size_t n, ms_err *err) { return ms_run_add_hook(r, name, n, err); }
 API(ms_run_hook_data) const float *ms_run_hook_data(const ms_run *r, int i) { size_t n; return ms_run_hook_values(r, i, &n); }
 API(ms_run_hook_count) double ms_run_hook_count(const ms_run *r, int i) { size_t n; ms_run_hook_values(r, i, &n); return (double)n; }
-API(ms_run_intervene) int ms_run_intervene(ms_run *r, int layer, const char *hook, size_t hook_len, const int32_t *neurons, int n,
-                                           float scale, ms_err *err) {
-    return ms_run_add_intervention(r, layer, hook, hook_len, neurons, n, scale, err);
+API(ms_run_intervene) int ms_run_intervene(ms_run *r, int layer, const char *hook, size_t hook_len, int op, const int32_t *dims, int n_dims,
+                                           const int32_t *positions, int n_positions, float value, const float *vector, int n_vector, ms_err *err) {
+    return ms_run_add_intervention(r, layer, hook, hook_len, op, dims, n_dims, positions, n_positions, value, vector, n_vector, err);
 }
 API(ms_run_lens) int ms_run_lens(ms_run *r, const int32_t *positions, int n, int k, int after_mixer, int n_real, ms_err *err) {
     return ms_run_add_lens(r, positions, n, k, after_mixer, n_real, err);

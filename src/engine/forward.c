@@ -17,6 +17,34 @@ static void capture(const ms_forward_opts *o, int l, int hook, const float *src,
     }
 }
 
+/* Apply the interventions on hook `hook` of layer l to rows [B][width] (sequence positions pos0 .. pos0+B-1). */
+static void intervene(const ms_forward_opts *o, int l, int hook, float *x, int width, int pos0, int B) {
+    for (int i = 0; i < o->n_interventions; i++) {
+        const ms_intervention *iv = &o->interventions[i];
+        if (iv->layer != l || iv->hook != hook) continue;
+        const int n = iv->dims ? iv->n_dims : width;
+        for (int t = 0; t < B; t++) {
+            int hit = !iv->positions;
+            for (int k = 0; !hit && k < iv->n_positions; k++) hit = iv->positions[k] == pos0 + t;
+            if (!hit) continue;
+            float *row = x + (size_t)t * width;
+            for (int k = 0; k < n; k++) {
+                float *v = row + (iv->dims ? iv->dims[k] : k);
+                const float w = iv->vector ? iv->vector[k] : iv->value;
+                if (iv->op == MS_IV_SCALE) *v *= iv->value;
+                else if (iv->op == MS_IV_SET) *v = w;
+                else *v += w;
+            }
+        }
+    }
+}
+
+/* intervene, then capture: what every hook point does as the pass goes by */
+static void hook_point(const ms_forward_opts *o, int l, int hook, float *x, int width, int t0, int pos0, int B) {
+    if (o->n_interventions) intervene(o, l, hook, x, width, pos0, B);
+    capture(o, l, hook, x, width, t0, B);
+}
+
 static void l2_rows(float *dst, const float *x, int width, int B) {
     for (int t = 0; t < B; t++) dst[t] = (float)ms_l2(x + (size_t)t * width, width);
 }
@@ -52,12 +80,18 @@ static int check(const ms_state *s, const int32_t *ids, int T, const ms_forward_
     for (int i = 0; i < o->n_interventions; i++) {
         const ms_intervention *iv = &o->interventions[i];
         if (iv->layer < 0 || iv->layer >= c->n_layers) return ms_fail(err, MS_E_ARG, "intervention %d: layer %d out of range", i, iv->layer);
-        if (iv->hook != MS_HOOK_MLP_POST && iv->hook != MS_HOOK_MLP_OUT)
-            return ms_fail(err, MS_E_ARG, "intervention %d: only mlp.hook_post and hook_mlp_out can be changed", i);
-        if (!isfinite(iv->scale)) return ms_fail(err, MS_E_ARG, "intervention %d: scale is not finite", i);
-        for (int k = 0; iv->hook == MS_HOOK_MLP_POST && k < iv->n_neurons; k++)
-            if (iv->neurons[k] < 0 || iv->neurons[k] >= c->intermediate)
-                return ms_fail(err, MS_E_ARG, "intervention %d: neuron %d outside [0, %d)", i, iv->neurons[k], c->intermediate);
+        if (iv->hook < 0 || iv->hook >= MS_HOOK__COUNT) return ms_fail(err, MS_E_ARG, "intervention %d: no hook %d", i, iv->hook);
+        if (iv->op < 0 || iv->op >= MS_IV__COUNT) return ms_fail(err, MS_E_ARG, "intervention %d: no operation %d", i, iv->op);
+        const int width = ms_hook_width(c, iv->hook);
+        if (!isfinite(iv->value)) return ms_fail(err, MS_E_ARG, "intervention %d: value is not finite", i);
+        for (int k = 0; iv->dims && k < iv->n_dims; k++)
+            if (iv->dims[k] < 0 || iv->dims[k] >= width)
+                return ms_fail(err, MS_E_ARG, "intervention %d: component %d outside [0, %d)", i, iv->dims[k], width);
+        for (int k = 0; iv->positions && k < iv->n_positions; k++)
+            if (iv->positions[k] < 0) return ms_fail(err, MS_E_ARG, "intervention %d: position %d is negative", i, iv->positions[k]);
+        const int n = iv->dims ? iv->n_dims : width;
+        for (int k = 0; iv->vector && k < n; k++)
+            if (!isfinite(iv->vector[k])) return ms_fail(err, MS_E_ARG, "intervention %d: vector value %d is not finite", i, k);
     }
     return MS_OK;
 }
@@ -76,6 +110,7 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
 
     for (int t0 = 0; t0 < T; t0 += s->n_batch) {
         const int B = T - t0 < s->n_batch ? T - t0 : s->n_batch;
+        const int pos0 = s->pos; /* the batch's first token in the sequence */
         for (int t = 0; t < B; t++) ms_tensor_row_f32(m->embed, ids[t0 + t], s->x + (size_t)t * H);
 
         for (int l = 0; l < c->n_layers; l++) {
@@ -84,7 +119,7 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
             const size_t at = (size_t)l * T + t0; /* stats index of (layer l, first token of batch) */
 
             /* resid_pre -> mixer -> resid_mid */
-            capture(o, l, MS_HOOK_RESID_PRE, s->x, H, t0, B);
+            hook_point(o, l, MS_HOOK_RESID_PRE, s->x, H, t0, pos0, B);
             if (st) l2_rows(st->resid_pre_l2 + at, s->x, H, B);
             ms_rmsnorm_rows(m, s->xn, s->x, L->input_norm->data, B, H, c->eps, c->norm_offset);
             if (c->mixer[l] == MS_MIXER_ATTENTION) ms_attention(s, l, s->xn, B, s->mix_out);
@@ -96,38 +131,27 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
                         for (int h = 0; h < st->gdn_heads; h++)
                             st->gdn_state_norm[(at + t) * st->gdn_heads + h] = (float)sqrt(s->gdn_norm2[(size_t)t * st->gdn_heads + h]);
             }
-            capture(o, l, MS_HOOK_ATTN_OUT, s->mix_out, H, t0, B);
+            hook_point(o, l, MS_HOOK_ATTN_OUT, s->mix_out, H, t0, pos0, B);
             if (st) l2_rows(st->attn_out_l2 + at, s->mix_out, H, B);
             add_rows(s->x, s->mix_out, (size_t)B * H);
-            capture(o, l, MS_HOOK_RESID_MID, s->x, H, t0, B);
+            hook_point(o, l, MS_HOOK_RESID_MID, s->x, H, t0, pos0, B);
             if (st) l2_rows(st->resid_mid_l2 + at, s->x, H, B);
 
             /* SwiGLU MLP on the post-attention norm */
             ms_rmsnorm_rows(m, s->xn, s->x, L->post_norm->data, B, H, c->eps, c->norm_offset);
             ms_mlp_gate_up(s, l, s->xn, B);
-            capture(o, l, MS_HOOK_MLP_PRE, s->gate, I, t0, B);
-            capture(o, l, MS_HOOK_MLP_PRE_LINEAR, s->up, I, t0, B);
+            hook_point(o, l, MS_HOOK_MLP_PRE, s->gate, I, t0, pos0, B);
+            hook_point(o, l, MS_HOOK_MLP_PRE_LINEAR, s->up, I, t0, pos0, B);
             ms_mlp_activate(s, B);
-            for (int i = 0; i < o->n_interventions; i++) {
-                const ms_intervention *iv = &o->interventions[i];
-                if (iv->layer != l || iv->hook != MS_HOOK_MLP_POST) continue;
-                for (int t = 0; t < B; t++)
-                    for (int k = 0; k < iv->n_neurons; k++) s->gate[(size_t)t * I + iv->neurons[k]] *= iv->scale;
-            }
-            capture(o, l, MS_HOOK_MLP_POST, s->gate, I, t0, B);
+            hook_point(o, l, MS_HOOK_MLP_POST, s->gate, I, t0, pos0, B);
             if (st && st->topk)
                 for (int t = 0; t < B; t++)
                     ms_topk_abs(s->gate + (size_t)t * I, I, st->topk, st->top_idx + (at + t) * st->topk, st->top_val + (at + t) * st->topk);
             ms_mlp_down(s, l, B, s->mlp_out);
-            for (int i = 0; i < o->n_interventions; i++) {
-                const ms_intervention *iv = &o->interventions[i];
-                if (iv->layer == l && iv->hook == MS_HOOK_MLP_OUT)
-                    for (size_t k = 0; k < (size_t)B * H; k++) s->mlp_out[k] *= iv->scale;
-            }
-            capture(o, l, MS_HOOK_MLP_OUT, s->mlp_out, H, t0, B);
+            hook_point(o, l, MS_HOOK_MLP_OUT, s->mlp_out, H, t0, pos0, B);
             if (st) l2_rows(st->mlp_out_l2 + at, s->mlp_out, H, B);
             add_rows(s->x, s->mlp_out, (size_t)B * H);
-            capture(o, l, MS_HOOK_RESID_POST, s->x, H, t0, B);
+            hook_point(o, l, MS_HOOK_RESID_POST, s->x, H, t0, pos0, B);
             if (st) {
                 l2_rows(st->resid_post_l2 + at, s->x, H, B);
                 for (int t = 0; t < B; t++) {

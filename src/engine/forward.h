@@ -12,11 +12,21 @@ typedef struct {
     const int32_t *positions; /* optional: 0 .. T-1 */
     int n_positions;
 } ms_capture;
+/* A change to hook `hook` of layer `layer`, made as the pass goes by (everything after it sees the
+ * changed values, the statistics and captures of that hook too):
+ *   scale: x[d] *= value       set: x[d] = v[d]       add: x[d] += v[d]
+ * where v[d] is vector[k] for the k-th listed component (or component d when dims is NULL), else
+ * value. dims: the components (neurons of an MLP hook, dimensions of the residual stream), NULL
+ * for all; positions: sequence positions (0 = the sequence's first token, so a decode step is
+ * matched too), NULL for all. Zero-ablation is set 0; steering is add with a vector. */
 typedef struct {
-    int layer, hook;          /* MS_HOOK_MLP_POST: scale chosen neurons; MS_HOOK_MLP_OUT: scale all */
-    const int32_t *neurons;   /* for MS_HOOK_MLP_POST */
-    int n_neurons;
-    float scale;
+    int layer, hook, op;
+    const int32_t *dims;
+    int n_dims;
+    const int32_t *positions;
+    int n_positions;
+    float value;
+    const float *vector;      /* NULL, or [n_dims] (dims given) or [width] (all components) */
 } ms_intervention;
 
 typedef struct {

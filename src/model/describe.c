@@ -16,7 +16,11 @@ char *ms_describe_engine(void) {
     for (int h = 0; h < MS_HOOK__COUNT; h++)
         ms_buf_printf(&b, "%s{\"name\":\"%s\",\"id\":%d,\"width\":\"%s\",\"what\":\"%s\"}", h ? "," : "", ms_hook_table[h].name, h,
                       ms_hook_table[h].width == MS_WIDTH_MLP ? "intermediate_size" : "hidden_size", ms_hook_table[h].what);
-    ms_buf_printf(&b, "],\"interventions\":[\"%s\",\"%s\"],\"stats\":[", ms_hook_name(MS_HOOK_MLP_POST), ms_hook_name(MS_HOOK_MLP_OUT));
+    ms_buf_puts(&b, "],\"interventions\":[");
+    for (int h = 0; h < MS_HOOK__COUNT; h++) ms_buf_printf(&b, "%s\"%s\"", h ? "," : "", ms_hook_table[h].name);
+    ms_buf_puts(&b, "],\"intervention_ops\":[");
+    for (int k = 0; k < MS_IV__COUNT; k++) ms_buf_printf(&b, "%s\"%s\"", k ? "," : "", ms_iv_op_names[k]);
+    ms_buf_puts(&b, "],\"stats\":[");
     for (int i = 0; i < MS_STAT__COUNT; i++) {
         const ms_stat_info *s = &ms_stat_table[i];
         ms_buf_printf(&b, "%s{\"name\":\"%s\",\"id\":%d,\"type\":\"%s\",\"shape\":[", i ? "," : "", s->name, i, s->type);

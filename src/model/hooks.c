@@ -9,6 +9,8 @@ const ms_hook_info ms_hook_table[MS_HOOK__COUNT] = {
 #undef MS_X
 };
 
+const char *const ms_iv_op_names[MS_IV__COUNT] = {"scale", "set", "add"};
+
 const ms_stat_info ms_stat_table[MS_STAT__COUNT] = {
 #define MS_X(field, ctype, type, shape, when, what) {#field, type, what, shape, when, offsetof(ms_stats, field), sizeof(ctype)},
     MS_STAT_LIST(MS_X)

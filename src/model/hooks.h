@@ -27,6 +27,10 @@ typedef enum {
     MS_HOOK__COUNT
 } ms_hook;
 
+/* what an intervention does to a hook's values (engine/forward.h, ms_intervention) */
+enum { MS_IV_SCALE, MS_IV_SET, MS_IV_ADD, MS_IV__COUNT };
+extern const char *const ms_iv_op_names[MS_IV__COUNT];
+
 typedef struct { const char *name; int width; const char *what; } ms_hook_info;
 extern const ms_hook_info ms_hook_table[MS_HOOK__COUNT];
 

@@ -1,0 +1,118 @@
+// Interventions at any hook point and position (scale / set / add, in the engine during the pass),
+// checked by identities (patching a run with itself, scale 1, add 0 change nothing, bit for bit),
+// equivalences (zero-ablation three ways; a neuron pushed up = its down_proj column added; add =
+// set to the sum), causality (a change at position p leaves earlier positions alone), the final
+// norm and head (adding v to the last residual = the head applied to x + v), decode = prefill with
+// steering, and typed errors. On the demo model (Llama family) and a Qwen3.5-shaped model.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { loadModel, loadModelInWorker } from '../js/index.js';
+import { CLI, DEMO, ROOT, tmpDir } from './helpers.js';
+
+const qwenDir = tmpDir('iv-qwen35');
+execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-a.json'), '--seed', '5', '--out', qwenDir], { stdio: 'pipe' });
+const MODELS = [['demo (llama)', DEMO], ['qwen3.5-shaped', qwenDir]];
+const IDS = [5, 9, 200, 31, 77, 12];
+const T = IDS.length;
+
+const maxRel = (a, b) => { let s = 0, d = 0; for (let i = 0; i < a.length; i++) { s = Math.max(s, Math.abs(b[i])); d = Math.max(d, Math.abs(a[i] - b[i])); } return d / (s || 1); };
+
+for (const [label, dir] of MODELS) {
+  test(`${label}: patching a run with itself, scale 1 and add 0 at every hook point change nothing (bit for bit)`, async () => {
+    const m = await loadModel(dir, { threads: 1 });
+    const plain = m.forward(IDS, { logits: 'all' }).logits;
+    const points = m.info().hooks.map((h) => h.name);
+    const layer = Math.min(1, m.nLayers - 1);
+    const caught = m.forward(IDS, { hooks: points.map((p) => `blocks.${layer}.${p}`), logits: 'none', stats: false }).hooks;
+    for (const p of points) {
+      const name = `blocks.${layer}.${p}`, width = caught[name].length / T;
+      const patch = Array.from({ length: T }, (_, t) => ({ hook: name, op: 'set', positions: [t], vector: caught[name].subarray(t * width, (t + 1) * width) }));
+      assert.deepEqual(m.forward(IDS, { logits: 'all', interventions: patch }).logits, plain, `${name}: patched with its own values`);
+      const everyLayer = (iv) => Array.from({ length: m.nLayers }, (_, l) => ({ hook: `blocks.${l}.${p}`, ...iv }));
+      assert.deepEqual(m.forward(IDS, { logits: 'all', interventions: everyLayer({ op: 'scale', value: 1 }) }).logits, plain, `${p}: scale 1`);
+      assert.deepEqual(m.forward(IDS, { logits: 'all', interventions: everyLayer({ op: 'add', value: 0 }) }).logits, plain, `${p}: add 0`);
+    }
+    m.dispose();
+  });
+
+  test(`${label}: zero-ablation three ways agree; a change at position p leaves earlier positions alone`, async () => {
+    const m = await loadModel(dir, { threads: 1 });
+    const V = m.config.vocab_size, L = m.nLayers - 1;
+    const older = m.forward(IDS, { logits: 'all', interventions: [{ layer: L, hook: 'hook_mlp_out', scale: 0 }] }).logits;
+    const set0 = m.forward(IDS, { logits: 'all', interventions: [{ hook: `blocks.${L}.hook_mlp_out`, op: 'set' }] }).logits;
+    const neurons0 = m.forward(IDS, { logits: 'all', interventions: [{ hook: `blocks.${L}.mlp.hook_post`, op: 'set', value: 0 }] }).logits;
+    assert.deepEqual(set0, older);
+    assert.deepEqual(neurons0, older);
+    assert.notDeepEqual(older, m.forward(IDS, { logits: 'all' }).logits, 'the ablation changes something');
+    const plain = m.forward(IDS, { logits: 'all' }).logits;
+    const p = 3;
+    const hit = m.forward(IDS, { logits: 'all', interventions: [{ hook: 'blocks.0.hook_resid_mid', op: 'add', value: 0.5, positions: [p] }] }).logits;
+    assert.deepEqual(hit.subarray(0, p * V), plain.subarray(0, p * V), 'positions before p are untouched');
+    assert.notDeepEqual(hit.subarray(p * V, (p + 1) * V), plain.subarray(p * V, (p + 1) * V), 'position p changes');
+    const fromEnd = m.forward(IDS, { logits: 'all', interventions: [{ hook: 'blocks.0.hook_resid_mid', op: 'add', value: 0.5, positions: [p - T] }] }).logits;
+    assert.deepEqual(fromEnd, hit, 'a negative position counts from the end');
+    m.dispose();
+  });
+}
+
+test('adding v to the last residual stream equals the final norm and head applied to x + v; a neuron pushed up by c equals c times its down_proj column added', async () => {
+  const m = await loadModel(DEMO, { threads: 1 });
+  const H = m.config.hidden_size, L = m.nLayers - 1, last = `blocks.${L}.hook_resid_post`;
+  const x = m.forward(IDS, { hooks: [last], logits: 'none' }).hooks[last].subarray((T - 1) * H, T * H);
+  const v = Float32Array.from({ length: H }, (_, i) => Math.sin(i) * 0.7);
+  const got = m.forward(IDS, { logits: 'last', interventions: [{ hook: last, op: 'add', vector: v, positions: [T - 1] }] }).logits;
+  const xv = Float32Array.from(x, (a, i) => a + v[i]);
+  const want = m.unembedDirection(xv, { normalize: true }).logits;
+  assert.ok(maxRel(got, want) < 1e-4, `head of x + v: ${maxRel(got, want)}`);
+  const viaSet = m.forward(IDS, { logits: 'last', interventions: [{ hook: last, op: 'set', vector: xv, positions: [T - 1] }] }).logits;
+  assert.deepEqual(viaSet, got, 'add v = set x + v');
+  // the demo model's code neuron, pushed up by 3 at mlp.hook_post = 3 × its down_proj column added to the MLP's output
+  const l = 6, n = 138, c = 3;
+  const col = m.neuronOutput(l, n).direction;
+  const a = m.forward(IDS, { logits: 'all', interventions: [{ hook: `blocks.${l}.mlp.hook_post`, op: 'add', neurons: [n], value: c }] }).logits;
+  const b = m.forward(IDS, { logits: 'all', interventions: [{ hook: `blocks.${l}.hook_mlp_out`, op: 'add', vector: Float32Array.from(col, (w) => c * w) }] }).logits;
+  assert.ok(maxRel(a, b) < 1e-4, `neuron vs column: ${maxRel(a, b)}`);
+  assert.ok(maxRel(a, m.forward(IDS, { logits: 'all' }).logits) > 1e-3, 'and the push changes the prediction');
+  m.dispose();
+});
+
+test('steering during generate(): each decode step is steered as the prefill over the same text is', async () => {
+  const m = await loadModel(DEMO, { threads: 1 });
+  const prompt = m.tokenizer.encode('I flew from Paris to');
+  const city = m.neuronOutput(5, 158); // the city neuron (it fires negatively): its down_proj column, 20 units along it
+  const steer = [{ hook: 'blocks.5.hook_resid_post', op: 'add', vector: Float32Array.from(city.direction, (w) => -20 * w / city.norm) }];
+  const gen = [], plainGen = [];
+  for await (const t of m.generate(prompt, { maxTokens: 8, interventions: steer, stop: [] })) gen.push(t.id);
+  for await (const t of m.generate(prompt, { maxTokens: 8, stop: [] })) plainGen.push(t.id);
+  assert.notDeepEqual(gen, plainGen, 'the steering changes the text');
+  const V = m.config.vocab_size, all = [...prompt, ...gen];
+  const r = m.forward(all.slice(0, -1), { logits: 'all', interventions: steer }).logits;
+  for (let k = 0; k < gen.length; k++) {
+    const row = r.subarray((prompt.length - 1 + k) * V, (prompt.length + k) * V);
+    let best = 0;
+    for (let i = 1; i < m.tokenizer.vocabSize; i++) if (row[i] > row[best]) best = i;
+    assert.equal(best, gen[k], `token ${k}: decode and prefill agree under steering`);
+  }
+  m.dispose();
+});
+
+test('interventions in the Worker: the same logits; malformed ones are E_ARG naming what is wrong', async () => {
+  const m = await loadModel(DEMO, { threads: 1 });
+  const iv = [{ hook: 'blocks.2.hook_resid_mid', op: 'add', dims: [0, 5], vector: [1, -1], positions: [-1] }];
+  const want = m.forward(IDS, { logits: 'last', interventions: iv }).logits;
+  const w = await loadModelInWorker(DEMO, { threads: 1 });
+  assert.deepEqual((await w.forward(IDS, { logits: 'last', interventions: iv })).logits, want);
+  await w.dispose();
+  const err = (iv, re) => assert.throws(() => m.forward(IDS, { interventions: [iv] }), (e) => e.code === 'E_ARG' && re.test(e.message), String(re));
+  err({ hook: 'blocks.1.mlp.hook_post', op: 'scale', neurons: [1], dims: [1], value: 0 }, /neurons or dims, not both/);
+  err({ hook: 'blocks.1.mlp.hook_post', neurons: [], scale: 0 }, /neurons is empty \(leave it out for all\)/);
+  err({ hook: 'blocks.1.mlp.hook_post', op: 'double', value: 2 }, /op 'double' is not one of scale, set, add/);
+  err({ hook: 'blocks.1.mlp.hook_post', op: 'scale' }, /scale needs a value/);
+  err({ hook: 'blocks.1.hook_mlp_out', op: 'add' }, /add needs a value or a vector/);
+  err({ hook: 'blocks.1.hook_mlp_out', op: 'set', value: 1, vector: [1] }, /a value or a vector, not both/);
+  err({ hook: 'hook_mlp_out', op: 'set' }, /no layer/);
+  err({ layer: 2, hook: 'blocks.1.hook_mlp_out', op: 'set' }, /layer 2 and hook blocks\.1\.hook_mlp_out disagree/);
+  m.dispose();
+});
