@@ -255,10 +255,29 @@ export class Model {
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): NeuronOutput;
   /** lm_head · ((offset + final_norm) ⊙ v) and the tokens it raises / lowers most; normalize: v / rms(v) first (the logit lens of a residual vector). */
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): DirectionLogits;
+  /** activation patching: clean values of `hook` patched into the corrupted run, one layer and position at a time */
+  activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): PatchingResult;
+  /** the logit of a token (or a logit difference) at a position, as the sum of the embedding's, every mixer's and every MLP's contribution */
+  decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number] }): Decomposition;
   reset(): void;
   dispose(): void;
   /** `using model = await loadModel(…)` */
   [Symbol.dispose](): void;
+}
+export interface PatchingOptions {
+  /** a hook point of a block (default 'hook_resid_pre') */
+  hook?: HookKind;
+  /** logit(a) − logit(b) at the last position, or KL(clean ‖ patched) of the next-token distribution */
+  metric: { logitDiff: [number, number] } | 'kl';
+  layers?: number[];
+  positions?: number[];
+}
+/** value and restored are [layer][position]; restored: 1 = the clean answer is back, 0 = no change */
+export interface PatchingResult { hook: string; layers: number[]; positions: number[]; clean: number; corrupted: number; value: number[][]; restored: number[][] }
+/** parts[].value sum to `sum`; `logit` is the model's own value; scale is the frozen 1/rms of the final norm */
+export interface Decomposition {
+  position: number; token?: number; logitDiff?: [number, number]; logit: number; sum: number; scale: number;
+  parts: { name: string; kind: 'embed' | 'attention' | 'deltanet' | 'mlp'; layer: number | null; value: number }[];
 }
 export interface LogitToken { id: number; token: string | undefined; logit: number }
 export interface DirectionLogits { logits: Float32Array; promoted: LogitToken[]; suppressed: LogitToken[] }
@@ -316,6 +335,8 @@ export class WorkerModel {
   neuronTopActivations(texts: (string | Probe)[], opts: TopActivationOptions): Promise<TopActivationResult>;
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): Promise<NeuronOutput>;
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): Promise<DirectionLogits>;
+  activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): Promise<PatchingResult>;
+  decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number] }): Promise<Decomposition>;
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): Promise<void>;
   reset(): Promise<void>;
   dispose(): Promise<void>;

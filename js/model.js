@@ -65,6 +65,109 @@ export class Model {
   }
 
   /**
+   * Activation patching (TransformerLens' get_act_patch_*): where in the model does the difference
+   * between two prompts live? Runs `clean` and `corrupted` (token ids of the same length), then,
+   * for each layer and position, runs `corrupted` with `hook`'s clean value patched in at that
+   * layer and position (in the engine, as a 'set' intervention) and measures the metric at the
+   * last position:
+   *   {logitDiff: [a, b]}: logit(a) − logit(b); `restored` = (patched − corrupted) / (clean − corrupted)
+   *   'kl': KL(clean ‖ patched) of the next-token distribution; `restored` = 1 − KL / KL(corrupted)
+   * so `restored` is 1 where patching that one activation brings the clean answer back and 0 where
+   * it changes nothing.
+   * @param {ArrayLike<number>} clean @param {ArrayLike<number>} corrupted
+   * @param {{hook?: string, metric: {logitDiff: [number, number]} | 'kl', layers?: number[], positions?: number[]}} opts
+   *   hook: a hook point of a block (default 'hook_resid_pre'); layers / positions: default all
+   * @returns {{hook: string, layers: number[], positions: number[], clean: number, corrupted: number,
+   *   value: number[][], restored: number[][]}} value and restored are [layer][position]
+   */
+  activationPatching(clean, corrupted, { hook = 'hook_resid_pre', metric, layers, positions } = {}) {
+    this._alive();
+    const bad = (what) => new MlpscopeError('E_ARG', `activationPatching(): ${what}`);
+    const T = clean?.length;
+    if (!T || corrupted?.length !== T) throw bad(`clean and corrupted must be token ids of the same length (${clean?.length} and ${corrupted?.length})`);
+    const V = this._info.config.vocab_size, nReal = this._info.tokenizer.vocab_size || V;
+    const diff = metric?.logitDiff;
+    if (metric !== 'kl' && !(Array.isArray(diff) && diff.length === 2 && diff.every((t) => Number.isInteger(t) && t >= 0 && t < nReal)))
+      throw bad(`metric must be 'kl' or {logitDiff: [a, b]} with two token ids below ${nReal}`);
+    const Ls = layers ?? Array.from({ length: this.nLayers }, (_, l) => l), Ps = positions ?? Array.from({ length: T }, (_, t) => t);
+    for (const l of Ls) if (!Number.isInteger(l) || l < 0 || l >= this.nLayers) throw bad(`layer ${l} does not exist (the model has ${this.nLayers})`);
+    for (const p of Ps) if (!Number.isInteger(p) || p < 0 || p >= T) throw bad(`position ${p} outside [0, ${T})`);
+    const names = Ls.map((l) => `blocks.${l}.${hook}`);
+    const cleanRun = this.forward(clean, { hooks: names, stats: false, logits: 'last' });
+    const logSoftmax = (z) => { let m = -Infinity; for (let i = 0; i < nReal; i++) m = Math.max(m, z[i]); let s = 0; for (let i = 0; i < nReal; i++) s += Math.exp(z[i] - m); const ls = m + Math.log(s); return (i) => z[i] - ls; };
+    const cleanLp = logSoftmax(cleanRun.logits);
+    const measure = (z) => {
+      if (diff) return z[diff[0]] - z[diff[1]];
+      const lp = logSoftmax(z);
+      let kl = 0;
+      for (let i = 0; i < nReal; i++) { const a = cleanLp(i); kl += Math.exp(a) * (a - lp(i)); }
+      return Math.max(0, kl);
+    };
+    const mClean = measure(cleanRun.logits);
+    const mCorrupt = measure(this.forward(corrupted, { stats: false, logits: 'last' }).logits);
+    const value = [], restored = [];
+    const scale = diff ? mClean - mCorrupt : mCorrupt;
+    Ls.forEach((l, li) => {
+      const vals = cleanRun.hooks[names[li]], width = vals.length / T, row = [], rrow = [];
+      for (const p of Ps) {
+        const z = this.forward(corrupted, { stats: false, logits: 'last',
+          interventions: [{ layer: l, hook, op: 'set', positions: [p], vector: vals.subarray(p * width, (p + 1) * width) }] }).logits;
+        const v = measure(z);
+        row.push(v);
+        rrow.push(scale === 0 ? 0 : (diff ? (v - mCorrupt) / scale : 1 - v / scale) + 0); // + 0: no -0
+      }
+      value.push(row); restored.push(rrow);
+    });
+    return { hook, layers: Ls, positions: Ps, clean: mClean, corrupted: mCorrupt, value, restored };
+  }
+
+  /**
+   * The prediction decomposed into every block's write (TransformerLens' decompose_resid +
+   * logit_attrs): the residual stream at `position` after the last layer is the embedding plus
+   * every mixer's and every MLP's output, and the final RMSNorm is linear once its scale
+   * 1/rms(x) is frozen, so the logit of `token` (or logit(a) − logit(b)) is a sum of one term per
+   * part: lm_head[token] · ((offset + final_norm) ⊙ part) / rms(x). `sum` is that sum and `logit`
+   * the model's own value (they agree to float rounding with exact activations; int8 activations
+   * round the head's input, so expect a difference of that size).
+   * @param {ArrayLike<number>} ids
+   * @param {{position?: number, token?: number, logitDiff?: [number, number]}} [opts] position:
+   *   negative from the end (default -1); token: default the model's top prediction there
+   * @returns {{position: number, token?: number, logitDiff?: [number, number], logit: number, sum: number, scale: number,
+   *   parts: {name: string, kind: 'embed' | 'attention' | 'deltanet' | 'mlp', layer: number | null, value: number}[]}}
+   */
+  decomposePrediction(ids, { position = -1, token, logitDiff } = {}) {
+    this._alive();
+    const bad = (what) => new MlpscopeError('E_ARG', `decomposePrediction(): ${what}`);
+    const T = ids?.length, L = this.nLayers, H = this.config.hidden_size, V = this.config.vocab_size;
+    const nReal = this._info.tokenizer.vocab_size || V;
+    if (!T) throw bad('no tokens');
+    const p = position < 0 ? T + position : position;
+    if (!Number.isInteger(p) || p < 0 || p >= T) throw bad(`position ${position} outside the ${T} tokens`);
+    const okTok = (t) => Number.isInteger(t) && t >= 0 && t < nReal;
+    if (token !== undefined && !okTok(token)) throw bad(`token ${token} is not an id below ${nReal}`);
+    if (logitDiff !== undefined && !(Array.isArray(logitDiff) && logitDiff.length === 2 && logitDiff.every(okTok))) throw bad('logitDiff must be two token ids');
+    const names = ['blocks.0.hook_resid_pre'];
+    for (let l = 0; l < L; l++) names.push(`blocks.${l}.hook_attn_out`, `blocks.${l}.hook_mlp_out`);
+    const last = `blocks.${L - 1}.hook_resid_post`;
+    const r = this.forward(ids, { hooks: [...names, last], stats: false, logits: 'all' });
+    const z = r.logits.subarray(p * V, (p + 1) * V);
+    if (token === undefined && !logitDiff) { token = 0; for (let i = 1; i < nReal; i++) if (z[i] > z[token]) token = i; }
+    const x = r.hooks[last].subarray(p * H, (p + 1) * H);
+    let ms = 0;
+    for (let i = 0; i < H; i++) ms += x[i] * x[i];
+    const scale = 1 / Math.sqrt(ms / H + this._info.config.rms_norm_eps);
+    const read = (w) => (logitDiff ? w[logitDiff[0]] - w[logitDiff[1]] : w[token]);
+    const mixers = this.info().mixers;
+    const parts = names.map((name, i) => {
+      const layer = i === 0 ? null : (i - 1) >> 1, kind = i === 0 ? 'embed' : i % 2 ? (mixers[layer] === 'linear' ? 'deltanet' : 'attention') : 'mlp';
+      const w = this.unembedDirection(r.hooks[name].subarray(p * H, (p + 1) * H), { k: 1 }).logits;
+      return { name: i === 0 ? 'embed' : name, kind, layer, value: read(w) * scale };
+    });
+    const sum = parts.reduce((a, q) => a + q.value, 0);
+    return { position: p, ...(logitDiff ? { logitDiff } : { token }), logit: read(z), sum, scale, parts };
+  }
+
+  /**
    * What neuron `neuron` of layer `layer` writes: its column of down_proj (the direction added to
    * the residual stream per unit of mlp.hook_post) and that direction read by the head, i.e. its
    * direct effect on the logits, lm_head · ((offset + final_norm) ⊙ column), ignoring the layers

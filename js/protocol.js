@@ -12,6 +12,8 @@ export const MODEL_CALLS = {
   neuronOutput: {},
   unembedDirection: { arrays: [0] },
   hookNames: {},
+  activationPatching: { arrays: [0, 1] },
+  decomposePrediction: { arrays: [0] },
 };
 
 /** Tokenizer methods proxied as they are (WorkerModel.tokenizer[name]). */

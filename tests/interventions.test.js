@@ -116,3 +116,52 @@ test('interventions in the Worker: the same logits; malformed ones are E_ARG nam
   err({ layer: 2, hook: 'blocks.1.hook_mlp_out', op: 'set' }, /layer 2 and hook blocks\.1\.hook_mlp_out disagree/);
   m.dispose();
 });
+
+test('activation patching: where the two prompts differ it restores everything (1 exactly), elsewhere nothing (0 exactly); the last residual restores all; the Worker agrees', async () => {
+  const m = await loadModel(DEMO, { threads: 1 });
+  const clean = m.tokenizer.encode('I flew from Paris to Oslo. I flew from Paris to');
+  const star = 3, corrupted = clean.slice();
+  corrupted[star] = m.tokenizer.encode(' Rome')[0]; // one token differs
+  const z = m.forward(clean, { stats: false }).logits;
+  const [a, b] = [...z.keys()].sort((x, y) => z[y] - z[x]);
+  const T = clean.length, L = m.nLayers;
+  for (const metric of [{ logitDiff: [a, b] }, 'kl']) {
+    const r = m.activationPatching(clean, corrupted, { metric });
+    assert.notEqual(r.clean, r.corrupted, 'the corruption changes the metric');
+    assert.equal(r.value.length, L);
+    assert.equal(r.value[0].length, T);
+    assert.equal(r.restored[0][star], 1, 'the embedding of the changed token, patched back: all restored');
+    for (let p = 0; p < T; p++) if (p !== star) assert.equal(r.restored[0][p], 0, `layer 0, position ${p}: nothing to restore`);
+    for (let l = 1; l < L; l++) for (let p = 0; p < star; p++) assert.equal(r.restored[l][p], 0, `layer ${l}, position ${p} comes before the change`);
+    const lastRes = m.activationPatching(clean, corrupted, { metric, hook: 'hook_resid_post', layers: [L - 1], positions: [T - 1] });
+    assert.equal(lastRes.restored[0][0], 1, 'the last residual stream decides the prediction');
+  }
+  const mlp = m.activationPatching(clean, corrupted, { metric: { logitDiff: [a, b] }, hook: 'hook_mlp_out' });
+  const w = await loadModelInWorker(DEMO, { threads: 1 });
+  assert.deepEqual(await w.activationPatching(clean, corrupted, { metric: { logitDiff: [a, b] }, hook: 'hook_mlp_out' }), mlp);
+  await w.dispose();
+  assert.throws(() => m.activationPatching(clean, corrupted.slice(1), { metric: 'kl' }), (e) => e.code === 'E_ARG' && /same length/.test(e.message));
+  assert.throws(() => m.activationPatching(clean, corrupted, { metric: { logitDiff: [a] } }), (e) => e.code === 'E_ARG' && /metric/.test(e.message));
+  assert.throws(() => m.activationPatching(clean, corrupted, { metric: 'kl', hook: 'hook_nothing' }), (e) => e.code === 'E_ARG');
+  m.dispose();
+});
+
+for (const [label, dir] of MODELS) {
+  test(`${label}: the prediction decomposed into the embedding, every mixer and every MLP sums to the model's logit`, async () => {
+    const m = await loadModel(dir, { threads: 1, exact: true });
+    const d = m.decomposePrediction(IDS);
+    assert.equal(d.parts.length, 1 + 2 * m.nLayers);
+    assert.deepEqual([...new Set(d.parts.map((q) => q.kind))].sort(), label.startsWith('qwen') ? ['attention', 'deltanet', 'embed', 'mlp'] : ['attention', 'embed', 'mlp']);
+    assert.ok(Math.abs(d.sum - d.logit) <= 1e-5 * Math.max(1, Math.abs(d.logit)), `sum ${d.sum} vs logit ${d.logit}`);
+    const z = m.forward(IDS, { stats: false }).logits;
+    assert.equal(d.token, [...z.keys()].reduce((a, b) => (z[b] > z[a] ? b : a), 0), 'the default token is the top prediction');
+    const other = d.token === 0 ? 1 : 0;
+    const diff = m.decomposePrediction(IDS, { logitDiff: [d.token, other] }), o = m.decomposePrediction(IDS, { token: other });
+    diff.parts.forEach((q, i) => assert.ok(Math.abs(q.value - (d.parts[i].value - o.parts[i].value)) < 1e-4, q.name));
+    const at2 = m.decomposePrediction(IDS, { position: 2 });
+    assert.equal(at2.position, 2);
+    assert.ok(Math.abs(at2.sum - at2.logit) <= 1e-5 * Math.max(1, Math.abs(at2.logit)));
+    assert.throws(() => m.decomposePrediction(IDS, { position: T }), (e) => e.code === 'E_ARG');
+    m.dispose();
+  });
+}
