@@ -124,6 +124,28 @@ test('how the prediction forms: the logit lens after each mixer and each MLP, an
   assert.equal(Number(await page.getAttribute('#lens-table tr[data-layer]:last-child', 'data-post')), argmax(r3.logits));
 });
 
+test('who wrote this prediction: one signed bar per part, the same numbers as decomposePrediction in Node, summing to the logit', async () => {
+  const m = await demo();
+  const ids = m.tokenizer.encode(DEFAULT_TEXT);
+  await page.waitForSelector('#dp-table tr[data-layer]');
+  const t0 = Number(await page.inputValue('#lens-token'));
+  const token = Number(await page.$eval('#lens-table tr[data-layer]:last-child', (r) => r.dataset.post));
+  const want = m.decomposePrediction(ids, { position: t0, token });
+  const got = await page.$$eval('#dp-table tr[data-layer]', (rs) => rs.map((r) => ({ mixer: Number(r.dataset.mixer), mlp: Number(r.dataset.mlp) })));
+  const emb = Number(await page.$eval('#dp-table tr[data-part="embed"]', (r) => r.dataset.value));
+  assert.equal(got.length, m.nLayers);
+  const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(b)), `${what}: page ${a}, Node ${b}`);
+  close(emb, want.parts[0].value, 'embedding');
+  got.forEach((g, l) => { close(g.mixer, want.parts[1 + 2 * l].value, `layer ${l} mixer`); close(g.mlp, want.parts[2 + 2 * l].value, `layer ${l} MLP`); });
+  const sum = emb + got.reduce((a, g) => a + g.mixer + g.mlp, 0);
+  assert.ok(Math.abs(sum - want.logit) < 0.01 * Math.max(1, Math.abs(want.logit)), `the parts sum to the logit: ${sum} vs ${want.logit}`);
+  const note = await page.textContent('#dp-note');
+  assert.match(note, new RegExp(`logit[^0-9]*${want.logit.toFixed(2).replace('.', '\\.')}`));
+  // bar lengths follow the values: the longest bar is the largest |value|
+  const widths = await page.$$eval('#dp-table .dp-bar', (bs) => bs.map((b) => parseFloat(b.style.width)));
+  assert.equal(Math.max(...widths), 50);
+});
+
 test('SiLU slider at z = -1 reads -0.269 / 0.000 / -0.269', async () => {
   await page.focus('#silu-z');
   await page.keyboard.press('Home'); // z = -6
