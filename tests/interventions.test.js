@@ -165,3 +165,34 @@ for (const [label, dir] of MODELS) {
     m.dispose();
   });
 }
+
+test('attention patterns (blocks.L.attn.hook_pattern): [head][query][key], causal rows that sum to 1, decode rows equal the prefill rows; DeltaNet layers have none', async () => {
+  const m = await loadModel(DEMO, { threads: 1 });
+  const ids = m.tokenizer.encode('I flew from Paris to Tokyo last week. The food was not bad at all. I flew');
+  const n = ids.length, nh = m.config.num_attention_heads, name = 'blocks.3.attn.hook_pattern';
+  const P = m.forward(ids, { hooks: [name], stats: false, logits: 'none' }).hooks[name];
+  assert.equal(P.length, nh * n * n);
+  for (let h = 0; h < nh; h++) for (let t = 0; t < n; t++) {
+    let s = 0;
+    for (let u = 0; u < n; u++) { const v = P[(h * n + t) * n + u]; if (u > t) assert.equal(v, 0, 'no weight on later tokens'); else { assert.ok(v >= 0); s += v; } }
+    assert.ok(Math.abs(s - 1) < 1e-5, `head ${h}, query ${t}: the weights sum to ${s}`);
+  }
+  assert.equal(P[0], 1, 'the first token can only look at itself');
+  const two = await loadModel(DEMO, { threads: 2 }); // heads shared over threads: the same weights, bit for bit
+  assert.deepEqual(two.forward(ids, { hooks: [name], stats: false, logits: 'none' }).hooks[name], P);
+  two.dispose();
+  // one decode step: its row has k + 1 keys, the same as row k of the prefill (the one-query kernel vs the blocked one)
+  const k = n - 1;
+  m.forward(ids.slice(0, k), { stats: false, logits: 'none' });
+  const d = m.forward([ids[k]], { continue: true, hooks: [name], stats: false, logits: 'none' }).hooks[name];
+  assert.equal(d.length, nh * n);
+  for (let h = 0; h < nh; h++) for (let u = 0; u < n; u++) assert.ok(Math.abs(d[h * n + u] - P[(h * n + k) * n + u]) < 1e-5);
+  assert.throws(() => m.forward(ids, { hooks: ['blocks.99.attn.hook_pattern'] }), (e) => e.code === 'E_ARG' && /layer 99 does not exist/.test(e.message));
+  m.dispose();
+  const q = await loadModel(qwenDir, { threads: 1 });
+  const full = q.info().mixers.indexOf('full'), lin = q.info().mixers.indexOf('linear');
+  const qp = q.forward(IDS, { hooks: [`blocks.${full}.attn.hook_pattern`], stats: false }).hooks[`blocks.${full}.attn.hook_pattern`];
+  assert.equal(qp.length, q.config.num_attention_heads * T * T);
+  assert.throws(() => q.forward(IDS, { hooks: [`blocks.${lin}.attn.hook_pattern`] }), (e) => e.code === 'E_ARG' && /Gated DeltaNet layer, which has no attention pattern/.test(e.message));
+  q.dispose();
+});

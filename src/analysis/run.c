@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_HOOKS = 256, MAX_INTERVENTIONS = 64, MAX_LENS = 64 };
+enum { MAX_HOOKS = 256, MAX_INTERVENTIONS = 64, MAX_LENS = 64, MAX_PATTERNS = 64 };
 
 struct ms_run {
     ms_state *s;
@@ -15,6 +15,8 @@ struct ms_run {
     ms_capture cap[MAX_HOOKS];
     ms_intervention iv[MAX_INTERVENTIONS];
     void *iv_mem[MAX_INTERVENTIONS]; /* each intervention's own copy of its dims, positions and vector */
+    ms_pattern_capture pat[MAX_PATTERNS]; /* attention patterns; hook index MAX_HOOKS + k */
+    int pat_K;
     /* logit lens */
     int n_lens, lens_k, lens_kinds, lens_real;
     int32_t lens_pos[MAX_LENS];
@@ -53,12 +55,15 @@ ms_run *ms_run_create(ms_state *s, int T, int want_stats, int topk, int logits_m
     r->o.logits_all = logits_mode == 2;
     r->o.captures = r->cap;
     r->o.interventions = r->iv;
+    r->o.patterns = r->pat;
+    r->pat_K = s->pos + T;
     return r;
 }
 
 void ms_run_destroy(ms_run *r) {
     if (!r) return;
     for (int i = 0; i < r->o.n_captures; i++) free(r->cap[i].dst);
+    for (int i = 0; i < r->o.n_patterns; i++) free(r->pat[i].dst);
     for (int i = 0; i < r->o.n_interventions; i++) free(r->iv_mem[i]);
     ms_stats_free(r->stats);
     free(r->logits);
@@ -76,8 +81,34 @@ static int add_capture(ms_run *r, int layer, int hook, const int32_t *positions,
     return r->o.n_captures++;
 }
 
+/* "blocks.{layer}.attn.hook_pattern": the attention weights of a full-attention layer */
+static int add_pattern(ms_run *r, const char *name, size_t n, ms_err *err) {
+    const ms_config *c = &r->s->m->cfg;
+    static const char tail[] = ".attn.hook_pattern";
+    const size_t tl = sizeof tail - 1;
+    if (n <= 7 + tl || memcmp(name + n - tl, tail, tl)) return -2;
+    long l = 0;
+    size_t i = 7;
+    while (i < n - tl && name[i] >= '0' && name[i] <= '9' && l < 1000000) l = l * 10 + (name[i++] - '0');
+    if (i == 7 || i != n - tl) return -2; /* not this form */
+    const int shown = n > 80 ? 80 : (int)n;
+    if (l >= c->n_layers) { ms_fail(err, MS_E_ARG, "hook \"%.*s\": layer %ld does not exist (the model has %d)", shown, name, l, c->n_layers); return -1; }
+    if (c->mixer[l] != MS_MIXER_ATTENTION) { ms_fail(err, MS_E_ARG, "hook \"%.*s\": layer %ld is a Gated DeltaNet layer, which has no attention pattern", shown, name, l); return -1; }
+    for (int k = 0; k < r->o.n_patterns; k++) if (r->pat[k].layer == (int)l) return MAX_HOOKS + k;
+    if (r->o.n_patterns >= MAX_PATTERNS) { ms_fail(err, MS_E_ARG, "at most %d attention patterns per call", MAX_PATTERNS); return -1; }
+    const size_t count = (size_t)c->n_heads * (size_t)r->T * (size_t)r->pat_K;
+    float *dst = count <= ((size_t)1 << 28) ? malloc(count * sizeof(float)) : NULL;
+    if (!dst) { ms_fail(err, MS_E_MEMORY, "cannot allocate the attention pattern of layer %ld (%zu floats)", l, count); return -1; }
+    r->pat[r->o.n_patterns] = (ms_pattern_capture){(int)l, dst};
+    return MAX_HOOKS + r->o.n_patterns++;
+}
+
 int ms_run_add_hook(ms_run *r, const char *name, size_t n, ms_err *err) {
     int layer, hook;
+    if (n > 7 + 18 && !memcmp(name, "blocks.", 7)) {
+        const int k = add_pattern(r, name, n, err);
+        if (k != -2) return k;
+    }
     if (ms_hook_parse(&r->s->m->cfg, name, n, &layer, &hook, err)) return -1;
     for (int i = 0; i < r->o.n_captures; i++)
         if (r->cap[i].layer == layer && r->cap[i].hook == hook && !r->cap[i].positions) return i;
@@ -85,6 +116,10 @@ int ms_run_add_hook(ms_run *r, const char *name, size_t n, ms_err *err) {
 }
 
 const float *ms_run_hook_values(const ms_run *r, int i, size_t *count) {
+    if (i >= MAX_HOOKS && i < MAX_HOOKS + r->o.n_patterns) {
+        *count = (size_t)r->s->m->cfg.n_heads * (size_t)r->T * (size_t)r->pat_K;
+        return r->pat[i - MAX_HOOKS].dst;
+    }
     if (i < 0 || i >= r->o.n_captures) { *count = 0; return NULL; }
     const ms_capture *c = &r->cap[i];
     *count = (c->positions ? (size_t)c->n_positions : (size_t)r->T) * (size_t)ms_hook_width(&r->s->m->cfg, c->hook);

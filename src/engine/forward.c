@@ -77,6 +77,9 @@ static int check(const ms_state *s, const int32_t *ids, int T, const ms_forward_
             if (cp->positions[k] < 0 || cp->positions[k] >= T)
                 return ms_fail(err, MS_E_ARG, "capture %d: position %d outside [0, %d)", i, cp->positions[k], T);
     }
+    for (int i = 0; i < o->n_patterns; i++)
+        if (o->patterns[i].layer < 0 || o->patterns[i].layer >= c->n_layers || c->mixer[o->patterns[i].layer] != MS_MIXER_ATTENTION || !o->patterns[i].dst)
+            return ms_fail(err, MS_E_ARG, "attention pattern %d: layer %d is not a full-attention layer", i, o->patterns[i].layer);
     for (int i = 0; i < o->n_interventions; i++) {
         const ms_intervention *iv = &o->interventions[i];
         if (iv->layer < 0 || iv->layer >= c->n_layers) return ms_fail(err, MS_E_ARG, "intervention %d: layer %d out of range", i, iv->layer);
@@ -105,6 +108,7 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
     const ms_config *c = &m->cfg;
     const int H = c->hidden, I = c->intermediate;
     ms_stats *st = o->stats;
+    const int start = s->pos; /* the call's first token in the sequence */
     if (st)
         for (int l = 0; l < c->n_layers; l++) st->layer_ms[l] = 0;
 
@@ -122,7 +126,12 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
             hook_point(o, l, MS_HOOK_RESID_PRE, s->x, H, t0, pos0, B);
             if (st) l2_rows(st->resid_pre_l2 + at, s->x, H, B);
             ms_rmsnorm_rows(m, s->xn, s->x, L->input_norm->data, B, H, c->eps, c->norm_offset);
-            if (c->mixer[l] == MS_MIXER_ATTENTION) ms_attention(s, l, s->xn, B, s->mix_out);
+            if (c->mixer[l] == MS_MIXER_ATTENTION) {
+                ms_attn_pattern pat = {NULL, T, start + T, t0};
+                for (int i = 0; i < o->n_patterns; i++)
+                    if (o->patterns[i].layer == l) pat.dst = o->patterns[i].dst;
+                ms_attention(s, l, s->xn, B, s->mix_out, pat.dst ? &pat : NULL);
+            }
             else {
                 ms_gated_deltanet(s, l, s->xn, B, s->mix_out, st ? s->gdn_norm2 : NULL,
                                   st ? st->gdn_decay + at : NULL, st ? st->gdn_beta + at : NULL);

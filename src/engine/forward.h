@@ -29,8 +29,18 @@ typedef struct {
     const float *vector;      /* NULL, or [n_dims] (dims given) or [width] (all components) */
 } ms_intervention;
 
+/* The attention pattern of a full-attention layer (TransformerLens' attn.hook_pattern): the
+ * softmax weights [head][query][key], queries the call's T tokens, keys the K = position at the
+ * call's start + T positions of the sequence (a query's row is 0 past its own position). */
+typedef struct {
+    int layer;
+    float *dst;
+} ms_pattern_capture;
+
 typedef struct {
     ms_stats *stats;                 /* optional; sized for T */
+    const ms_pattern_capture *patterns;
+    int n_patterns;
     const ms_capture *captures;
     int n_captures;
     const ms_intervention *interventions;

@@ -17,7 +17,16 @@ typedef struct {
     int hd, nh, kvd, group, qstride, qout, qd; /* head dim, query heads, kv width, heads per kv head, strides */
     float scale;                                /* 1 / sqrt(head_dim) */
     const float *kc, *vc;                       /* this layer's K and V caches [n_ctx][kvd] */
+    const ms_attn_pattern *pattern;             /* optional: the weights are copied out here */
 } attn_job;
+
+/* the weights of query row t (of the batch) of head h, a[u] * inv for keys 0..last, by stride */
+static void keep_pattern(const attn_job *j, int h, int t, const float *a, size_t stride, float inv, int last) {
+    const ms_attn_pattern *P = j->pattern;
+    float *row = P->dst + ((size_t)h * P->T + (size_t)(P->t0 + t)) * P->K;
+    for (int u = 0; u <= last && u < P->K; u++) row[u] = a[(size_t)u * stride] * inv;
+    for (int u = last + 1; u < P->K; u++) row[u] = 0.0f;
+}
 
 /* o_h *= sigmoid(gate_h), the Qwen3.5 output gate, for token row t of head h */
 static void attn_gate(const attn_job *j, int t, int h) {
@@ -65,6 +74,7 @@ static void attn_per_token(void *ctx, int part, int n) {
                 for (int u = 0; u <= p; u++) if (a[u] > mx) mx = a[u];
                 inv[r] = (float)(1.0 / s->m->kern.exp_sum(a, a, (size_t)p + 1, mx, 1.0f));
                 memset(o + (h0 + r) * hd, 0, (size_t)hd * sizeof(float));
+                if (j->pattern) keep_pattern(j, h0 + r, t, a, 1, inv[r], p);
             }
             for (int u = 0; u <= p; u++) {
                 const float *vu = vc + (size_t)u * kvd + (size_t)g * hd;
@@ -116,6 +126,7 @@ static void attn_heads_blocked(void *ctx, int part, int n) {
                 const float inv = (float)(1.0 / sum);
                 for (int u = 0; u <= last; u++) sc[(size_t)u * nq + t] *= inv;
                 for (int u = last + 1; u < nk; u++) sc[(size_t)u * nq + t] = 0.0f;
+                if (j->pattern) keep_pattern(j, h, t0 + t, sc + t, (size_t)nq, 1.0f, last);
             }
             float *ob = s->o + (size_t)t0 * qd + (size_t)h * hd;
             for (int t = 0; t < nq; t++) memset(ob + (size_t)t * qd, 0, (size_t)hd * sizeof(float));
@@ -126,7 +137,7 @@ static void attn_heads_blocked(void *ctx, int part, int n) {
     }
 }
 
-void ms_attention(ms_state *s, int l, const float *xn, int B, float *out) {
+void ms_attention(ms_state *s, int l, const float *xn, int B, float *out, const ms_attn_pattern *pattern) {
     const ms_model *m = s->m;
     const ms_config *c = &m->cfg;
     const ms_layer *L = &m->layers[l];
@@ -153,7 +164,8 @@ void ms_attention(ms_state *s, int l, const float *xn, int B, float *out) {
     /* the heads are independent, so they are shared out over the model's threads, except for
      * short decode contexts (fewer than 32 positions: less work than waking a thread) */
     attn_job job = {.s = s, .l = l, .B = B, .hd = hd, .nh = nh, .kvd = kvd, .group = nh / nkv, .qstride = qstride,
-                    .qout = qout, .qd = nh * hd, .scale = 1.0f / sqrtf((float)hd), .kc = s->k_cache[l], .vc = s->v_cache[l]};
+                    .qout = qout, .qd = nh * hd, .scale = 1.0f / sqrtf((float)hd), .kc = s->k_cache[l], .vc = s->v_cache[l],
+                    .pattern = pattern};
     ms_job_fn fn = B >= MS_ATTN_BLOCK / 4 ? attn_heads_blocked : attn_per_token;
     ms_pool *pool = ms_state_pool(s);
     ms_pool_run(nh > 1 && (fn == attn_heads_blocked || s->pos + B >= 32) ? pool : NULL, fn, &job);

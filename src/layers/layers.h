@@ -18,7 +18,9 @@ void ms_linear_exact(const ms_model *m, const ms_tensor *W, const float *X, int 
 void ms_rope(float *x, int n_heads, int head_stride, int rotary_dim, int pos, double theta, int layout);
 /* attention.c: softmax attention (GQA, RoPE, optional q/k norm and sigmoid output gate) for B
  * tokens at positions s->pos .. s->pos+B-1; writes the o_proj output to out [B][H]. */
-void ms_attention(ms_state *s, int l, const float *xn, int B, float *out);
+/* where a batch's attention weights go, when asked for: rows t0 .. t0+B-1 of [head][T][K] */
+typedef struct { float *dst; int T, K, t0; } ms_attn_pattern;
+void ms_attention(ms_state *s, int l, const float *xn, int B, float *out, const ms_attn_pattern *pattern);
 /* gated_deltanet.c: Gated DeltaNet mixer for B tokens; out [B][H]. If stats_norm2 is non-NULL it
  * receives each token's per-head squared Frobenius state norm [B][Hv]; decay/beta [B] the means. */
 void ms_gated_deltanet(ms_state *s, int l, const float *xn, int B, float *out,
