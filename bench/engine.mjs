@@ -7,6 +7,7 @@
 // Models are generated on the spot with `mlpscope synth` into build/bench/ (kept between runs):
 // the Qwen3.5-0.8B shapes (q8 and q4 layers with a q8 head) and the Llama shape of the wasm-peer
 // comparison (hidden 1024, 24 layers, SwiGLU 3584, 8 heads of 128, vocab 32000, tied; q8).
+import { progressLine } from '../js/progress.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -181,7 +182,9 @@ const plan = [
   [L8, 'Llama 398M (wllama shape)', { threads: 1, activations: 'plain' }, { reps: 1 }],
   [Q8, 'Qwen3.5-0.8B shapes', { simd: false, threads: 1, activations: 'plain' }, { prompt: 16, decode: 4, long: 0, reps: 1 }],
 ];
-for (const [dir, label, opts, sizes] of quick ? plan.slice(0, 2) : plan) rows.push(await run(dir, label, opts, sizes));
+const todo = quick ? plan.slice(0, 2) : plan, line = progressLine('bench configurations');
+for (const [dir, label, opts, sizes] of todo) { line?.(rows.length, todo.length); rows.push(await run(dir, label, opts, sizes)); }
+line?.(rows.length, todo.length);
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 console.log(`Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}, wasm SIMD128. Read bandwidth in wasm, 1 thread: ${bw.toFixed(1)} GB/s (read probe), ${f32Streamed.toFixed(1)} GB/s (f32 matvec over 56 MB)` +
