@@ -43,6 +43,11 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
   assert.match(nx, /fires negative/);
   assert.match(nx, /\[ Rom\]e/);
   assert.match(nx, /raises "era" " print" "ito"/);
+  // the patching example: a layer × position table on the demo model it finds by itself
+  const pt = execFileSync(process.execPath, [path.join(proj, 'node_modules/mlpscope/examples/patching.mjs')], { cwd: proj, encoding: 'utf8' });
+  const rows = pt.split('\n').filter((l) => /^\s+\d+\s/.test(l));
+  assert.equal(rows.length, 11, pt);
+  assert.match(rows[0], /\s1\.00\s/, 'layer 0: the changed token restores everything');
   // the feature tools from node_modules, with the probe generator the package ships
   // (on the demo model the package ships: @demo on the command line, demoModelUrl in the API)
   const feats = execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['features', '@demo', '--top', '1', '--layers', '5'], { cwd: proj, encoding: 'utf8' });
