@@ -196,3 +196,49 @@ test('attention patterns (blocks.L.attn.hook_pattern): [head][query][key], causa
   assert.throws(() => q.forward(IDS, { hooks: [`blocks.${lin}.attn.hook_pattern`] }), (e) => e.code === 'E_ARG' && /Gated DeltaNet layer, which has no attention pattern/.test(e.message));
   q.dispose();
 });
+
+test('every operation at chosen positions gives in token-by-token decode what it gives in prefill', async () => {
+  const m = await loadModel(DEMO, { threads: 1 });
+  const V = m.config.vocab_size, H = m.config.hidden_size;
+  const vec = Float32Array.from({ length: H }, (_, i) => Math.cos(i) * 0.3);
+  const cases = [
+    { hook: 'blocks.2.mlp.hook_post', op: 'scale', value: 0, neurons: [3, 40], positions: [1, 4] },
+    { hook: 'blocks.4.hook_resid_mid', op: 'set', vector: vec, positions: [2] },
+    { hook: 'blocks.6.hook_attn_out', op: 'add', value: 0.2, dims: [0, 7, 9] },
+    { hook: 'blocks.1.mlp.hook_pre', op: 'add', value: -1 },
+    { hook: 'blocks.9.hook_mlp_out', op: 'set', value: 0, positions: [5] },
+  ];
+  for (const iv of cases) {
+    const pre = m.forward(IDS, { logits: 'all', stats: false, interventions: [iv] }).logits;
+    m.reset();
+    let worst = 0;
+    for (let t = 0; t < T; t++) {
+      const step = m.forward([IDS[t]], { continue: true, logits: 'last', stats: false, interventions: [iv] }).logits;
+      for (let i = 0; i < V; i++) worst = Math.max(worst, Math.abs(step[i] - pre[t * V + i]));
+    }
+    assert.ok(worst < 1e-4, `${iv.hook} ${iv.op}: decode differs from prefill by ${worst}`);
+  }
+  m.dispose();
+});
+
+test('attention patterns match the float64 reference (Llama with q/k norm, and the Qwen3.5 hybrid)', async () => {
+  const { Reference } = await import('./reference/reference.js');
+  const llamaDir = tmpDir('iv-llama');
+  execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/llama-qk.json'), '--seed', '7', '--out', llamaDir], { stdio: 'pipe' });
+  for (const dir of [llamaDir, qwenDir]) {
+    const m = await loadModel(dir, { threads: 1 });
+    const ids = Array.from({ length: 24 }, (_, i) => (i * 37 + 3) % m.config.vocab_size);
+    const ref = new Reference(dir).run(ids).patterns;
+    const nh = m.config.num_attention_heads, n = ids.length;
+    let worst = 0;
+    for (const l of Object.keys(ref).map(Number)) {
+      const name = `blocks.${l}.attn.hook_pattern`;
+      const P = m.forward(ids, { hooks: [name], stats: false, logits: 'none' }).hooks[name];
+      for (let h = 0; h < nh; h++) for (let t = 0; t < n; t++) for (let u = 0; u <= t; u++) worst = Math.max(worst, Math.abs(P[(h * n + t) * n + u] - ref[l][h][t][u]));
+    }
+    assert.ok(Object.keys(ref).length > 0);
+    assert.ok(worst < 1e-4, `${dir}: worst |engine − float64| = ${worst}`);
+    console.log(`# attention patterns vs float64 (${path.basename(dir)}): ${worst.toExponential(2)}`);
+    m.dispose();
+  }
+});

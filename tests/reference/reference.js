@@ -157,7 +157,7 @@ export class Reference {
       logits.push(matvec(c.tied ? this.W.embed_tokens : this.W.lm_head, xf, c.V, c.H));
       this.pos++;
     }
-    return { logits, stats: st };
+    return { logits, stats: st, patterns: this.patterns ?? {} };
   }
 
   attention(l, xn) {
@@ -184,6 +184,7 @@ export class Reference {
       const j = Math.floor(h / (c.heads / c.kvHeads));
       const s = this.kv[l].k.map((kt) => { let d = 0; for (let i = 0; i < hd; i++) d += q[i] * kt[j][i]; return d / Math.sqrt(hd); });
       const mx = Math.max(...s), e = s.map((z) => Math.exp(z - mx)), z = e.reduce((a, b) => a + b, 0);
+      ((this.patterns ??= {})[l] ??= Array.from({ length: c.heads }, () => []))[h].push(e.map((x) => x / z)); // [layer][head][query][key]
       for (let t = 0; t < s.length; t++) for (let i = 0; i < hd; i++) o[h * hd + i] += (e[t] / z) * this.kv[l].v[t][j][i];
       if (gate) for (let i = 0; i < hd; i++) o[h * hd + i] *= sigmoid(gate[i]);
     }
