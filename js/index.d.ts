@@ -346,6 +346,8 @@ export class WorkerModel {
 /** The model in a worker (a Web Worker in browsers, node:worker_threads in Node); every method async. */
 export function loadModelInWorker(source: string | URL, opts?: LoadOptions & { workerUrl?: string | URL }): Promise<WorkerModel>;
 export function topTokens(logits: Float32Array, k: number, tokenizer?: Tokenizer | null): LensToken[];
+/** KL(p ‖ q) in nats between the softmaxes of two logit vectors, over their first n entries (default all) */
+export function klDivergence(a: ArrayLike<number>, b: ArrayLike<number>, n?: number): number;
 export function fmtBytes(n: number): string;
 /** A wasm engine instance; threads > 1 starts the multi-threaded build (E_ARG where it cannot run). */
 export function createEngine(opts?: { wasmBinary?: ArrayBuffer | Uint8Array; wasmUrl?: URL | string; mtWasmBinary?: ArrayBuffer | Uint8Array;

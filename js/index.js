@@ -1,7 +1,7 @@
 // mlpscope: run small transformer LMs in wasm and look inside their SwiGLU MLPs.
 export { loadModel, fmtBytes } from './loader.js';
 export { demoModelUrl } from './demo.js';
-export { Model, topTokens } from './model.js';
+export { Model, topTokens, klDivergence } from './model.js';
 export { Tokenizer, loadTokenizer } from './tokenizer.js';
 export { MlpscopeError } from './errors.js';
 export { createEngine } from './wasm.js';

@@ -94,15 +94,7 @@ export class Model {
     for (const p of Ps) if (!Number.isInteger(p) || p < 0 || p >= T) throw bad(`position ${p} outside [0, ${T})`);
     const names = Ls.map((l) => `blocks.${l}.${hook}`);
     const cleanRun = this.forward(clean, { hooks: names, stats: false, logits: 'last' });
-    const logSoftmax = (z) => { let m = -Infinity; for (let i = 0; i < nReal; i++) m = Math.max(m, z[i]); let s = 0; for (let i = 0; i < nReal; i++) s += Math.exp(z[i] - m); const ls = m + Math.log(s); return (i) => z[i] - ls; };
-    const cleanLp = logSoftmax(cleanRun.logits);
-    const measure = (z) => {
-      if (diff) return z[diff[0]] - z[diff[1]];
-      const lp = logSoftmax(z);
-      let kl = 0;
-      for (let i = 0; i < nReal; i++) { const a = cleanLp(i); kl += Math.exp(a) * (a - lp(i)); }
-      return Math.max(0, kl);
-    };
+    const measure = (z) => (diff ? z[diff[0]] - z[diff[1]] : klDivergence(cleanRun.logits, z, nReal));
     const mClean = measure(cleanRun.logits);
     const mCorrupt = measure(this.forward(corrupted, { stats: false, logits: 'last' }).logits);
     const value = [], restored = [];
@@ -519,4 +511,20 @@ function interventionArgs(iv, i, start, T, ops) {
   if (value !== undefined && iv.vector !== undefined) throw bad('give a value or a vector, not both');
   if (value !== undefined && typeof value !== 'number') throw bad(`value ${value} is not a number`);
   return { layer, hook, op: ops.indexOf(op), dims, positions, value: value ?? 0, vector };
+}
+
+/**
+ * KL(p ‖ q) in nats between the softmaxes of two logit vectors, over their first n entries
+ * (default all: pass the real vocabulary size to leave padded rows out).
+ * @param {ArrayLike<number>} a @param {ArrayLike<number>} b @param {number} [n]
+ */
+export function klDivergence(a, b, n = a.length) {
+  let ma = -Infinity, mb = -Infinity;
+  for (let i = 0; i < n; i++) { if (a[i] > ma) ma = a[i]; if (b[i] > mb) mb = b[i]; }
+  let za = 0, zb = 0;
+  for (let i = 0; i < n; i++) { za += Math.exp(a[i] - ma); zb += Math.exp(b[i] - mb); }
+  const lza = Math.log(za), lzb = Math.log(zb);
+  let kl = 0;
+  for (let i = 0; i < n; i++) { const la = a[i] - ma - lza; kl += Math.exp(la) * (la - (b[i] - mb - lzb)); }
+  return Math.max(0, kl);
 }

@@ -3,7 +3,7 @@
 import {
   loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES,
   topTokens, fmtBytes, createEngine, MlpscopeError, demoModelUrl, listCachedModels, deleteCachedModel,
-  type Intervention, type PatchingResult, type Decomposition,
+  klDivergence, type Intervention, type PatchingResult, type Decomposition,
   type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo, type GenerationSummary,
 } from '../../js/index.js';
 
@@ -58,7 +58,7 @@ export async function usage(): Promise<void> {
   const steer: Intervention = { hook: 'blocks.1.hook_resid_post', op: 'add', vector: new Float32Array(8), positions: [-1] };
   const pr: PatchingResult = model.activationPatching([1, 2, 3], [1, 4, 3], { metric: { logitDiff: [5, 6] }, hook: 'hook_mlp_out' });
   const dp: Decomposition = model.decomposePrediction([1, 2, 3], { position: -1 });
-  console.log(steer.op, pr.restored[0][0], dp.parts[0].kind, (await listCachedModels({ cacheDir: '/tmp/x' })).length, await deleteCachedModel('http://x/'));
+  console.log(klDivergence([1, 2], [2, 1]), steer.op, pr.restored[0][0], dp.parts[0].kind, (await listCachedModels({ cacheDir: '/tmp/x' })).length, await deleteCachedModel('http://x/'));
   const e = await createEngine({ threads: 1 });
   e.shutdown();
   try { model.forward([-1]); } catch (err) { if (err instanceof MlpscopeError) console.log(err.code); }

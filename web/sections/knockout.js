@@ -1,5 +1,5 @@
 // Switching a neuron (or a whole MLP) off, and how the prediction moves.
-import { topTokens } from 'mlpscope';
+import { klDivergence, topTokens } from 'mlpscope';
 import { $, L, checkNeuron, escapeHtml, state, tokText } from '../core.js';
 import { shadeTokens } from './neurons.js';
 
@@ -46,8 +46,8 @@ $('ko-btn').addEventListener('click', async () => {
   const V = r.logits.length / (all ? T : 1);
   const last = (x) => x.subarray((all ? T - 1 : 0) * V, (all ? T : 1) * V);
   const after = await tokenList(topOf(last(r.logits), 5));
-  const perPos = all ? Array.from({ length: T }, (_, t) => klDiv(base.subarray(t * V, (t + 1) * V), r.logits.subarray(t * V, (t + 1) * V))) : null;
-  const kl = all ? perPos[T - 1] : klDiv(base, r.logits);
+  const perPos = all ? Array.from({ length: T }, (_, t) => klDivergence(base.subarray(t * V, (t + 1) * V), r.logits.subarray(t * V, (t + 1) * V))) : null;
+  const kl = all ? perPos[T - 1] : klDivergence(base, r.logits);
   state.ko = { l, j, kl, perPos, peak: null };
   if (perPos) {
     let tp = 0;
@@ -64,17 +64,6 @@ $('ko-btn').addEventListener('click', async () => {
   $('ko-kl').dataset.kl = kl;
   $('ko-after').innerHTML = after; // last: tests wait for it
 });
-/** KL(p‖q) in nats between the softmaxes of two logit vectors */
-export function klDiv(a, b) {
-  let ma = -Infinity, mb = -Infinity;
-  for (let i = 0; i < a.length; i++) { if (a[i] > ma) ma = a[i]; if (b[i] > mb) mb = b[i]; }
-  let za = 0, zb = 0;
-  for (let i = 0; i < a.length; i++) { za += Math.exp(a[i] - ma); zb += Math.exp(b[i] - mb); }
-  const lza = Math.log(za), lzb = Math.log(zb);
-  let kl = 0;
-  for (let i = 0; i < a.length; i++) { const la = a[i] - ma - lza; kl += Math.exp(la) * (la - (b[i] - mb - lzb)); }
-  return Math.max(0, kl);
-}
 export function renderKoText() {
   const k = state.ko;
   const what = !k ? '' : k.j < 0 ? L(`第 ${k.l} 层的整个 MLP`, `the whole MLP of layer ${k.l}`) : L(`第 ${k.l} 层的神经元 ${k.j}`, `neuron ${k.j} of layer ${k.l}`);
