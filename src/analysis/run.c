@@ -133,25 +133,17 @@ int ms_run_add_intervention(ms_run *r, int layer, const char *hook, size_t hook_
     const int shown = hook_len > 80 ? 80 : (int)hook_len;
     if (r->o.n_interventions >= MAX_INTERVENTIONS) return ms_fail(err, MS_E_ARG, "at most %d interventions per call", MAX_INTERVENTIONS);
     if (h < 0) return ms_fail(err, MS_E_ARG, "intervention on \"%.*s\": not a hook point of a block", shown, hook);
-    if (layer < 0 || layer >= c->n_layers) return ms_fail(err, MS_E_ARG, "intervention: layer %d does not exist (the model has %d)", layer, c->n_layers);
-    if (op < 0 || op >= MS_IV__COUNT) return ms_fail(err, MS_E_ARG, "intervention: operation %d is not scale, set or add", op);
-    const int width = ms_hook_width(c, h);
-    const char *what = ms_hook_table[h].width == MS_WIDTH_MLP ? "neuron" : "dimension";
-    if (n_dims < 0 || n_dims > width) return ms_fail(err, MS_E_ARG, "intervention on %s: %d components (it has %d)", ms_hook_table[h].name, n_dims, width);
-    for (int k = 0; k < n_dims; k++)
-        if (dims[k] < 0 || dims[k] >= width)
-            return ms_fail(err, MS_E_ARG, "intervention on blocks.%d.%s: %s %d outside [0, %d)", layer, ms_hook_table[h].name, what, dims[k], width);
-    if (n_positions < 0) return ms_fail(err, MS_E_ARG, "intervention: %d positions", n_positions);
-    for (int k = 0; k < n_positions; k++)
-        if (positions[k] < 0 || positions[k] >= r->s->n_ctx)
-            return ms_fail(err, MS_E_ARG, "intervention: position %d outside the context [0, %d)", positions[k], r->s->n_ctx);
-    if (!isfinite(value)) return ms_fail(err, MS_E_ARG, "intervention: the value is not a finite number");
-    const int n = n_dims ? n_dims : width;
+    if (n_dims < 0 || n_positions < 0 || n_vector < 0) return ms_fail(err, MS_E_ARG, "intervention: a negative count");
+    const int n = n_dims ? n_dims : ms_hook_width(c, h);
     if (n_vector && (op == MS_IV_SCALE || n_vector != n))
         return ms_fail(err, MS_E_ARG, op == MS_IV_SCALE ? "intervention: scale takes a value, not a vector"
                                                          : "intervention on blocks.%d.%s: a vector of %d values for %d components", layer, ms_hook_table[h].name, n_vector, n);
-    for (int k = 0; k < n_vector; k++)
-        if (!isfinite(vector[k])) return ms_fail(err, MS_E_ARG, "intervention: vector value %d is not a finite number", k);
+    /* the engine's own rules, on the caller's arrays, before a copy is kept */
+    const ms_intervention given = {.layer = layer, .hook = h, .op = op, .dims = n_dims ? dims : NULL, .n_dims = n_dims,
+                                   .positions = n_positions ? positions : NULL, .n_positions = n_positions, .value = value,
+                                   .vector = n_vector ? vector : NULL};
+    const int rc = ms_intervention_check(c, &given, r->s->n_ctx, err);
+    if (rc) return rc;
     /* one block: dims, positions, vector */
     const size_t bytes = (size_t)n_dims * sizeof(int32_t) + (size_t)n_positions * sizeof(int32_t) + (size_t)n_vector * sizeof(float);
     uint8_t *mem = malloc(bytes ? bytes : 1);
@@ -163,9 +155,10 @@ int ms_run_add_intervention(ms_run *r, int layer, const char *hook, size_t hook_
     if (n_vector) memcpy(v, vector, (size_t)n_vector * sizeof *v);
     const int k = r->o.n_interventions++;
     r->iv_mem[k] = mem;
-    r->iv[k] = (ms_intervention){.layer = layer, .hook = h, .op = op, .dims = n_dims ? d : NULL, .n_dims = n_dims,
-                                 .positions = n_positions ? p : NULL, .n_positions = n_positions, .value = value,
-                                 .vector = n_vector ? v : NULL};
+    r->iv[k] = given;
+    r->iv[k].dims = n_dims ? d : NULL;
+    r->iv[k].positions = n_positions ? p : NULL;
+    r->iv[k].vector = n_vector ? v : NULL;
     return MS_OK;
 }
 

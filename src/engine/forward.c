@@ -45,6 +45,26 @@ static void hook_point(const ms_forward_opts *o, int l, int hook, float *x, int 
     capture(o, l, hook, x, width, t0, B);
 }
 
+int ms_intervention_check(const ms_config *c, const ms_intervention *iv, int n_ctx, ms_err *err) {
+    if (iv->hook < 0 || iv->hook >= MS_HOOK__COUNT) return ms_fail(err, MS_E_ARG, "intervention: no hook %d", iv->hook);
+    if (iv->layer < 0 || iv->layer >= c->n_layers) return ms_fail(err, MS_E_ARG, "intervention: layer %d does not exist (the model has %d)", iv->layer, c->n_layers);
+    if (iv->op < 0 || iv->op >= MS_IV__COUNT) return ms_fail(err, MS_E_ARG, "intervention: operation %d is not scale, set or add", iv->op);
+    if (!isfinite(iv->value)) return ms_fail(err, MS_E_ARG, "intervention: the value is not a finite number");
+    const int width = ms_hook_width(c, iv->hook);
+    const char *name = ms_hook_table[iv->hook].name, *what = ms_hook_table[iv->hook].width == MS_WIDTH_MLP ? "neuron" : "dimension";
+    if (iv->dims && (iv->n_dims < 1 || iv->n_dims > width)) return ms_fail(err, MS_E_ARG, "intervention on %s: %d components (it has %d)", name, iv->n_dims, width);
+    for (int k = 0; iv->dims && k < iv->n_dims; k++)
+        if (iv->dims[k] < 0 || iv->dims[k] >= width)
+            return ms_fail(err, MS_E_ARG, "intervention on blocks.%d.%s: %s %d outside [0, %d)", iv->layer, name, what, iv->dims[k], width);
+    for (int k = 0; iv->positions && k < iv->n_positions; k++)
+        if (iv->positions[k] < 0 || iv->positions[k] >= n_ctx)
+            return ms_fail(err, MS_E_ARG, "intervention: position %d outside the context [0, %d)", iv->positions[k], n_ctx);
+    const int n = iv->dims ? iv->n_dims : width;
+    for (int k = 0; iv->vector && k < n; k++)
+        if (!isfinite(iv->vector[k])) return ms_fail(err, MS_E_ARG, "intervention: vector value %d is not a finite number", k);
+    return MS_OK;
+}
+
 static void l2_rows(float *dst, const float *x, int width, int B) {
     for (int t = 0; t < B; t++) dst[t] = (float)ms_l2(x + (size_t)t * width, width);
 }
@@ -81,20 +101,8 @@ static int check(const ms_state *s, const int32_t *ids, int T, const ms_forward_
         if (o->patterns[i].layer < 0 || o->patterns[i].layer >= c->n_layers || c->mixer[o->patterns[i].layer] != MS_MIXER_ATTENTION || !o->patterns[i].dst)
             return ms_fail(err, MS_E_ARG, "attention pattern %d: layer %d is not a full-attention layer", i, o->patterns[i].layer);
     for (int i = 0; i < o->n_interventions; i++) {
-        const ms_intervention *iv = &o->interventions[i];
-        if (iv->layer < 0 || iv->layer >= c->n_layers) return ms_fail(err, MS_E_ARG, "intervention %d: layer %d out of range", i, iv->layer);
-        if (iv->hook < 0 || iv->hook >= MS_HOOK__COUNT) return ms_fail(err, MS_E_ARG, "intervention %d: no hook %d", i, iv->hook);
-        if (iv->op < 0 || iv->op >= MS_IV__COUNT) return ms_fail(err, MS_E_ARG, "intervention %d: no operation %d", i, iv->op);
-        const int width = ms_hook_width(c, iv->hook);
-        if (!isfinite(iv->value)) return ms_fail(err, MS_E_ARG, "intervention %d: value is not finite", i);
-        for (int k = 0; iv->dims && k < iv->n_dims; k++)
-            if (iv->dims[k] < 0 || iv->dims[k] >= width)
-                return ms_fail(err, MS_E_ARG, "intervention %d: component %d outside [0, %d)", i, iv->dims[k], width);
-        for (int k = 0; iv->positions && k < iv->n_positions; k++)
-            if (iv->positions[k] < 0) return ms_fail(err, MS_E_ARG, "intervention %d: position %d is negative", i, iv->positions[k]);
-        const int n = iv->dims ? iv->n_dims : width;
-        for (int k = 0; iv->vector && k < n; k++)
-            if (!isfinite(iv->vector[k])) return ms_fail(err, MS_E_ARG, "intervention %d: vector value %d is not finite", i, k);
+        const int rc = ms_intervention_check(c, &o->interventions[i], s->n_ctx, err);
+        if (rc) return rc;
     }
     return MS_OK;
 }

@@ -49,6 +49,9 @@ typedef struct {
     int logits_all;
 } ms_forward_opts;
 
+/* The rules an intervention must meet (E_ARG naming the field otherwise): ms_forward checks every
+ * one before it runs, and analysis/run.c before it keeps a copy. */
+int ms_intervention_check(const ms_config *c, const ms_intervention *iv, int n_ctx, ms_err *err);
 /* Runs T tokens from the state's current position and advances it. Validates ids, context and
  * options before touching the state: on error the state is unchanged. */
 int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o, ms_err *err);
