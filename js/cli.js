@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // mlpscope command line (Node + the wasm engine: no C compiler needed).
-//   mlpscope convert CKPT TOKENIZER --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
+//   mlpscope convert (HF_FOLDER | hf:OWNER/NAME[@REV] | CKPT TOKENIZER) --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
 //   mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] --out DIR
 //   mlpscope info DIR [--context N]
 //   mlpscope tokenize SOURCE --text T [--json]     SOURCE: a weight set or a tokenizer.json folder
@@ -19,19 +19,25 @@ import { nodeHost } from './node-host.js';
 import { progressLine } from './progress.js';
 import { MlpscopeError } from './errors.js';
 import { demoModelUrl } from './demo.js';
+import { isHubSpec, convertHub } from './hub.js';
 import { fileURLToPath } from 'node:url';
 
 const USAGE = `usage:
   mlpscope --help | --version
-  mlpscope convert (HF_FOLDER | CKPT TOKENIZER) --out DIR [--dtype f32|f16|bf16|q8|q4] [--embed-dtype D] [--shard-size BYTES]
+  mlpscope convert (HF_FOLDER | hf:OWNER/NAME[@REV] | CKPT TOKENIZER) --out DIR [--dtype f32|f16|bf16|q8|q4] [--embed-dtype D]
+               [--shard-size BYTES] [--hub-url URL]
   mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] [--embed-dtype D] --out DIR
   mlpscope info DIR [--context N]
   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
-               [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--exact]
+               [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--exact] [--stop S]
+               [--dtype D] [--hub-url URL]
   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
-    (DIR or SOURCE may be @demo: the demo model that comes with the package, weights/demo/.
+    (DIR may be @demo: the demo model that comes with the package, weights/demo/; or a Hugging Face
+     checkpoint, converted while it loads: hf:OWNER/NAME[@REV] (hub: --hub-url, else $HF_ENDPOINT,
+     else https://huggingface.co; kept converted in $MLPSCOPE_CACHE or ~/.cache/mlpscope), a URL of
+     a folder laid out like a hub repository, or such a folder on disk. --dtype: q8 unless said.
      probes: a JSON file {probes: [{text, spans: [{start, end, label}]}]} or its array; default: the
      project's generated probe set, seed 9, 160 sentences. texts: one text per line)`;
 
@@ -57,8 +63,9 @@ function parseArgs(argv, spec) {
 
 /** loadModel with the loading progress line */
 function load(src, opts = {}) {
-  const line = progressLine('loading', { bytes: true });
-  return loadModel(src, line ? { ...opts, onProgress: ({ loaded, total }) => line(loaded, total) } : opts);
+  // the bytes read (a weight set) or downloaded (a Hugging Face checkpoint, converted as it arrives)
+  const line = progressLine(isHubSpec(src) ? 'downloading' : 'loading', { bytes: true });
+  return loadModel(src, line ? { ...opts, onProgress: ({ phase = 'download', loaded, total }) => { if (phase === 'download') line(loaded, total); } } : opts);
 }
 
 function num(v, name, { int = false, min = -Infinity, max = Infinity } = {}) {
@@ -76,9 +83,18 @@ function dtypeArg(e, v, name) {
 }
 
 async function convert(argv) {
-  const a = parseArgs(argv, { out: 'v', dtype: 'v', 'embed-dtype': 'v', 'shard-size': 'v' });
+  const a = parseArgs(argv, { out: 'v', dtype: 'v', 'embed-dtype': 'v', 'shard-size': 'v', 'hub-url': 'v' });
   if (a._.length < 1 || !a.out) throw new MlpscopeError('E_ARG', 'convert needs a source and --out DIR\n' + USAGE);
   const [src, tok] = a._;
+  if (isHubSpec(src) || /^https?:/i.test(src)) { // straight from a hub (or a folder URL laid out like one)
+    const line = progressLine('downloading', { bytes: true });
+    const o = { dtype: a.dtype ?? 'f32', embedDtype: a['embed-dtype'], hubUrl: a['hub-url'], cache: false,
+      shardBytes: a['shard-size'] ? num(a['shard-size'], 'shard-size', { int: true, min: 4096 }) : undefined,
+      onProgress: line && (({ phase, loaded, total }) => { if (phase === 'download') line(loaded, total); }) };
+    const { manifest } = await convertHub(src, a.out, o);
+    console.log(`weight set written to ${a.out} (${manifest.tensors.length} tensors in ${manifest.shards.length} shard(s))`);
+    return;
+  }
   if (!fs.existsSync(src)) throw new MlpscopeError('E_CHECKPOINT', `${src}: no such file or folder`);
   const isDir = fs.statSync(src).isDirectory();
   fs.mkdirSync(a.out, { recursive: true });
@@ -131,11 +147,13 @@ async function info(argv) {
 }
 
 async function run(argv) {
-  const a = parseArgs(argv, { prompt: 'v', ids: 'v', 'max-tokens': 'v', temperature: 'v', seed: 'v', 'top-k': 'v', 'top-p': 'v', 'top-logits': 'v', json: 'flag', context: 'v', threads: 'v', 'int8-activations': 'flag', exact: 'flag', stop: 'v' });
+  const a = parseArgs(argv, { prompt: 'v', ids: 'v', 'max-tokens': 'v', temperature: 'v', seed: 'v', 'top-k': 'v', 'top-p': 'v', 'top-logits': 'v', json: 'flag', context: 'v', threads: 'v', 'int8-activations': 'flag', exact: 'flag', stop: 'v', 'hub-url': 'v', dtype: 'v' });
   if (a._.length !== 1 || (a.prompt === undefined && a.ids === undefined)) throw new MlpscopeError('E_ARG', 'run needs DIR and --prompt or --ids\n' + USAGE);
   const lo = a.context ? { contextLength: num(a.context, 'context', { int: true, min: 1 }) } : {};
   if (a.threads !== undefined) lo.threads = a.threads === 'auto' ? 'auto' : num(a.threads, 'threads', { int: true, min: 1 });
   if (a.exact) lo.exact = true;
+  if (a['hub-url'] !== undefined) lo.hubUrl = a['hub-url'];
+  if (a.dtype !== undefined) lo.dtype = a.dtype; // for a checkpoint converted as it loads
   if (a['int8-activations']) lo.int8Activations = true; // the default; kept so older command lines work
   const tLoad = performance.now();
   const model = await load(a._[0], lo);

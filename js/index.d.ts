@@ -9,7 +9,10 @@ export class MlpscopeError extends Error {
   constructor(code: ErrorCode, message: string, details?: object);
 }
 
-export interface Progress { loaded: number; total: number; file: string; fromCache: boolean }
+/** Loading progress. phase 'download': bytes read or downloaded (of a Hugging Face checkpoint:
+ *  source bytes, each converted as it arrives; `rate` in bytes/s); 'convert': bytes of converted
+ *  shards finished (hashed, cached, laid out); 'prepare': the model's last steps (0 of 1, then 1 of 1). */
+export interface Progress { phase?: 'download' | 'convert' | 'prepare'; loaded: number; total: number; file: string; fromCache: boolean; rate?: number; elapsedMs?: number }
 
 export interface LoadOptions {
   onProgress?: (p: Progress) => void;
@@ -56,6 +59,13 @@ export interface LoadOptions {
   cacheDir?: string;
   /** false: neither read nor write the cache */
   cache?: boolean;
+  /** Hugging Face sources (`hf:owner/name[@revision]`, a folder laid out like a hub repository):
+   * the hub to ask (default $HF_ENDPOINT in Node, else https://huggingface.co) */
+  hubUrl?: string;
+  /** Hugging Face sources: the converted matrices' dtype (default 'q8'; vectors stay f32) */
+  dtype?: 'q8' | 'q4' | 'f16' | 'bf16' | 'f32';
+  /** Hugging Face sources: the embedding's and head's dtype (default: as dtype) */
+  embedDtype?: 'q8' | 'q4' | 'f16' | 'bf16' | 'f32';
   /** where a bundle keeps the engine (build/wasm/mlpscope.wasm), its threaded build
    * (mlpscope-mt.wasm) and js/thread-worker.js; default: beside the package's own files */
   wasmUrl?: URL | string;
@@ -283,6 +293,10 @@ export interface LogitToken { id: number; token: string | undefined; logit: numb
 export interface DirectionLogits { logits: Float32Array; promoted: LogitToken[]; suppressed: LogitToken[] }
 export interface NeuronOutput extends DirectionLogits { direction: Float32Array; norm: number }
 
+/** source: a weight set (folder path in Node, or URL); `hf:owner/name[@revision]`; or a folder (URL,
+ *  or path in Node) laid out like a Hugging Face repository, converted while it streams in and kept
+ *  converted in the cache (browsers: the Cache API; Node: cacheDir, default $MLPSCOPE_CACHE or
+ *  ~/.cache/mlpscope). */
 export function loadModel(source: string | URL, opts?: LoadOptions): Promise<Model>;
 /** The demo model shipped in the package (weights/demo/): a file: URL in Node, beside the package's files in a browser. */
 export const demoModelUrl: URL;

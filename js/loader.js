@@ -7,6 +7,7 @@ import { openSource } from './source.js';
 import { MlpscopeError } from './errors.js';
 import { Tokenizer } from './tokenizer.js';
 import { Model } from './model.js';
+import { isHubSpec, isHubFolder, hasConvertedCopy, loadHub } from './hub.js';
 
 const WASM32_LIMIT = 4 * 1024 ** 3;
 // In Node the shard hash runs in OpenSSL (SHA extensions where the CPU has them: several times the
@@ -37,7 +38,9 @@ function newHasher(e) {
  *   batchSize?: number, parallel?: number, engine?: import('./wasm.js').Engine,
  *   activations?: 'int8'|'exact'|'plain', exact?: boolean, int8Activations?: boolean,
  *   manifestSha256?: string, stallTimeoutMs?: number, jinja?: {Template: any} | null, cacheDir?: string, cache?: boolean,
- *   wasmUrl?: URL|string, mtWasmUrl?: URL|string, threadWorkerUrl?: URL|string }} LoadOptions
+ *   wasmUrl?: URL|string, mtWasmUrl?: URL|string, threadWorkerUrl?: URL|string,
+ *   hubUrl?: string, dtype?: string, embedDtype?: string }} LoadOptions
+ *   hubUrl / dtype / embedDtype: for Hugging Face sources (js/hub.js).
  *   How q8 / q4 matrices meet their inputs (`activations`): 'int8' (the default) rounds each block
  *   of 32 inputs to int8 and runs integer dot products, as llama.cpp does: fastest, with the
  *   accuracy stated in docs/api.md; 'exact' splits each input into two 16-bit codes and is exact up
@@ -69,64 +72,63 @@ export function activationMode(opts) {
 }
 
 /**
- * @param {string|URL} source a weight-set folder (Node) or URL prefix
+ * @param {string|URL} source a weight-set folder (Node) or URL prefix; `hf:owner/name[@revision]`,
+ *   or a folder (URL, or a path in Node) laid out like a Hugging Face repository: converted while
+ *   it streams in (js/hub.js)
  * @param {LoadOptions} [opts]
  * @returns {Promise<Model>}
  */
 export async function loadModel(source, opts = {}) {
   await loadNodeCrypto();
-  const { onProgress, signal, memoryBudget, simd = true, batchSize = 64, parallel = 3, retries = 4, retryDelayMs = 250 } = opts;
-  const activations = activationMode(opts), actCode = ACTIVATION_MODES[activations];
+  if (isHubSpec(source)) return loadHub(source, opts);
+  const { signal, retries = 4, retryDelayMs = 250 } = opts;
+  activationMode(opts); // bad options fail before anything is fetched
   const src = await openSource(source, { cache: opts.cache, cacheDir: opts.cacheDir, stallTimeoutMs: opts.stallTimeoutMs });
-  const abortCheck = () => { if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${src.name} was aborted`); };
-  abortCheck();
+  if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${src.name} was aborted`);
   // the manifest is the root of trust for every shard hash: with a pinned manifestSha256 its bytes
   // are verified too (a corrupted download is fetched again, then refused)
-  const manifestText = await withRetry(async () => {
-    const text = await src.text('manifest.json', signal);
-    if (opts.manifestSha256) {
-      const e0 = opts.engine ?? (loadModel._shaEngine ??= await createEngine());
-      const got = sha256Hex(e0, new TextEncoder().encode(text));
-      if (got !== opts.manifestSha256) {
-        const err = new MlpscopeError('E_MANIFEST', `manifest.json: sha256 ${got} does not match the pinned ${opts.manifestSha256}`);
-        err.retryable = true;
-        throw err;
+  let manifestText;
+  try {
+    manifestText = await withRetry(async () => {
+      const text = await src.text('manifest.json', signal);
+      if (opts.manifestSha256) {
+        const e0 = opts.engine ?? (loadModel._shaEngine ??= await createEngine());
+        const got = sha256Hex(e0, new TextEncoder().encode(text));
+        if (got !== opts.manifestSha256) {
+          const err = new MlpscopeError('E_MANIFEST', `manifest.json: sha256 ${got} does not match the pinned ${opts.manifestSha256}`);
+          err.retryable = true;
+          throw err;
+        }
       }
-    }
-    return text;
-  }, retries, retryDelayMs, signal);
+      return text;
+    }, retries, retryDelayMs, signal);
+  } catch (err) {
+    // no manifest.json, but a config.json: a checkpoint laid out like a Hugging Face repository
+    if (err?.notFound && !opts.manifestSha256 && await isHubFolder(source, opts)) return loadHub(source, opts);
+    // ... or, with the network gone, one whose converted copy is in the cache
+    if (err?.code === 'E_NETWORK' && !opts.manifestSha256 && await hasConvertedCopy(source, opts).catch(() => false)) return loadHub(source, opts);
+    throw err;
+  }
+  return loadWeightSet(src, manifestText, opts);
+}
+
+/**
+ * Loads a weight set from an opened source whose manifest.json has been read (js/hub.js uses it
+ * for a converted checkpoint kept in the cache).
+ * @param {import('./source.js').Source} src @param {string} manifestText @param {LoadOptions} opts
+ */
+export async function loadWeightSet(src, manifestText, opts) {
+  await loadNodeCrypto();
+  const { onProgress, signal, parallel = 3, retries = 4, retryDelayMs = 250 } = opts;
   let manifest;
   try { manifest = JSON.parse(manifestText); } catch (e) { throw new MlpscopeError('E_MANIFEST', `manifest.json: ${e.message}`); }
-  const urls = { wasmUrl: opts.wasmUrl, mtWasmUrl: opts.mtWasmUrl, threadWorkerUrl: opts.threadWorkerUrl };
-  const { engine: e, why: threadsWhy } = opts.engine ? { engine: opts.engine, why: 'the engine passed in' } : await engineFor(opts.threads ?? 'auto', urls);
-  const ownsEngine = !opts.engine;
-  let model = 0, state = 0, tokenizer = null;
+  const stage = await beginModel(manifestText, opts);
+  const { e, model } = stage;
   try {
-    // preflight from the manifest alone: no tensor memory yet
-    const pre = e.c.model_create(manifestText, 0, simd ? 1 : 0);
-    const cfgMax = e.c.model_info(pre).config.max_position_embeddings;
-    const ctx = opts.contextLength ?? Math.min(cfgMax, opts.maxContext ?? 4096);
-    if (!(Number.isInteger(ctx) && ctx >= 1 && ctx <= cfgMax)) {
-      e.c.model_destroy(pre);
-      throw new MlpscopeError('E_CONTEXT', `contextLength ${ctx} outside [1, ${cfgMax}] (max_position_embeddings)`);
-    }
-    const weightBytes = e.c.model_weight_bytes(pre);
-    const stateBytes = e.c.model_state_bytes(pre, ctx, batchSize);
-    // where the network would be needed: nothing has been downloaded yet but the manifest
-    e.c.model_destroy(pre);
-    const need = weightBytes + stateBytes + e.heapBytes;
-    if (!stateBytes || need > WASM32_LIMIT)
-      throw new MlpscopeError('E_MEMORY', `model needs ${fmtBytes(weightBytes)} of weights + ${fmtBytes(stateBytes)} of state for context ${ctx}: over the 4 GiB wasm32 limit`);
-    if (memoryBudget && weightBytes + stateBytes > memoryBudget)
-      throw new MlpscopeError('E_MEMORY', `model needs ${fmtBytes(weightBytes + stateBytes)} (weights + state for context ${ctx}), over the budget of ${fmtBytes(memoryBudget)}`);
-
-    e.reserve(weightBytes + stateBytes); // one memory growth for all tensors and the state
-    model = e.c.model_create(manifestText, 1, simd ? 1 : 0);
-    if (e.pool) e.c.model_set_pool(model, e.pool); // from the start: the int8 repack of each shard uses the threads too
     const nShards = e.c.model_n_shards(model);
     const total = manifest.shards.reduce((a, s) => a + s.bytes, 0);
     let loaded = 0;
-    onProgress?.({ loaded, total, file: 'manifest.json', fromCache: false });
+    onProgress?.({ phase: 'download', loaded, total, file: 'manifest.json', fromCache: false });
     const segBuf = e.malloc(e.c.model_n_tensors(model) * 24);
     // one controller for all shard streams: the caller's abort, or the first fatal error, stops them all
     const inner = new AbortController();
@@ -135,34 +137,16 @@ export async function loadModel(source, opts = {}) {
     if (signal?.aborted) inner.abort();
     const shardOpts = { signal: inner.signal, retries, retryDelayMs, onRetry: opts.onRetry };
     try {
-      let next = 0, failed = null;
-      const worker = async () => {
-        while (next < nShards && !failed) {
-          const s = next++;
-          try {
-            await loadShard(e, model, s, manifest.shards[s], src, segBuf, shardOpts, (n, fromCache) => {
-              loaded += n;
-              onProgress?.({ loaded, total, file: manifest.shards[s].file, fromCache });
-            });
-            // check and lay out this shard's tensors now, while the other shards are still read
-            e.c.model_finish_shard(model, s, actCode);
-          } catch (err) {
-            if (!failed) { failed = signal?.aborted ? new MlpscopeError('E_ABORTED', `loading ${src.name} was aborted`) : err; inner.abort(); }
-            throw err;
-          }
-        }
-      };
-      // segBuf is shared: shards are streamed concurrently but each segment list is read up front.
-      // On the first failure the others stop taking new shards; we wait for all to settle so no
-      // stream writes into freed tensor memory.
-      const results = await Promise.allSettled(Array.from({ length: Math.min(parallel, nShards) }, worker));
-      if (failed) throw failed;
-      for (const r of results) if (r.status === 'rejected') throw r.reason;
+      await eachConcurrently(nShards, parallel, inner, signal, src.name, async (s) => {
+        await loadShard(e, model, s, manifest.shards[s], src, segBuf, shardOpts, (n, fromCache) => {
+          loaded += n;
+          onProgress?.({ phase: 'download', loaded, total, file: manifest.shards[s].file, fromCache });
+        });
+        // check and lay out this shard's tensors now, while the other shards are still read
+        e.c.model_finish_shard(model, s, stage.actCode);
+      });
     } finally { e.free(segBuf); signal?.removeEventListener('abort', onAbort); }
-    abortCheck();
-    e.c.model_finish(model, actCode);
-    const info = e.c.model_info(model);
-    if (manifest.tokenizer && manifest.tokenizer.kind !== 'none') {
+    const tokenizerBytes = async () => {
       let tb;
       try { tb = await withRetry(() => src.bytes(manifest.tokenizer.file, signal, manifest.tokenizer.sha256), retries, retryDelayMs, signal); } catch (err) {
         if (err.code === 'E_ABORTED') throw err;
@@ -172,26 +156,114 @@ export async function loadModel(source, opts = {}) {
         await src.forget?.(manifest.tokenizer.file, manifest.tokenizer.sha256);
         throw new MlpscopeError('E_SHARD_HASH', `${manifest.tokenizer.file}: sha256 does not match the manifest`);
       }
+      return tb;
+    };
+    const m = await endModel(stage, manifest, tokenizerBytes, src.name, opts);
+    // the cache keeps what this manifest names: shards replaced under the same URLs are dropped
+    const named = [...manifest.shards, ...(manifest.tokenizer?.file ? [manifest.tokenizer] : [])].map((f) => ({ file: f.file, sha256: f.sha256 }));
+    await src.prune?.(named).catch(() => 0);
+    return m;
+  } catch (err) {
+    stage.abandon();
+    throw err;
+  }
+}
+
+/**
+ * Runs `job(k)` for k = 0..n-1, `parallel` at a time. On the first failure the others take no new
+ * work and `inner` is aborted; all are waited for (none may write into freed memory afterwards),
+ * then the first failure is thrown (an abort of the caller's `signal` as E_ABORTED).
+ */
+export async function eachConcurrently(n, parallel, inner, signal, name, job) {
+  let next = 0, failed = null;
+  const worker = async () => {
+    while (next < n && !failed) {
+      const k = next++;
+      try { await job(k); } catch (err) {
+        if (!failed) { failed = signal?.aborted ? new MlpscopeError('E_ABORTED', `loading ${name} was aborted`) : err; inner.abort(); }
+        throw err;
+      }
+    }
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(parallel, n) }, worker));
+  if (failed) throw failed;
+  for (const r of results) if (r.status === 'rejected') throw r.reason;
+}
+
+/**
+ * The first half of every load: the engine, the memory preflight from the manifest alone (nothing
+ * downloaded yet), one memory growth for all tensors and the state, the model with its tensor
+ * buffers allocated. `extraBytes`: working memory the caller will allocate during the load.
+ * @param {string} manifestText @param {LoadOptions} opts
+ * @param {{engine?: any, ownsEngine?: boolean, threadsWhy?: string, extraBytes?: number}} [given]
+ */
+export async function beginModel(manifestText, opts, given = {}) {
+  const { memoryBudget, simd = true, batchSize = 64 } = opts;
+  const actCode = ACTIVATION_MODES[activationMode(opts)];
+  const urls = { wasmUrl: opts.wasmUrl, mtWasmUrl: opts.mtWasmUrl, threadWorkerUrl: opts.threadWorkerUrl };
+  let e, threadsWhy, ownsEngine;
+  if (given.engine) ({ engine: e, why: threadsWhy, owns: ownsEngine } = { engine: given.engine, why: given.threadsWhy ?? 'the engine passed in', owns: !!given.ownsEngine });
+  else if (opts.engine) ({ engine: e, why: threadsWhy, owns: ownsEngine } = { engine: opts.engine, why: 'the engine passed in', owns: false });
+  else ({ engine: e, why: threadsWhy } = await engineFor(opts.threads ?? 'auto', urls)), ownsEngine = true;
+  let model = 0;
+  try {
+    const pre = e.c.model_create(manifestText, 0, simd ? 1 : 0);
+    const cfgMax = e.c.model_info(pre).config.max_position_embeddings;
+    const ctx = opts.contextLength ?? Math.min(cfgMax, opts.maxContext ?? 4096);
+    if (!(Number.isInteger(ctx) && ctx >= 1 && ctx <= cfgMax)) {
+      e.c.model_destroy(pre);
+      throw new MlpscopeError('E_CONTEXT', `contextLength ${ctx} outside [1, ${cfgMax}] (max_position_embeddings)`);
+    }
+    const weightBytes = e.c.model_weight_bytes(pre);
+    const stateBytes = e.c.model_state_bytes(pre, ctx, batchSize);
+    e.c.model_destroy(pre);
+    const extra = given.extraBytes ?? 0;
+    const need = weightBytes + stateBytes + extra + e.heapBytes;
+    if (!stateBytes || need > WASM32_LIMIT)
+      throw new MlpscopeError('E_MEMORY', `model needs ${fmtBytes(weightBytes)} of weights + ${fmtBytes(stateBytes)} of state for context ${ctx}: over the 4 GiB wasm32 limit`);
+    if (memoryBudget && weightBytes + stateBytes > memoryBudget)
+      throw new MlpscopeError('E_MEMORY', `model needs ${fmtBytes(weightBytes + stateBytes)} (weights + state for context ${ctx}), over the budget of ${fmtBytes(memoryBudget)}`);
+    e.reserve(weightBytes + stateBytes + extra); // one memory growth for all tensors and the state
+    model = e.c.model_create(manifestText, 1, simd ? 1 : 0);
+    if (e.pool) e.c.model_set_pool(model, e.pool); // from the start: the int8 repack of each shard uses the threads too
+    return { e, model, ctx, actCode, ownsEngine, threadsWhy, weightBytes,
+      abandon() { if (model) e.c.model_destroy(model); model = 0; if (ownsEngine) e.shutdown(); } };
+  } catch (err) {
+    if (model) e.c.model_destroy(model);
+    if (ownsEngine) e.shutdown();
+    throw err;
+  }
+}
+
+/**
+ * The second half: every shard is in and finished; lay out what is left, load the tokenizer
+ * (`tokenizerBytes()` gives its verified file), make the runtime state.
+ * @returns {Promise<Model>}
+ */
+export async function endModel(stage, manifest, tokenizerBytes, sourceName, opts) {
+  const { e, model } = stage;
+  if (opts.signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${sourceName} was aborted`);
+  let state = 0, tokenizer = null;
+  try {
+    e.c.model_finish(model, stage.actCode);
+    const info = e.c.model_info(model);
+    if (manifest.tokenizer && manifest.tokenizer.kind !== 'none') {
+      const tb = await tokenizerBytes();
       tokenizer = Tokenizer.load(e, info.tokenizer.kind, tb, { vocabSize: info.tokenizer.vocab_size, eosIds: info.tokenizer.eos_token_ids, chat: manifest.tokenizer.chat });
       await tokenizer.prepareChat(opts.jinja);
     }
-    state = e.c.state_new(model, ctx, batchSize);
+    state = e.c.state_new(model, stage.ctx, opts.batchSize ?? 64);
     // the mode that runs (from the engine): q8/q4 matrices in the mode asked for; other weights
     // take f32 activations whatever the mode
     const quantized = Object.keys(info.dtypes).some((d) => d.startsWith('q8_0') || d.startsWith('q4_0'));
     const act = quantized ? info.activations : 'f32';
     const buildWhy = { int8: 'int8 activations with 4-row interleaved q8/q4 weights; ', exact: 'exact activations (two 16-bit codes) with 4-row interleaved q8/q4 weights; ',
       plain: 'f32 activations with the plain q8/q4 layouts (reference kernels); ', f32: '' }[act] +
-      (e.threads > 1 ? `multi-threaded SIMD128 build, ${e.threads} threads (${threadsWhy})` : `single-threaded SIMD128 build (${threadsWhy})`);
-    // the cache keeps what this manifest names: shards replaced under the same URLs are dropped
-    const named = [...manifest.shards, ...(manifest.tokenizer?.file ? [manifest.tokenizer] : [])].map((f) => ({ file: f.file, sha256: f.sha256 }));
-    await src.prune?.(named).catch(() => 0);
-    return new Model(e, model, state, info, tokenizer, { contextLength: ctx, source: src.name, buildWhy, ownsEngine });
+      (e.threads > 1 ? `multi-threaded SIMD128 build, ${e.threads} threads (${stage.threadsWhy})` : `single-threaded SIMD128 build (${stage.threadsWhy})`);
+    return new Model(e, model, state, info, tokenizer, { contextLength: stage.ctx, source: sourceName, buildWhy, ownsEngine: stage.ownsEngine });
   } catch (err) {
     tokenizer?.dispose();
     if (state) e.c.state_destroy(state);
-    if (model) e.c.model_destroy(model);
-    if (ownsEngine) e.shutdown();
     throw err;
   }
 }
@@ -229,7 +301,7 @@ export function sha256Hex(e, bytes) {
 }
 
 /** Runs fn, retrying transient failures (E_NETWORK from 5xx / transport errors) with backoff. */
-async function withRetry(fn, retries, delayMs, signal) {
+export async function withRetry(fn, retries, delayMs, signal) {
   for (let attempt = 0; ; attempt++) {
     try { return await fn(); } catch (err) {
       if (!err?.retryable || attempt >= retries) throw err;
@@ -238,7 +310,7 @@ async function withRetry(fn, retries, delayMs, signal) {
   }
 }
 
-const sleep = (ms, signal) => new Promise((resolve, reject) => {
+export const sleep = (ms, signal) => new Promise((resolve, reject) => {
   const onAbort = () => { clearTimeout(t); reject(new MlpscopeError('E_ABORTED', 'aborted while waiting to retry')); };
   const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
   signal?.addEventListener('abort', onAbort, { once: true });

@@ -28,7 +28,7 @@ export async function openSource(src, opts = {}) { // opts: {cache, cacheDir, st
 
 /** Errors worth another attempt: transport failures and server-side 5xx/429. */
 export function retryable(err) { return err?.retryable === true; }
-function transient(code, msg) { const e = new MlpscopeError(code, msg); e.retryable = true; return e; }
+export function transient(code, msg) { const e = new MlpscopeError(code, msg); e.retryable = true; return e; }
 
 /** `promise`, or a rejection as soon as the signal aborts (at once if it already has); the abort
  * listener is removed when either happens, so a long download adds none per chunk. */
@@ -52,50 +52,76 @@ function stallGuard(signal, ms) {
   return { signal: ac.signal, touch, stalled: () => stalled, done: () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); } };
 }
 
+/** A transport failure (or a stall, or the caller's abort) as a typed error. */
+function failure(file, e, signal, guard, stallTimeoutMs) {
+  if (signal?.aborted) return new MlpscopeError('E_ABORTED', `loading ${file} was aborted`);
+  if (guard?.stalled()) return transient('E_NETWORK', `${file}: no data for ${stallTimeoutMs} ms`);
+  return e instanceof MlpscopeError ? e : transient('E_NETWORK', `${file}: ${e.message}`);
+}
+
+/**
+ * One GET with a stall guard: 404 is `notFound` (code E_MANIFEST for manifest.json, else
+ * `missingCode`), 5xx / 429 / 408 and transport failures are retryable E_NETWORK. The response
+ * carries the guard for `chunks()`.
+ * @param {URL|string} url @param {string} file names the file in messages
+ * @param {{signal?: AbortSignal, headers?: Record<string, string>, stallTimeoutMs?: number, missingCode?: string}} [o]
+ */
+export async function guardedFetch(url, file, { signal, headers, stallTimeoutMs = 30000, missingCode = 'E_SHARD_MISSING' } = {}) {
+  const guard = stallGuard(signal, stallTimeoutMs);
+  let r;
+  try {
+    r = await fetch(url, { signal: guard.signal, headers, cache: 'no-store' });
+  } catch (e) {
+    guard.done();
+    throw failure(file, e, signal, guard, stallTimeoutMs);
+  }
+  guard.touch();
+  const fail = (err) => { guard.done(); r.body?.cancel?.().catch?.(() => {}); throw err; };
+  if (r.status === 404) { const err = new MlpscopeError(file === 'manifest.json' ? 'E_MANIFEST' : /** @type {any} */ (missingCode), `${file}: HTTP 404 (not found)`); err.notFound = true; fail(err); }
+  if (r.status >= 500 || r.status === 429 || r.status === 408) fail(transient('E_NETWORK', `${file}: HTTP ${r.status}`));
+  if (!r.ok) fail(new MlpscopeError('E_NETWORK', `${file}: HTTP ${r.status}`));
+  r.guard = guard;
+  r.file = file;
+  r.userSignal = signal;
+  r.stallTimeoutMs = stallTimeoutMs;
+  return r;
+}
+
+/** A response body as chunks, each read raced against the stall guard and the caller's abort. */
+export function chunks(r) {
+  const reader = r.body.getReader();
+  const g = r.guard;
+  return { async *[Symbol.asyncIterator]() {
+    let finished = false;
+    try {
+      for (;;) {
+        let step;
+        // race the read against the request's abort: a read started after an abort may never settle
+        try { step = await raceAbort(reader.read(), g?.signal); } catch (e) { throw failure(r.file ?? 'response', e, r.userSignal, g, r.stallTimeoutMs); }
+        g?.touch();
+        if (step.done) { finished = true; return; }
+        yield step.value;
+      }
+    } finally {
+      g?.done();
+      if (!finished) reader.cancel().catch(() => {}); // left early: the rest of the body is not wanted
+      reader.releaseLock?.();
+    }
+  } };
+}
+
+/** A whole (small) response body, with the guard's stall and abort handling. */
+export async function responseBytes(r) {
+  try { return new Uint8Array(await raceAbort(r.arrayBuffer(), r.guard.signal)); } catch (e) { throw failure(r.file, e, r.userSignal, r.guard, r.stallTimeoutMs); } /* cut off or stalled */
+  finally { r.guard.done(); }
+}
+
 function urlSource(base, { cache, cacheDir, stallTimeoutMs = 30000 } = {}) {
   const baseUrl = new URL(base.endsWith('/') ? base : base + '/', typeof location !== 'undefined' ? location.href : undefined);
   let storeP = null; // the cache (Cache API, or cacheDir in Node), opened once, on first use
   const store = () => (storeP ??= openStore({ cache, cacheDir }));
-  const failure = (file, e, signal, guard) => {
-    if (signal?.aborted) return new MlpscopeError('E_ABORTED', `loading ${file} was aborted`);
-    if (guard?.stalled()) return transient('E_NETWORK', `${file}: no data for ${stallTimeoutMs} ms`);
-    return e instanceof MlpscopeError ? e : transient('E_NETWORK', `${file}: ${e.message}`);
-  };
-  const get = async (file, signal, headers) => {
-    const guard = stallGuard(signal, stallTimeoutMs);
-    let r;
-    try {
-      r = await fetch(new URL(file, baseUrl), { signal: guard.signal, headers, cache: 'no-store' });
-    } catch (e) {
-      guard.done();
-      throw failure(file, e, signal, guard);
-    }
-    guard.touch();
-    const fail = (err) => { guard.done(); throw err; };
-    if (r.status === 404) fail(new MlpscopeError(file === 'manifest.json' ? 'E_MANIFEST' : 'E_SHARD_MISSING', `${file}: HTTP 404 (not found)`));
-    if (r.status >= 500 || r.status === 429 || r.status === 408) fail(transient('E_NETWORK', `${file}: HTTP ${r.status}`));
-    if (!r.ok) fail(new MlpscopeError('E_NETWORK', `${file}: HTTP ${r.status}`));
-    r.guard = guard;
-    r.file = file;
-    r.userSignal = signal;
-    return r;
-  };
-  const body = (r) => {
-    const reader = r.body.getReader();
-    const g = r.guard;
-    return { async *[Symbol.asyncIterator]() {
-      try {
-        for (;;) {
-          let step;
-          // race the read against the request's abort: a read started after an abort may never settle
-          try { step = await raceAbort(reader.read(), g?.signal); } catch (e) { throw failure(r.file ?? 'response', e, r.userSignal, g); }
-          g?.touch();
-          if (step.done) return;
-          yield step.value;
-        }
-      } finally { g?.done(); reader.releaseLock?.(); }
-    } };
-  };
+  const get = (file, signal, headers) => guardedFetch(new URL(file, baseUrl), file, { signal, headers, stallTimeoutMs });
+  const body = chunks;
   const cacheKey = (file, sha) => new URL(file, baseUrl).href + '#sha256=' + sha;
   // Small files: with a sha256 (tokenizer) cache-first by content; without (manifest.json)
   // network-first, keeping the last good copy for offline use.
@@ -105,9 +131,7 @@ function urlSource(base, { cache, cacheDir, stallTimeoutMs = 30000 } = {}) {
     if (c && sha256) { const hit = await c.match(key); if (hit) return new Uint8Array(await hit.arrayBuffer()); }
     try {
       const r = await get(file, signal);
-      let b;
-      try { b = new Uint8Array(await raceAbort(r.arrayBuffer(), r.guard.signal)); } catch (e) { throw failure(file, e, signal, r.guard); } /* cut off or stalled */
-      finally { r.guard.done(); }
+      const b = await responseBytes(r);
       if (c) await c.put(key, new Response(b)).catch(() => {});
       return b;
     } catch (err) {
@@ -153,7 +177,7 @@ async function folderSource(dir) {
   const fs = await nodeImport('node:fs');
   const path = await nodeImport('node:path');
   const full = (f) => path.join(dir, f);
-  const missing = (f, e) => new MlpscopeError(f === 'manifest.json' ? 'E_MANIFEST' : 'E_SHARD_MISSING', `${full(f)}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  const missing = (f, e) => Object.assign(new MlpscopeError(f === 'manifest.json' ? 'E_MANIFEST' : 'E_SHARD_MISSING', `${full(f)}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`), { notFound: e.code === 'ENOENT' });
   return {
     name: dir,
     local: true,
@@ -174,6 +198,33 @@ async function folderSource(dir) {
         read: async (view, position) => (await fh.read(view, 0, view.length, position)).bytesRead,
         close: () => fh.close(),
       };
+    },
+  };
+}
+
+/**
+ * A weight set read from the cache alone (no network): what js/hub.js converted from a Hugging
+ * Face checkpoint is kept under a folder URL of its own, and loads from here on later visits.
+ * @param {any} store from openStore() @param {string} folder the folder URL (ending in '/')
+ * @returns {Source}
+ */
+export function cachedSource(store, folder) {
+  const missing = (file) => Object.assign(new MlpscopeError(file === 'manifest.json' ? 'E_MANIFEST' : 'E_SHARD_MISSING', `${folder}${file}: not in the cache`), { notFound: true });
+  const entry = async (file, sha256) => {
+    const hit = await store.match(folder + file + (sha256 ? '#sha256=' + sha256 : '#latest'));
+    if (!hit) throw missing(file);
+    return hit;
+  };
+  return {
+    name: folder,
+    fromCacheOnly: true,
+    forget: async (file, sha256) => { await store.delete(folder + file + '#sha256=' + sha256).catch(() => {}); },
+    prune: async (files) => pruneStale(store, folder, [...files, { file: 'source.json' }]),
+    text: async (f) => (await entry(f)).text(),
+    bytes: async (f, signal, sha256) => new Uint8Array(await (await entry(f, sha256)).arrayBuffer()),
+    async open(file, { sha256 } = {}) {
+      const hit = await entry(file, sha256);
+      return { stream: chunks(hit), start: 0, fromCache: true, discard: () => store.delete(folder + file + '#sha256=' + sha256) };
     },
   };
 }

@@ -39,7 +39,7 @@ async function fetchWasm(url) {
  * engine's error record (supplied here, not by the caller). Results: 'v' none, 'i', 'f', 'p'
  * (unsigned), 'rc' (non-zero: throw the engine's error), 'p!' (NULL: throw), 'i!' (negative:
  * throw), 'json' (a malloc'd JSON text, parsed and freed), 'owned' (a malloc'd string or NULL:
- * string or undefined, freed).
+ * string or undefined, freed), 'text!' (a malloc'd string, freed; NULL: throw).
  * @type {Record<string, string[]>}
  */
 export const ABI = {
@@ -74,6 +74,9 @@ export const ABI = {
   sha_new: ['p!'], sha_update: ['v', 'p', 'p', 'i'], sha_final: ['v', 'p', 'p'],
   // converter and synthetic weight sets (host I/O through the imports below)
   convert: ['rc', 's0', 's0', 'i', 'i', 'i', 'f', 'err'], synth: ['rc', 'sz', 'f', 'i', 'i', 'f', 'err'], dtype_id: ['i', 's0'],
+  // conversion while a Hugging Face checkpoint streams in (js/hub.js)
+  conv_open_hf: ['p!', 'i', 'i', 'f', 'err'], conv_manifest: ['text!', 'p', 's0', 'err'], conv_plan_json: ['json', 'p'],
+  conv_rows: ['rc', 'p', 'i', 'p', 'f', 'f', 'p', 'err'], conv_tokenizer: ['p', 'p', 'p'], conv_close: ['v', 'p'],
 };
 
 /** Exports of the test builds only (src/api/api_test.c): kernels by dtype and ISA, bench probes. */
@@ -97,6 +100,8 @@ export class Engine {
     /** the raw exports: only this module uses them */
     this.x = instance.exports;
     this.memory = /** @type {WebAssembly.Memory} */ (memory ?? this.x.memory);
+    /** the converter's file I/O (open/close/size/read/write/log/progress); js/hub.js lends it one
+     * serving files from memory for the length of a call */
     this.host = host;
     this.errPtr = this.x.ms_err_new();
     /** the C ABI bound from ABI (and TEST_ABI in a test build): `engine.c.model_info(ptr)` */
@@ -209,13 +214,13 @@ export async function createEngine(opts = {}) {
     env: {
       ms_now_ms: () => performance.now(),
       emscripten_notify_memory_growth: () => {},
-      ms_host_open: (name, mode) => host.open(engine.cstr(name), String.fromCharCode(mode)),
-      ms_host_close: (h) => host.close(h),
-      ms_host_size: (h) => host.size(h),
-      ms_host_read: (h, off, buf, n) => host.read(h, off, engine.u8.subarray(buf >>> 0, (buf >>> 0) + (n >>> 0))),
-      ms_host_write: (h, buf, n) => host.write(h, engine.u8.subarray(buf >>> 0, (buf >>> 0) + (n >>> 0))),
-      ms_host_log: (p) => host.log(engine.cstr(p)),
-      ms_host_progress: (done, total) => host.progress?.(done, total),
+      ms_host_open: (name, mode) => engine.host.open(engine.cstr(name), String.fromCharCode(mode)),
+      ms_host_close: (h) => engine.host.close(h),
+      ms_host_size: (h) => engine.host.size(h),
+      ms_host_read: (h, off, buf, n) => engine.host.read(h, off, engine.u8.subarray(buf >>> 0, (buf >>> 0) + (n >>> 0))),
+      ms_host_write: (h, buf, n) => engine.host.write(h, engine.u8.subarray(buf >>> 0, (buf >>> 0) + (n >>> 0))),
+      ms_host_log: (p) => engine.host.log(engine.cstr(p)),
+      ms_host_progress: (done, total) => engine.host.progress?.(done, total),
     },
   };
   if (memory) imports.env.memory = memory;
@@ -276,12 +281,13 @@ function bind(e, name, [ret, ...args]) {
         case 'p!': if (!r) e.throwError(); return r >>> 0;
         case 'i!': if (r < 0) e.throwError(); return r;
         case 'p': return r >>> 0;
-        case 'json': case 'owned': {
+        case 'json': case 'owned': case 'text!': {
           const p = r >>> 0;
+          if (!p && ret === 'text!') e.throwError();
           if (!p) { if (ret === 'owned') return undefined; throw new MlpscopeError('E_MEMORY', `${name}: out of memory in the wasm heap`); }
           const text = e.cstr(p);
           e.x.ms_free(p);
-          return ret === 'json' ? JSON.parse(text) : text;
+          return ret === 'json' ? JSON.parse(text) : text; // 'owned' / 'text!': the string
         }
         default: return r;
       }

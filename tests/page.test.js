@@ -611,3 +611,38 @@ test('opened from disk (file://): the page says to serve it over HTTP, in both l
 test('no console errors', () => {
   assert.deepEqual(errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|net::ERR/.test(e)), []);
 });
+
+test('Qwen3.5-0.8B (Hugging Face) in the picker: a note with the download size first, then the mimicked hub model loads in the Worker and the sizes table shows its numbers', async () => {
+  // a synthetic checkpoint with the real Qwen3.5 layout, served as Qwen/Qwen3.5-0.8B by a loopback hub
+  const { writeHfCheckpoint } = await import('./hf-writer.js');
+  const { startHub } = await import('./hub-server.js');
+  const { execFileSync } = await import('node:child_process');
+  const { CLI, tmpDir } = await import('./helpers.js');
+  const syn = tmpDir('page-hub-syn'), hf = tmpDir('page-hub-hf');
+  execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-b.json'), '--seed', '4', '--out', syn], { stdio: 'pipe' });
+  writeHfCheckpoint(syn, hf, { dtype: 'BF16', shards: 3, tokenizer: true, tokenizerMinVocab: 300 });
+  const hub = await startHub({ 'Qwen/Qwen3.5-0.8B': hf });
+  const p = await context.newPage();
+  try {
+    await p.goto(`${server.url}?hub=${encodeURIComponent(hub.url)}`);
+    await p.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
+    const before = hub.log.length;
+    await p.selectOption('#model-select', 'hf-qwen3.5-0.8b');
+    await p.waitForSelector('#hub-note:not([hidden])');
+    assert.match(await p.textContent('#hub-note-text'), /1\.6 GB.*BF16.*q8.*缓存/);
+    assert.equal(hub.log.length, before, 'nothing is downloaded before the reader agrees');
+    await p.click('#hub-go');
+    await p.waitForFunction(() => document.body.dataset.model === 'hf-qwen3.5-0.8b' && document.body.dataset.ready === '1', null, { timeout: 120000 });
+    assert.ok(hub.log.some((l) => l.file?.endsWith('.safetensors') && l.range), 'the weights came from the hub with Range requests');
+    const cfg = JSON.parse(fs.readFileSync(path.join(hf, 'config.json'), 'utf8')).text_config;
+    assert.equal(await p.textContent('#size-inter'), cfg.intermediate_size.toLocaleString('en-US'));
+    assert.equal(await p.textContent('#size-layers'), String(cfg.num_hidden_layers));
+    assert.equal(await p.$$eval('#bars .bar', (bs) => bs.length), cfg.num_hidden_layers);
+    await p.screenshot({ path: path.join(SHOTS, 'hub-model.png') });
+    // the second visit: straight from this browser's cache, no note, no weight request
+    const n = hub.log.length;
+    await p.goto(`${server.url}?hub=${encodeURIComponent(hub.url)}&model=hf-qwen3.5-0.8b`);
+    await p.waitForFunction(() => document.body.dataset.model === 'hf-qwen3.5-0.8b' && document.body.dataset.ready === '1', null, { timeout: 120000 });
+    assert.ok(!hub.log.slice(n).some((l) => l.file?.endsWith('.safetensors')), 'no weight bytes fetched again');
+  } finally { await p.close(); await hub.close(); }
+});

@@ -4,7 +4,7 @@
 import { $, DEFAULT_TEXT, L, state, writeUrl } from './core.js';
 import { renderKoText } from './sections/knockout.js';
 import { renderLensTable } from './sections/lens.js';
-import { listModels, load, renderLoadError, renderProgress } from './sections/models.js';
+import { listModels, load, askHub, renderLoadError, renderProgress, renderHubNote } from './sections/models.js';
 import { renderFeatureText, renderTopActsNote } from './sections/neurons.js';
 import { renderBars, renderEngineStatus, renderLayerChart, renderModelFacts } from './sections/run.js';
 import { renderExFeedback, renderTryStatus } from './sections/tryit.js';
@@ -25,6 +25,7 @@ $('lang-toggle').addEventListener('click', () => setLang(state.lang === 'zh' ? '
 
 function renderDynamicText() {
   renderProgress();
+  renderHubNote();
   renderEngineStatus();
   renderLoadError();
   renderKoText();
@@ -60,7 +61,14 @@ async function start() {
   const models = await listModels();
   const want = new URLSearchParams(location.search).get('model');
   const first = want === 'url' && q.get('url') ? { id: 'url', url: q.get('url'), label: [q.get('url'), q.get('url')], kind: 'unknown' } : models.find((m) => m.id === want) ?? models[0];
-  if (first) {
+  if (first?.kind === 'hf') {
+    // a link to the hub model never starts a large download by itself: the default model first,
+    // then the note with the download size (or the cached copy, straight away)
+    $('model-select').value = models[0].id;
+    await load(models[0]);
+    $('model-select').value = first.id;
+    await askHub(first);
+  } else if (first) {
     $('model-select').value = first.id;
     if (first.id === 'url') { $('url-box').hidden = false; $('model-url').value = first.url; }
     await load(first);

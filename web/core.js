@@ -30,13 +30,15 @@ export async function tokText(id) { return (await state.model.tokenizer.pieces([
 export function escapeHtml(s) { return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c])); }
 
 // ---------------------------------------------------------------- the page's state in its URL
-/** model, language, sentence, layer of the per-token chart and the neuron card's neuron: a view
- *  can be shared as a link (read once at start) */
+/** model, language, sentence, layer of the per-token chart and the neuron card's neuron (and the
+ *  hub mirror, `hub`): a view can be shared as a link (read once at start) */
 export function writeUrl() {
   if (!state.entry) return;
   const q = new URLSearchParams();
   q.set('model', state.entry.id === 'url' ? 'url' : state.entry.id);
   if (state.entry.id === 'url') q.set('url', state.entry.url);
+  const hub = new URLSearchParams(location.search).get('hub'); // a mirror for the hub model stays
+  if (hub) q.set('hub', hub);
   q.set('lang', state.lang);
   if (state.text !== DEFAULT_TEXT) q.set('text', state.text);
   q.set('layer', $('corr-layer').value);

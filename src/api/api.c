@@ -228,6 +228,61 @@ API(ms_convert) int ms_convert(const char *src, const char *tok, int hf_dir, int
     return ms_convert_finish(&p, &io, &o, err);
 }
 
+/* ---- conversion while the source streams in (the loader's Hugging Face path) ----
+ * The plan is built through the host's files (the loader serves config.json, the tokenizer files
+ * and the safetensors headers from memory under "hub/"); the loader then fetches each tensor's
+ * source bytes itself and hands them over in row blocks, converted straight into the tensor. */
+API(ms_conv_open_hf) ms_conv_stream *ms_conv_open_hf(int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
+    ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
+    ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
+    ms_conv_stream *s = malloc(sizeof *s);
+    if (!s) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
+    if (ms_conv_stream_open_hf(s, &io, "hub", &o, err)) { free(s); return NULL; }
+    return s;
+}
+#endif
+/* manifest.json text (caller frees); hex: the shards' sha256 joined, or "" for zeros */
+API(ms_conv_manifest) char *ms_conv_manifest(const ms_conv_stream *s, const char *hex, ms_err *err) {
+    ms_buf b = {0};
+    if (ms_conv_stream_manifest(s, hex && *hex ? hex : NULL, &b, err)) { ms_buf_free(&b); return NULL; }
+    return b.p;
+}
+/* The plan's tensors as JSON: where each one's source bytes are and where its output goes.
+ * [{"name", "file" (source file index), "src_offset", "row_bytes" (source bytes per row),
+ *   "rows", "shard", "offset", "bytes"}], and the source files' names. */
+API(ms_conv_plan_json) char *ms_conv_plan_json(const ms_conv_stream *s) {
+    ms_buf b = {0};
+    ms_buf_puts(&b, "{\"files\": [");
+    for (int k = 0; k < s->plan.n_src_files; k++) {
+        const char *f = strrchr(s->plan.src_files[k], '/');
+        ms_buf_puts(&b, k ? ", " : "");
+        ms_buf_json_str(&b, f ? f + 1 : s->plan.src_files[k]);
+    }
+    ms_buf_printf(&b, "], \"shards\": %d, \"tensors\": [", s->n_shards);
+    for (int i = 0; i < s->plan.n; i++) {
+        const ms_conv_tensor *t = &s->plan.t[i];
+        ms_buf_printf(&b, "%s{\"name\": \"%s\", \"file\": %d, \"src_offset\": %llu, \"row_bytes\": %zu, \"rows\": %lld, \"shard\": %d, \"offset\": %llu, \"bytes\": %zu}",
+                      i ? ", " : "", t->name, t->src_file, (unsigned long long)t->src_off, ms_conv_row_src_bytes(t), (long long)t->shape[0],
+                      t->shard, (unsigned long long)t->offset, t->bytes);
+    }
+    ms_buf_puts(&b, "]}");
+    if (b.oom) { ms_buf_free(&b); return NULL; }
+    return b.p;
+}
+API(ms_conv_rows) int ms_conv_rows(ms_conv_stream *s, int i, const void *src, double r0, double nr, void *tensor_base, ms_err *err) {
+    return ms_conv_stream_rows(s, i, src, (size_t)r0, (size_t)nr, tensor_base, err);
+}
+/* the converted tokenizer file (NULL when there is none); its length in *len */
+API(ms_conv_tokenizer) const uint8_t *ms_conv_tokenizer(const ms_conv_stream *s, double *len) {
+    *len = (double)s->tok_bytes;
+    return s->tok;
+}
+API(ms_conv_close) void ms_conv_close(ms_conv_stream *s) {
+    if (!s) return;
+    ms_conv_stream_close(s);
+    free(s);
+}
+#ifdef __wasm__
 /* Synthetic weight set from a config (JSON text or a preset name) into the host's output folder. */
 API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
     ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};

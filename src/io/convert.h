@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../util/error.h"
+#include "../util/json.h"
 
 typedef struct {
     void *ctx;
@@ -79,8 +80,41 @@ void ms_plan_free(ms_conv_plan *p);
 int ms_plan_layout(ms_conv_plan *p, const ms_conv_opts *o, int *n_shards, ms_err *err);
 /* Write the shards, the tokenizer and manifest.json into the output (names relative to it). */
 int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err);
+/* The shards' file sizes (where each one's last tensor ends). */
+void ms_plan_shard_sizes(const ms_conv_plan *p, int n_shards, uint64_t *sizes);
+/* The tokenizer file the plan writes, validated (malloc'd into *out, NULL when the kind is none),
+ * with its sha256. */
+int ms_plan_tokenizer(const ms_conv_plan *p, const ms_io *io, uint8_t **out, int64_t *len, char hex[65], ms_err *err);
+/* manifest.json for a laid-out plan, given each shard's size and sha256 */
+int ms_plan_manifest(const ms_conv_plan *p, int n_shards, const uint64_t *sizes, const char (*hex)[65],
+                     const char *tok_hex, int64_t tok_bytes, ms_buf *man, ms_err *err);
+/* Rows r0..r0+nr of tensor t: source bytes (its src_dtype) -> dst (its output dtype). Every
+ * source value must be finite (E_TENSOR names the tensor and the element). tmp: one row of floats. */
+int ms_convert_block(const ms_conv_tensor *t, const void *src, size_t r0, size_t nr, void *dst, float *tmp, ms_err *err);
+/* bytes of one row of a tensor in its source dtype */
+size_t ms_conv_row_src_bytes(const ms_conv_tensor *t);
 /* The common tail of every conversion: lay the plan out, write it, free it. */
 int ms_convert_finish(ms_conv_plan *p, const ms_io *io, const ms_conv_opts *o, ms_err *err);
 /* Convert rows of values between dtypes (src: f32/f16/bf16; dst: any). */
 int ms_convert_rows(const void *src, int src_dtype, void *dst, int dst_dtype, size_t rows, size_t cols, float *tmp);
+
+/* A conversion whose source bytes come from outside (the loader fetching safetensors ranges) and
+ * whose output goes straight to each tensor's final place in memory: the plan is built from the
+ * small files and the safetensors headers alone (the io serves only those), laid out exactly as
+ * ms_convert_finish would lay it out, so the weight set is byte for byte the converter's. */
+typedef struct {
+    ms_conv_plan plan;
+    int n_shards;
+    float *tmp;          /* one row of floats */
+    uint8_t *tok;        /* the converted tokenizer file (NULL: none) */
+    int64_t tok_bytes;
+    char tok_hex[65];
+} ms_conv_stream;
+int ms_conv_stream_open_hf(ms_conv_stream *s, const ms_io *io, const char *dir, const ms_conv_opts *o, ms_err *err);
+/* manifest.json text; shard_hex: the shards' sha256 one after another (64 hex digits each), or
+ * NULL for zeros (a manifest read only for its layout, before the shards are hashed) */
+int ms_conv_stream_manifest(const ms_conv_stream *s, const char *shard_hex, ms_buf *out, ms_err *err);
+/* rows r0..r0+nr of plan tensor i from its source bytes into the tensor at tensor_base */
+int ms_conv_stream_rows(ms_conv_stream *s, int i, const void *src, size_t r0, size_t nr, void *tensor_base, ms_err *err);
+void ms_conv_stream_close(ms_conv_stream *s);
 #endif

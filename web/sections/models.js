@@ -1,22 +1,65 @@
 // Choosing and loading a weight set (in a Worker), its progress and its errors.
-import { loadModelInWorker } from 'mlpscope';
+import { loadModelInWorker, listCachedModels } from 'mlpscope';
 import { $, L, state } from '../core.js';
 import { findFeatures } from './neurons.js';
 import { renderEngineStatus, runText } from './run.js';
 
 // ---------------------------------------------------------------- models
+/** The lesson's own model, straight from its Hugging Face repository (converted while it streams
+ * in, then kept converted in this browser's cache). `?hub=URL` points it at a mirror. */
+export const HUB_MODEL = { id: 'hf-qwen3.5-0.8b', source: 'hf:Qwen/Qwen3.5-0.8B', kind: 'hf', dtype: 'q8',
+  label: ['Qwen3.5-0.8B（Hugging Face）', 'Qwen3.5-0.8B (Hugging Face)'], downloadBytes: 1.6e9 };
+
 export async function listModels() {
   let models = [];
   try { models = (await (await fetch('models.json')).json()).models; } catch { /* offline and not cached */ }
+  models = [...models, HUB_MODEL];
   const sel = $('model-select');
   sel.innerHTML = models.map((m) => `<option value="${m.id}">${L(m.label[0], m.label[1])}</option>`).join('') + `<option value="url">${L('其它权重集（URL）…', 'another weight set (URL)…')}</option>`;
   state.models = models;
-  sel.onchange = () => {
+  sel.onchange = async () => {
     $('url-box').hidden = sel.value !== 'url';
-    if (sel.value !== 'url') load(models.find((m) => m.id === sel.value));
+    $('hub-note').hidden = true;
+    const m = models.find((x) => x.id === sel.value);
+    if (m?.kind === 'hf') askHub(m);
+    else if (sel.value !== 'url') load(m);
+  };
+  $('hub-go').onclick = () => { $('hub-note').hidden = true; load(state.hubAsk); };
+  $('hub-cancel').onclick = () => {
+    $('hub-note').hidden = true;
+    if (state.entry) { $('model-select').value = state.entry.id; $('url-box').hidden = state.entry.id !== 'url'; }
   };
   $('model-load').onclick = () => { const u = $('model-url').value.trim(); if (u) load({ id: 'url', url: u, label: [u, u], kind: 'unknown' }); };
   return models;
+}
+
+/** Where the hub model would come from: `?hub=` (a mirror), else the public hub. */
+export const hubUrl = () => new URLSearchParams(location.search).get('hub') || undefined;
+
+/** Whether this browser already holds the converted copy of a hub entry. */
+async function hubCached(m) {
+  const hub = (hubUrl() ?? 'https://huggingface.co').replace(/\/+$/, '');
+  const folder = `${hub}/${m.source.slice(3)}/resolve/main/mlpscope-q8_0/`;
+  try { return (await listCachedModels()).find((c) => c.url === folder) ?? null; } catch { return null; }
+}
+
+/** Before a first download of the hub model: what it costs, and a button to start. */
+export async function askHub(m) {
+  state.hubAsk = m;
+  const cached = await hubCached(m);
+  if (cached) { load(m); return; } // converted before: loads from the cache, offline too
+  renderHubNote();
+  $('hub-note').hidden = false;
+  $('hub-go').focus();
+}
+
+export function renderHubNote() {
+  const m = state.hubAsk;
+  if (!m) return;
+  const gb = (m.downloadBytes / 1e9).toFixed(1);
+  $('hub-note-text').textContent = L(
+    `第一次加载要从 Hugging Face 下载约 ${gb} GB（BF16 权重），边下载边在浏览器里转换成 q8；之后再访问直接用本浏览器缓存里转换好的副本（约 0.9 GB，离线也行）。需要约 1.2 GB 内存。`,
+    `The first load downloads about ${gb} GB from Hugging Face (BF16 weights), converted to q8 in your browser as it arrives; later visits use the converted copy in this browser's cache (about 0.9 GB, offline too). Needs about 1.2 GB of memory.`);
 }
 
 /** the download line under the model picker, in the active language (re-rendered on a switch) */
@@ -24,7 +67,8 @@ export function renderProgress() {
   const p = state.progress;
   if (!p) return;
   const mb = (n) => (n / 1048576).toFixed(1);
-  $('progress-text').textContent = `${mb(p.loaded)} / ${mb(p.total)} MB · ${(p.loaded / 1048576 / Math.max(p.seconds, 0.001)).toFixed(1)} MB/s` +
+  const what = { download: p.converting ? L('下载并转换 ', 'downloading and converting ') : '', convert: L('转换 ', 'converting '), prepare: L('准备 ', 'preparing ') }[p.phase ?? 'download'] ?? '';
+  $('progress-text').textContent = what + `${mb(p.loaded)} / ${mb(p.total)} MB · ${(p.loaded / 1048576 / Math.max(p.seconds, 0.001)).toFixed(1)} MB/s` +
     (p.fromCache ? L(' · 来自缓存', ' · from cache') : '') + (p.done == null ? '' : L(` · 用时 ${p.done.toFixed(1)} 秒`, ` · ${p.done.toFixed(1)} s`));
 }
 
@@ -53,12 +97,14 @@ export async function load(entry, { keepError = false } = {}) {
   state.model = null;
   try {
     await old?.dispose();
-    const model = await loadModelInWorker(new URL(entry.url, location.href), {
+    const hub = entry.kind === 'hf';
+    const model = await loadModelInWorker(hub ? entry.source : new URL(entry.url, location.href), {
       maxContext: 512,
-      manifestSha256: entry.manifestSha256,
-      onProgress: ({ loaded, total, fromCache }) => {
+      ...(hub ? { hubUrl: hubUrl(), dtype: entry.dtype } : { manifestSha256: entry.manifestSha256 }),
+      onProgress: ({ phase, loaded, total, fromCache }) => {
+        if (phase === 'prepare') return;
         $('progress').value = total ? loaded / total : 0;
-        state.progress = { loaded, total, fromCache, seconds: (performance.now() - t0) / 1000, done: null };
+        state.progress = { phase, converting: hub && !fromCache, loaded, total, fromCache, seconds: (performance.now() - t0) / 1000, done: null };
         renderProgress();
       },
     });

@@ -52,7 +52,8 @@ export async function findFeatures() {
   };
   // the search result is kept per weight set (its manifest hash) and probe set: a second visit
   // shows the cards at once instead of searching again
-  const key = state.entry?.manifestSha256 ? `mlpscope-features-v1:${state.entry.manifestSha256}:${probes.length}:${probes[0]?.text.length ?? 0}` : null;
+  const which = state.entry?.manifestSha256 ?? (state.entry?.kind === 'hf' ? `${state.entry.source}:${state.entry.dtype}` : null);
+  const key = which ? `mlpscope-features-v1:${which}:${probes.length}:${probes[0]?.text.length ?? 0}` : null;
   let res = null;
   try { res = key && JSON.parse(localStorage.getItem(key) ?? 'null'); } catch { res = null; }
   document.body.dataset.featuresFrom = res ? 'cache' : 'search';
