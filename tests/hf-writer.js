@@ -25,39 +25,53 @@ function hfName(family, name) {
   return (family === 'qwen3_5' ? 'model.language_model.' : 'model.') + name + (bare ? '' : '.weight');
 }
 
-/** @returns {{name, dtype, shape, data: Uint8Array}[]} */
+/** The weight set's tensors with HF names, each read from its shard only when written (a 0.8B
+ * checkpoint is gigabytes): f32 tensors become BF16 when asked (rounded to nearest even), bf16
+ * tensors pass through as BF16.
+ * @returns {{man: any, tensors: {name, dtype, shape, bytes: number, read: () => Uint8Array}[]}} */
 function tensorsOf(dir, dtype, family) {
   const man = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
-  const shards = man.shards.map((s) => fs.readFileSync(path.join(dir, s.file)));
+  const files = man.shards.map((s) => path.join(dir, s.file));
+  const raw = (t) => {
+    const fd = fs.openSync(files[t.shard], 'r'), b = Buffer.alloc(t.bytes);
+    try { fs.readSync(fd, b, 0, t.bytes, t.offset); } finally { fs.closeSync(fd); }
+    return new Uint8Array(b.buffer, b.byteOffset, b.length);
+  };
   const out = [];
   for (const t of man.tensors) {
-    if (t.dtype !== 'f32') throw new Error('hf-writer needs an f32 weight set');
-    const f = new Float32Array(shards[t.shard].buffer.slice(shards[t.shard].byteOffset + t.offset, shards[t.shard].byteOffset + t.offset + t.bytes));
+    if (t.dtype !== 'f32' && t.dtype !== 'bf16') throw new Error('hf-writer needs an f32 (or bf16) weight set');
     const keepF32 = /linear_attn\.(A_log|norm)$/.test(t.name); // as in the real checkpoint
-    let data, dt;
+    const name = hfName(family, t.name);
+    if (t.dtype === 'bf16') { out.push({ name, dtype: 'BF16', shape: t.shape, bytes: t.bytes, read: () => raw(t) }); continue; }
     if (dtype === 'BF16' && !keepF32) {
-      const u = new Uint16Array(f.length);
-      for (let i = 0; i < f.length; i++) u[i] = bf16Bits(f[i]);
-      data = new Uint8Array(u.buffer); dt = 'BF16';
-    } else { data = new Uint8Array(f.buffer); dt = 'F32'; }
-    out.push({ name: hfName(family, t.name), dtype: dt, shape: t.shape, data });
+      out.push({ name, dtype: 'BF16', shape: t.shape, bytes: t.bytes / 2, read: () => {
+        const b = raw(t), f = new Float32Array(b.buffer, b.byteOffset, b.length / 4), u = new Uint16Array(f.length);
+        for (let i = 0; i < f.length; i++) u[i] = bf16Bits(f[i]);
+        return new Uint8Array(u.buffer);
+      } });
+    } else out.push({ name, dtype: 'F32', shape: t.shape, bytes: t.bytes, read: () => raw(t) });
   }
   return { man, tensors: out };
 }
 
-export function safetensorsBytes(tensors, { metadata = { format: 'pt' }, align = 8 } = {}) {
+const sizeOf = (t) => t.data ? t.data.length : t.bytes;
+const bytesOf = (t) => t.data ?? t.read();
+
+/** A safetensors file written tensor by tensor (only one tensor's bytes in memory at a time). */
+export function writeSafetensors(file, tensors, { metadata = { format: 'pt' }, align = 8 } = {}) {
   const header = { __metadata__: metadata };
   let off = 0;
-  for (const t of tensors) { header[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [off, off + t.data.length] }; off += t.data.length; }
+  for (const t of tensors) { header[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [off, off + sizeOf(t)] }; off += sizeOf(t); }
   let h = JSON.stringify(header);
   while ((8 + Buffer.byteLength(h)) % align) h += ' ';
-  const hb = Buffer.from(h);
-  const out = Buffer.alloc(8 + hb.length + off);
-  out.writeBigUInt64LE(BigInt(hb.length), 0);
-  hb.copy(out, 8);
-  let p = 8 + hb.length;
-  for (const t of tensors) { Buffer.from(t.data.buffer, t.data.byteOffset, t.data.length).copy(out, p); p += t.data.length; }
-  return out;
+  const hb = Buffer.from(h), len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(hb.length), 0);
+  const fd = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(fd, len);
+    fs.writeSync(fd, hb);
+    for (const t of tensors) fs.writeSync(fd, bytesOf(t));
+  } finally { fs.closeSync(fd); }
 }
 
 function extras(family) {
@@ -105,14 +119,14 @@ export function writeHfCheckpoint(synthDir, outDir, { dtype = 'F32', shards = 1,
     config = { architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', ...c, eos_token_id: c.vocab_size - 9 };
   }
   fs.writeFileSync(path.join(outDir, 'config.json'), JSON.stringify(config, null, 2));
-  if (shards <= 1) fs.writeFileSync(path.join(outDir, 'model.safetensors'), safetensorsBytes(all));
+  if (shards <= 1) writeSafetensors(path.join(outDir, 'model.safetensors'), all);
   else {
     const weight_map = {};
     const per = Math.ceil(all.length / shards);
     for (let s = 0; s < shards; s++) {
       const part = all.slice(s * per, (s + 1) * per);
       const file = `model-${String(s + 1).padStart(5, '0')}-of-${String(shards).padStart(5, '0')}.safetensors`;
-      fs.writeFileSync(path.join(outDir, file), safetensorsBytes(part));
+      writeSafetensors(path.join(outDir, file), part);
       for (const t of part) weight_map[t.name] = file;
     }
     fs.writeFileSync(path.join(outDir, 'model.safetensors.index.json'), JSON.stringify({ metadata: { total_size: 0 }, weight_map }, null, 2));

@@ -24,12 +24,18 @@ export async function startHub(repos, { port = 0 } = {}) {
   for (const [repo, dir] of Object.entries(repos)) {
     const files = fs.readdirSync(dir).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
     listing[repo] = files.map((f) => {
-      const b = fs.readFileSync(path.join(dir, f));
-      const lfs = f.endsWith('.safetensors') ? { sha256: sha(b), size: b.length, pointerSize: 134 } : undefined;
-      return { rfilename: f, size: b.length, blobId: sha(b, 'sha1'), ...(lfs ? { lfs } : {}) };
+      const full = path.join(dir, f), size = fs.statSync(full).size;
+      const h256 = crypto.createHash('sha256'), h1 = crypto.createHash('sha1');
+      const fd = fs.openSync(full, 'r'), buf = Buffer.alloc(8 << 20);
+      for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) { h256.update(buf.subarray(0, n)); h1.update(buf.subarray(0, n)); }
+      fs.closeSync(fd);
+      const sha256 = h256.digest('hex');
+      const lfs = f.endsWith('.safetensors') ? { sha256, size, pointerSize: 134 } : undefined;
+      return { rfilename: f, size, blobId: h1.digest('hex'), sha256, ...(lfs ? { lfs } : {}) };
     });
     commits[repo] = sha(JSON.stringify(listing[repo]), 'sha1');
   }
+  const info = (repo, file) => listing[repo].find((f) => f.rfilename === file);
   const cors = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Content-Range, Content-Length, ETag, X-Repo-Commit, Accept-Ranges' };
   const server = http.createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
@@ -43,7 +49,7 @@ export async function startHub(repos, { port = 0 } = {}) {
       const [, repo, rev] = m;
       entry.repo = repo;
       if (!repos[repo] || (rev !== 'main' && rev !== commits[repo])) { send(404, { 'content-type': 'application/json' }, '{"error":"Repository not found"}'); return; }
-      send(200, { 'content-type': 'application/json' }, JSON.stringify({ id: repo, sha: commits[repo], siblings: listing[repo] }));
+      send(200, { 'content-type': 'application/json' }, JSON.stringify({ id: repo, sha: commits[repo], siblings: listing[repo].map(({ sha256, ...f }) => f) }));
       return;
     }
     m = /^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(p) ?? /^\/plain\/([^/]+\/[^/]+)\/()(.+)$/.exec(p);
@@ -55,27 +61,36 @@ export async function startHub(repos, { port = 0 } = {}) {
     const fault = fi >= 0 ? faults[fi] : null;
     if (fault && --fault.times <= 0) faults.splice(fi, 1);
     if (fault && typeof fault.kind === 'number') { send(fault.kind, {}, 'fault'); return; }
-    if (!fs.existsSync(full)) { send(404, {}, 'Entry not found'); return; }
-    const data = fs.readFileSync(full);
-    const headers = { 'content-type': 'application/octet-stream', 'accept-ranges': 'bytes', etag: `"${sha(data)}"`, 'x-repo-commit': commits[repo] };
+    const meta = info(repo, path.basename(file));
+    if (!meta) { send(404, {}, 'Entry not found'); return; }
+    const size = meta.size;
+    // the bytes asked for, read from disk as they are sent (a checkpoint may be gigabytes)
+    const stream = (start, end, cutAt) => {
+      const rs = fs.createReadStream(full, { start, end: cutAt === undefined ? end : Math.max(start, start + cutAt - 1) });
+      if (cutAt === 0) { rs.destroy(); res.socket.destroy(); return; }
+      rs.pipe(res, { end: cutAt === undefined });
+      if (cutAt !== undefined) rs.on('end', () => res.socket.destroy());
+    };
+    const headers = { 'content-type': 'application/octet-stream', 'accept-ranges': 'bytes', etag: `"${meta.sha256}"`, 'x-repo-commit': commits[repo] };
     const r = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
     if (r && fault?.kind !== 'norange') {
-      const start = Number(r[1]), end = Math.min(r[2] === '' ? data.length - 1 : Number(r[2]), data.length - 1);
-      if (start >= data.length) { send(416, { 'content-range': `bytes */${data.length}` }, ''); return; }
-      let body = data.subarray(start, end + 1);
-      const total = fault?.kind === 'total' ? data.length + 1000 : data.length; // a file that is not what the header said
+      const start = Number(r[1]), end = Math.min(r[2] === '' ? size - 1 : Number(r[2]), size - 1);
+      if (start >= size) { send(416, { 'content-range': `bytes */${size}` }, ''); return; }
+      const n = end + 1 - start, at = Math.floor((fault?.at ?? 0.5) * n);
+      const total = fault?.kind === 'total' ? size + 1000 : size; // a file that is not what the hub listed
       headers['content-range'] = `bytes ${start}-${end}/${total}`;
-      const at = Math.floor((fault?.at ?? 0.5) * body.length);
-      if (fault?.kind === 'short') body = body.subarray(0, at);
-      headers['content-length'] = fault?.kind === 'cut' ? end + 1 - start : body.length;
+      // 'short': an honest length, but fewer bytes than asked; 'cut': the connection dies at `at`
+      headers['content-length'] = fault?.kind === 'short' ? at : n;
       entry.status = 206;
       res.writeHead(206, { ...cors, ...headers });
-      if (fault?.kind === 'cut') { res.write(body.subarray(0, at), () => res.socket.destroy()); return; }
-      res.end(body);
+      if (fault?.kind === 'short') { if (at) fs.createReadStream(full, { start, end: start + at - 1 }).pipe(res); else res.end(); return; }
+      stream(start, end, fault?.kind === 'cut' ? at : undefined);
       return;
     }
-    headers['content-length'] = data.length;
-    send(200, headers, data);
+    headers['content-length'] = size;
+    entry.status = 200;
+    res.writeHead(200, { ...cors, ...headers });
+    stream(0, size - 1);
   });
   server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
   await new Promise((r) => server.listen(port, '127.0.0.1', r));
