@@ -192,10 +192,24 @@ test('faults: a cut answer resumes where it stopped and a 500 is retried (same w
     hub.faults.push({ file: 'config.json', kind: 500, times: 99 });
     await fail({}, 'E_NETWORK', /config\.json: HTTP 500/);
     hub.faults.length = 0;
+    // the memory preflight runs on the plan (config + headers): no tensor byte is fetched first
+    const n1 = hub.log.length;
+    await fail({ memoryBudget: 1 << 20 }, 'E_MEMORY', /over the budget/);
+    assert.ok(hub.log.slice(n1).filter((l) => l.file?.endsWith('.safetensors')).every((l) => /^bytes=(0-7|8-\d+)$/.test(l.range)), 'only the headers were read');
     await assert.rejects(loadModel('hf:Qwen/Nope', { hubUrl: hub.url, cache: false, ...quick }), (e) => e.code === 'E_CHECKPOINT' && /hf:Qwen\/Nope@main: no such repository/.test(e.message));
     await assert.rejects(loadModel('hf:Qwen/Tiny@v9', { hubUrl: hub.url, cache: false, ...quick }), (e) => e.code === 'E_CHECKPOINT' && /@v9/.test(e.message));
     await assert.rejects(loadModel('hf:not a repo', {}), (e) => e.code === 'E_ARG' && /hf:owner\/name/.test(e.message));
     await assert.rejects(loadModel('hf:Qwen/Tiny', { hubUrl: hub.url, dtype: 'q3' }), (e) => e.code === 'E_ARG' && /dtype: 'q3'/.test(e.message));
+    // a safetensors header that does not fit its file: named
+    const cut = tmpDir('hub-cut');
+    for (const f of fs.readdirSync(QWEN)) fs.copyFileSync(path.join(QWEN, f), path.join(cut, f));
+    const hb = fs.readFileSync(path.join(cut, file));
+    hb.writeBigUInt64LE(BigInt(hb.length), 0);
+    fs.writeFileSync(path.join(cut, file), hb);
+    const hub3 = await startHub({ 'Qwen/Cut': cut });
+    try {
+      await assert.rejects(loadModel('hf:Qwen/Cut', { hubUrl: hub3.url, cache: false, ...quick }), (e) => e.code === 'E_CHECKPOINT' && e.message.includes(file) && /header length/.test(e.message));
+    } finally { await hub3.close(); }
     // a non-finite value in a tensor: named
     const bad = tmpDir('hub-nan');
     for (const f of fs.readdirSync(QWEN)) fs.copyFileSync(path.join(QWEN, f), path.join(bad, f));

@@ -1,4 +1,4 @@
-// The native C test binary (unit tests, the trainer, interventions, llama2.c goldens natively, bad inputs), plain
+// The native C test binary (unit tests, the trainer, interventions, the converter fed from outside, llama2.c goldens natively, bad inputs), plain
 // and under AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer): any report fails the
 // test. The groups that read stories260K (outside the repository) are skipped without it.
 import { test } from 'node:test';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { ROOT, SHARED, tmpDir, NEEDS_STORIES } from './helpers.js';
 
 for (const variant of ['native', 'asan']) {
-  for (const [what, groups, skip] of [['units, trainer, interventions', ['units', 'train', 'interventions'], false], ['stories260K: llama2.c goldens, bad inputs', ['llama', 'bad_inputs'], NEEDS_STORIES]]) {
+  for (const [what, groups, skip] of [['units, trainer, interventions, streamed conversion', ['units', 'train', 'interventions', 'convert_stream'], false], ['stories260K: llama2.c goldens, bad inputs', ['llama', 'bad_inputs'], NEEDS_STORIES]]) {
     test(`C tests (${variant} build): ${what}`, { skip }, () => {
       const bin = path.join(ROOT, 'build', variant, 'ms_tests');
       const r = spawnSync(bin, [path.join(SHARED, 'models'), tmpDir(`c-${variant}`), ...groups], {
