@@ -17,9 +17,7 @@ import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
 import { guardedFetch, chunks, responseBytes, transient, cachedSource } from './source.js';
 import { openStore } from './cache.js';
-import { createEngine } from './wasm.js';
-import { beginModel, endModel, loadWeightSet, withRetry, sleep, eachConcurrently } from './loader.js';
-import { hardwareThreads, threadSupport } from './threads.js';
+import { beginModel, endModel, loadWeightSet, withRetry, sleep, eachConcurrently, pickEngine } from './loader.js';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 /** dtype names the loader and the CLI accept, and the engine's names for them */
@@ -358,18 +356,11 @@ function sourceRuns(plan) {
   return runs;
 }
 
-/** The engine to convert and run in (as loadModel picks it). */
+/** The engine to convert and run in: the one passed in, or the one loadModel would pick. */
 async function engineFor(opts) {
   if (opts.engine) return { e: opts.engine, owns: false, why: 'the engine passed in' };
-  const want = opts.threads ?? 'auto';
-  const urls = { wasmUrl: opts.wasmUrl, mtWasmUrl: opts.mtWasmUrl, threadWorkerUrl: opts.threadWorkerUrl };
-  if (want !== 'auto' && !(Number.isInteger(want) && want >= 1 && want <= 64))
-    throw new MlpscopeError('E_ARG', `threads: ${JSON.stringify(want)} is neither 'auto' nor an integer in [1, 64]`);
-  const hw = await hardwareThreads(), n = want === 'auto' ? Math.min(hw, 4) : want, sup = threadSupport();
-  if (n >= 2 && sup.ok) {
-    try { return { e: await createEngine({ ...urls, threads: n }), owns: true, why: `threads: ${want}${want === 'auto' ? `, ${hw} hardware threads` : ''}` }; } catch { /* single-threaded below */ }
-  }
-  return { e: await createEngine(urls), owns: true, why: n < 2 ? (want === 'auto' ? `threads: auto, ${hw} hardware thread` : 'threads: 1 asked for') : `threads: ${want}, but ${sup.ok ? 'the threaded build did not start' : sup.why}` };
+  const { engine, why } = await pickEngine(opts.threads ?? 'auto', { wasmUrl: opts.wasmUrl, mtWasmUrl: opts.mtWasmUrl, threadWorkerUrl: opts.threadWorkerUrl });
+  return { e: engine, owns: true, why };
 }
 
 /** The output dtypes asked for (q8 by default; the embedding and head as the rest unless said). */

@@ -204,7 +204,7 @@ export async function beginModel(manifestText, opts, given = {}) {
   let e, threadsWhy, ownsEngine;
   if (given.engine) ({ engine: e, why: threadsWhy, owns: ownsEngine } = { engine: given.engine, why: given.threadsWhy ?? 'the engine passed in', owns: !!given.ownsEngine });
   else if (opts.engine) ({ engine: e, why: threadsWhy, owns: ownsEngine } = { engine: opts.engine, why: 'the engine passed in', owns: false });
-  else ({ engine: e, why: threadsWhy } = await engineFor(opts.threads ?? 'auto', urls)), ownsEngine = true;
+  else ({ engine: e, why: threadsWhy } = await pickEngine(opts.threads ?? 'auto', urls)), ownsEngine = true;
   let model = 0;
   try {
     const pre = e.c.model_create(manifestText, 0, simd ? 1 : 0);
@@ -273,7 +273,7 @@ export async function endModel(stage, manifest, tokenizerBytes, sourceName, opts
  * wanted ('auto': one per hardware thread, at most 4), else the single-threaded one, with the reason.
  * @param {number|'auto'} want
  */
-async function engineFor(want, urls) {
+export async function pickEngine(want, urls) {
   if (want !== 'auto' && !(Number.isInteger(want) && want >= 1 && want <= 64))
     throw new MlpscopeError('E_ARG', `threads: ${JSON.stringify(want)} is neither 'auto' nor an integer in [1, 64]`);
   const sup = threadSupport();
