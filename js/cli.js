@@ -9,6 +9,8 @@
 //   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
 //   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
 //   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
+//   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--json]
+//   mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
 import fs from 'node:fs';
 import { findFeatureNeurons, neuronTopActivations } from './features.js';
 import { loadModel } from './loader.js';
@@ -34,6 +36,8 @@ const USAGE = `usage:
   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
+  mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--top N] [--json]
+  mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
     (DIR may be @demo: the demo model that comes with the package, weights/demo/; or a Hugging Face
      checkpoint, converted while it loads: hf:OWNER/NAME[@REV] (hub: --hub-url, else $HF_ENDPOINT,
      else https://huggingface.co; kept converted in $MLPSCOPE_CACHE or ~/.cache/mlpscope), a URL of
@@ -307,6 +311,62 @@ async function lens(argv) {
   model.dispose();
 }
 
+const idsArg = (v, name) => String(v).split(',').filter((x) => x.trim() !== '').map((x) => num(x, name, { int: true }));
+const tokText = (model, id) => (model.tokenizer ? JSON.stringify(model.tokenizer.decode([id])) : String(id));
+/** --token / --diff: a token id, or a piece of text that is one token */
+function tokenArg(model, v, name) {
+  if (/^\d+$/.test(String(v))) return Number(v);
+  const ids = model.tokenizer ? model.tokenizer.encode(String(v)) : [];
+  if (ids.length !== 1) throw new MlpscopeError('E_ARG', `--${name} ${JSON.stringify(v)} is not a token id or the text of one token (it is ${ids.length} tokens)`);
+  return ids[0];
+}
+
+/** the prediction at one position split into every block's write (and one layer's neurons) */
+async function decompose(argv) {
+  const a = parseArgs(argv, { prompt: 'v', ids: 'v', position: 'v', token: 'v', diff: 'v', neurons: 'v', top: 'v', json: 'flag' });
+  if (a._.length !== 1 || (a.prompt === undefined && a.ids === undefined)) throw new MlpscopeError('E_ARG', 'decompose needs DIR and --prompt or --ids\n' + USAGE);
+  const model = await load(a._[0], { exact: true }); // exact activations: the parts sum to the logit to float rounding
+  const ids = a.ids !== undefined ? idsArg(a.ids, 'ids') : model._encodePrompt(a.prompt);
+  const o = { position: num(a.position ?? -1, 'position', { int: true }) };
+  if (a.token !== undefined) o.token = tokenArg(model, a.token, 'token');
+  if (a.diff !== undefined) { const [x, y] = String(a.diff).split(','); if (y === undefined) throw new MlpscopeError('E_ARG', '--diff takes two tokens: A,B'); o.logitDiff = [tokenArg(model, x, 'diff'), tokenArg(model, y, 'diff')]; }
+  if (a.neurons !== undefined) o.neurons = num(a.neurons, 'neurons', { int: true, min: 0 });
+  const top = num(a.top ?? 10, 'top', { int: true, min: 1 });
+  const d = model.decomposePrediction(ids, o);
+  let best = null;
+  if (d.neurons) best = [...d.neurons.values.keys()].sort((x, y) => Math.abs(d.neurons.values[y]) - Math.abs(d.neurons.values[x])).slice(0, top).map((j) => ({ neuron: j, value: d.neurons.values[j] }));
+  if (a.json) process.stdout.write(JSON.stringify({ ...d, neurons: d.neurons ? { layer: d.neurons.layer, sum: d.neurons.sum, top: best } : undefined }) + '\n');
+  else {
+    const what = d.logitDiff ? `logit(${tokText(model, d.logitDiff[0])}) − logit(${tokText(model, d.logitDiff[1])})` : `logit(${tokText(model, d.token)})`;
+    console.log(`${what} after token ${d.position}: ${d.logit.toFixed(4)}; the parts below sum to ${d.sum.toFixed(4)}`);
+    for (const q of d.parts) console.log(`  ${(q.layer === null ? 'embed' : `${q.layer} ${q.kind}`).padEnd(14)} ${q.value >= 0 ? '+' : ''}${q.value.toFixed(4)}`);
+    if (d.neurons) {
+      console.log(`layer ${d.neurons.layer}'s MLP by neuron (sum ${d.neurons.sum.toFixed(4)}), the ${top} largest:`);
+      for (const b of best) console.log(`  neuron ${String(b.neuron).padEnd(6)} ${b.value >= 0 ? '+' : ''}${b.value.toFixed(4)}`);
+    }
+  }
+  model.dispose();
+}
+
+/** activation patching: a layer × position table of how much the clean answer comes back */
+async function patch(argv) {
+  const a = parseArgs(argv, { clean: 'v', corrupted: 'v', hook: 'v', diff: 'v', kl: 'flag', layers: 'v', json: 'flag' });
+  if (a._.length !== 1 || a.clean === undefined || a.corrupted === undefined || (a.diff === undefined) === !a.kl)
+    throw new MlpscopeError('E_ARG', 'patch needs DIR, --clean TEXT, --corrupted TEXT and either --diff A,B or --kl\n' + USAGE);
+  const model = await load(a._[0]);
+  const clean = model._encodePrompt(a.clean), corrupted = model._encodePrompt(a.corrupted);
+  let metric = 'kl';
+  if (a.diff !== undefined) { const [x, y] = String(a.diff).split(','); if (y === undefined) throw new MlpscopeError('E_ARG', '--diff takes two tokens: A,B'); metric = { logitDiff: [tokenArg(model, x, 'diff'), tokenArg(model, y, 'diff')] }; }
+  const r = model.activationPatching(clean, corrupted, { hook: a.hook ?? 'hook_resid_pre', metric, layers: a.layers !== undefined ? idsArg(a.layers, 'layers') : undefined });
+  if (a.json) process.stdout.write(JSON.stringify(r) + '\n');
+  else {
+    console.log(`patching ${r.hook} of the clean run into the corrupted one (${metric === 'kl' ? 'KL to the clean prediction' : `logit difference ${a.diff}`}: clean ${r.clean.toFixed(3)}, corrupted ${r.corrupted.toFixed(3)}); share of the clean answer restored:`);
+    console.log('layer ' + r.positions.map((p) => tokText(model, corrupted[p]).slice(0, 8).padStart(9)).join(''));
+    r.layers.forEach((l, i) => console.log(String(l).padStart(5) + ' ' + r.restored[i].map((v) => v.toFixed(2).padStart(9)).join('')));
+  }
+  model.dispose();
+}
+
 function topK(logits, k) {
   return topTokens(logits, k).map((t) => [t.id, t.logit]);
 }
@@ -333,6 +393,8 @@ async function main() {
     else if (cmd === 'features') await features(rest);
     else if (cmd === 'neuron') await neuron(rest);
     else if (cmd === 'lens') await lens(rest);
+    else if (cmd === 'decompose') await decompose(rest);
+    else if (cmd === 'patch') await patch(rest);
     else { console.error(USAGE); process.exit(2); }
   } catch (err) {
     const code = err instanceof MlpscopeError ? err.code : 'E_INTERNAL';

@@ -268,7 +268,7 @@ export class Model {
   /** activation patching: clean values of `hook` patched into the corrupted run, one layer and position at a time */
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): PatchingResult;
   /** the logit of a token (or a logit difference) at a position, as the sum of the embedding's, every mixer's and every MLP's contribution */
-  decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number] }): Decomposition;
+  decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number]; neurons?: number }): Decomposition;
   reset(): void;
   dispose(): void;
   /** `using model = await loadModel(…)` */
@@ -288,6 +288,8 @@ export interface PatchingResult { hook: string; layers: number[]; positions: num
 export interface Decomposition {
   position: number; token?: number; logitDiff?: [number, number]; logit: number; sum: number; scale: number;
   parts: { name: string; kind: 'embed' | 'attention' | 'deltanet' | 'mlp'; layer: number | null; value: number }[];
+  /** with `neurons: L`: layer L's MLP part, one term per neuron (values[j]), and their sum */
+  neurons?: { layer: number; values: Float32Array; sum: number };
 }
 export interface LogitToken { id: number; token: string | undefined; logit: number }
 export interface DirectionLogits { logits: Float32Array; promoted: LogitToken[]; suppressed: LogitToken[] }
@@ -350,7 +352,7 @@ export class WorkerModel {
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): Promise<NeuronOutput>;
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): Promise<DirectionLogits>;
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): Promise<PatchingResult>;
-  decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number] }): Promise<Decomposition>;
+  decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number]; neurons?: number }): Promise<Decomposition>;
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): Promise<void>;
   reset(): Promise<void>;
   dispose(): Promise<void>;

@@ -121,13 +121,17 @@ export class Model {
    * part: lm_head[token] · ((offset + final_norm) ⊙ part) / rms(x). `sum` is that sum and `logit`
    * the model's own value (they agree to float rounding with exact activations; int8 activations
    * round the head's input, so expect a difference of that size).
+   * With `neurons: L`, layer L's MLP part is split further into one term per neuron:
+   * hook_post[j] · (downᵀ u)[j] / rms(x), u the head's read-out vector (`neurons.values`, summing to
+   * that layer's MLP part up to the rounding of its activations: exactly with exact activations).
    * @param {ArrayLike<number>} ids
-   * @param {{position?: number, token?: number, logitDiff?: [number, number]}} [opts] position:
+   * @param {{position?: number, token?: number, logitDiff?: [number, number], neurons?: number}} [opts] position:
    *   negative from the end (default -1); token: default the model's top prediction there
    * @returns {{position: number, token?: number, logitDiff?: [number, number], logit: number, sum: number, scale: number,
-   *   parts: {name: string, kind: 'embed' | 'attention' | 'deltanet' | 'mlp', layer: number | null, value: number}[]}}
+   *   parts: {name: string, kind: 'embed' | 'attention' | 'deltanet' | 'mlp', layer: number | null, value: number}[],
+   *   neurons?: {layer: number, values: Float32Array, sum: number}}}
    */
-  decomposePrediction(ids, { position = -1, token, logitDiff } = {}) {
+  decomposePrediction(ids, { position = -1, token, logitDiff, neurons } = {}) {
     this._alive();
     const bad = (what) => new MlpscopeError('E_ARG', `decomposePrediction(): ${what}`);
     const T = ids?.length, L = this.nLayers, H = this.config.hidden_size, V = this.config.vocab_size;
@@ -138,10 +142,11 @@ export class Model {
     const okTok = (t) => Number.isInteger(t) && t >= 0 && t < nReal;
     if (token !== undefined && !okTok(token)) throw bad(`token ${token} is not an id below ${nReal}`);
     if (logitDiff !== undefined && !(Array.isArray(logitDiff) && logitDiff.length === 2 && logitDiff.every(okTok))) throw bad('logitDiff must be two token ids');
+    if (neurons !== undefined && !(Number.isInteger(neurons) && neurons >= 0 && neurons < L)) throw bad(`neurons: layer ${neurons} does not exist (the model has ${L})`);
     const names = ['blocks.0.hook_resid_pre'];
     for (let l = 0; l < L; l++) names.push(`blocks.${l}.hook_attn_out`, `blocks.${l}.hook_mlp_out`);
-    const last = `blocks.${L - 1}.hook_resid_post`;
-    const r = this.forward(ids, { hooks: [...names, last], stats: false, logits: 'all' });
+    const last = `blocks.${L - 1}.hook_resid_post`, post = neurons === undefined ? null : `blocks.${neurons}.mlp.hook_post`;
+    const r = this.forward(ids, { hooks: [...names, last, ...(post ? [post] : [])], stats: false, logits: 'all' });
     const z = r.logits.subarray(p * V, (p + 1) * V);
     if (token === undefined && !logitDiff) { token = 0; for (let i = 1; i < nReal; i++) if (z[i] > z[token]) token = i; }
     const x = r.hooks[last].subarray(p * H, (p + 1) * H);
@@ -156,7 +161,24 @@ export class Model {
       return { name: i === 0 ? 'embed' : name, kind, layer, value: read(w) * scale };
     });
     const sum = parts.reduce((a, q) => a + q.value, 0);
-    return { position: p, ...(logitDiff ? { logitDiff } : { token }), logit: read(z), sum, scale, parts };
+    const out = { position: p, ...(logitDiff ? { logitDiff } : { token }), logit: read(z), sum, scale, parts };
+    if (post) out.neurons = this._neuronParts(neurons, r.hooks[post], p, logitDiff ?? [token, -1], scale);
+    return out;
+  }
+
+  /** Layer l's MLP write at position p split per neuron: h[j] · (downᵀ u)[j] · scale (u: the head's read-out). */
+  _neuronParts(l, hookPost, p, [a, b], scale) {
+    const e = this.e, H = this.config.hidden_size, I = this.config.intermediate_size;
+    const u = e.malloc(H * 4), w = e.malloc(I * 4);
+    try {
+      e.c.head_readout(this.m, a, b, u);
+      e.c.mlp_down_readout(this.m, l, u, w);
+      const readout = e.f32.subarray(w >> 2, (w >> 2) + I), h = hookPost.subarray(p * I, (p + 1) * I);
+      const values = new Float32Array(I);
+      let sum = 0;
+      for (let j = 0; j < I; j++) { values[j] = h[j] * readout[j] * scale; sum += h[j] * readout[j] * scale; }
+      return { layer: l, values, sum };
+    } finally { e.free(u); e.free(w); }
   }
 
   /**

@@ -204,3 +204,30 @@ test('progress lines (bytes, rate, time left) on a terminal or with MLPSCOPE_PRO
   const piped = go({ MLPSCOPE_PROGRESS: '' }, ['run', '@demo', '--prompt', 'I flew', '--max-tokens', '2']);
   assert.doesNotMatch(piped.stderr, /loading:|\r/);
 });
+
+test('mlpscope decompose and mlpscope patch print what decomposePrediction and activationPatching give', async () => {
+  const { loadModel } = await import('../js/index.js');
+  const json = (...args) => JSON.parse(execFileSync(process.execPath, [CLI, ...args, '--json'], { encoding: 'utf8' }));
+  const m = await loadModel(DEMO, { exact: true });
+  const ids = m.tokenizer.encode('I flew from Paris to');
+  const want = m.decomposePrediction(ids, { neurons: 6 });
+  const got = json('decompose', DEMO, '--prompt', 'I flew from Paris to', '--neurons', '6', '--top', '4');
+  assert.equal(got.token, want.token);
+  assert.deepEqual(got.parts.map((q) => q.value), want.parts.map((q) => q.value));
+  assert.ok(Math.abs(got.sum - got.logit) < 1e-4);
+  assert.equal(got.neurons.top.length, 4);
+  assert.equal(got.neurons.top[0].value, want.neurons.values[got.neurons.top[0].neuron]);
+  const clean = m.tokenizer.encode('I flew from Paris to'), corrupted = m.tokenizer.encode('I flew from Rome to');
+  const [a, b] = [m.tokenizer.encode(' T')[0], m.tokenizer.encode(' R')[0]];
+  m.dispose();
+  const m2 = await loadModel(DEMO);
+  const pw = m2.activationPatching(clean, corrupted, { metric: { logitDiff: [a, b] }, layers: [0, 9] });
+  m2.dispose();
+  const pg = json('patch', DEMO, '--clean', 'I flew from Paris to', '--corrupted', 'I flew from Rome to', '--diff', ' T, R', '--layers', '0,9');
+  assert.deepEqual(pg.restored, pw.restored);
+  const r = spawnSync(process.execPath, [CLI, 'patch', DEMO, '--clean', 'a b', '--corrupted', 'a c'], { encoding: 'utf8' });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /E_ARG: patch needs .*--diff A,B or --kl/);
+  const t = spawnSync(process.execPath, [CLI, 'decompose', DEMO, '--prompt', 'a b', '--token', 'Paris Tokyo'], { encoding: 'utf8' });
+  assert.match(t.stderr, /E_ARG: --token "Paris Tokyo" is not a token id or the text of one token/);
+});

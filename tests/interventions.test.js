@@ -162,6 +162,21 @@ for (const [label, dir] of MODELS) {
     assert.equal(at2.position, 2);
     assert.ok(Math.abs(at2.sum - at2.logit) <= 1e-5 * Math.max(1, Math.abs(at2.logit)));
     assert.throws(() => m.decomposePrediction(IDS, { position: T }), (e) => e.code === 'E_ARG');
+    // one layer's MLP part split per neuron: the neurons' terms sum to that part; the top neuron's
+    // term equals its activation times what its down_proj column writes into that logit
+    const L = m.nLayers - 1, byNeuron = m.decomposePrediction(IDS, { neurons: L });
+    const mlpPart = byNeuron.parts.find((q) => q.kind === 'mlp' && q.layer === L).value;
+    assert.equal(byNeuron.neurons.values.length, m.config.intermediate_size);
+    assert.ok(Math.abs(byNeuron.neurons.sum - mlpPart) <= 1e-4 * Math.max(1, Math.abs(mlpPart)), `neurons ${byNeuron.neurons.sum} vs the MLP part ${mlpPart}`);
+    const j = [...byNeuron.neurons.values.keys()].reduce((x, y) => (Math.abs(byNeuron.neurons.values[y]) > Math.abs(byNeuron.neurons.values[x]) ? y : x), 0);
+    const post = m.forward(IDS, { hooks: [`blocks.${L}.mlp.hook_post`], stats: false }).hooks[`blocks.${L}.mlp.hook_post`];
+    const I = m.config.intermediate_size, pLast = IDS.length - 1;
+    const direct = m.neuronOutput(L, j).logits[byNeuron.token] * post[pLast * I + j] * byNeuron.scale;
+    assert.ok(Math.abs(direct - byNeuron.neurons.values[j]) <= 1e-4 * Math.max(1, Math.abs(direct)), `neuron ${j}: ${byNeuron.neurons.values[j]} vs ${direct}`);
+    const nd = m.decomposePrediction(IDS, { neurons: 0, logitDiff: [d.token, other] });
+    const mlp0 = nd.parts.find((q) => q.kind === 'mlp' && q.layer === 0).value;
+    assert.ok(Math.abs(nd.neurons.sum - mlp0) <= 1e-4 * Math.max(1, Math.abs(mlp0)), 'with a logit difference too');
+    assert.throws(() => m.decomposePrediction(IDS, { neurons: m.nLayers }), (e) => e.code === 'E_ARG' && /neurons: layer/.test(e.message));
     m.dispose();
   });
 }

@@ -30,3 +30,38 @@ int ms_unembed_direction(const ms_model *m, const float *v, float *logits, ms_er
     free(g);
     return MS_OK;
 }
+
+int ms_mlp_down_readout(const ms_model *m, int layer, const float *u, float *out, ms_err *err) {
+    const ms_config *c = &m->cfg;
+    if (!m->finalized) return ms_fail(err, MS_E_STATE, "model is not fully loaded");
+    if (layer < 0 || layer >= c->n_layers) return ms_fail(err, MS_E_ARG, "layer %d is not in 0..%d", layer, c->n_layers - 1);
+    const ms_tensor *down = m->layers[layer].down; /* [hidden][intermediate] */
+    float *row = malloc((size_t)down->cols * sizeof *row);
+    if (!row) return ms_fail(err, MS_E_MEMORY, "cannot allocate a row of %s", down->name);
+    for (int64_t j = 0; j < down->cols; j++) out[j] = 0;
+    /* row by row (quantized rows dequantize whole blocks): out += u[h] * down[h][:] */
+    for (int64_t h = 0; h < down->rows; h++) {
+        ms_tensor_row_f32(down, h, row);
+        for (int64_t j = 0; j < down->cols; j++) out[j] += u[h] * row[j];
+    }
+    free(row);
+    return MS_OK;
+}
+
+int ms_head_readout(const ms_model *m, int token, int minus, float *out, ms_err *err) {
+    const ms_config *c = &m->cfg;
+    if (!m->finalized) return ms_fail(err, MS_E_STATE, "model is not fully loaded");
+    const ms_tensor *head = m->lm_head; /* [vocab][hidden] */
+    if (token < 0 || token >= head->rows || minus >= head->rows) return ms_fail(err, MS_E_ARG, "token %d (or %d) is not in 0..%lld", token, minus, (long long)head->rows - 1);
+    float *row = malloc((size_t)c->hidden * sizeof *row);
+    if (!row) return ms_fail(err, MS_E_MEMORY, "cannot allocate %d floats", c->hidden);
+    ms_tensor_row_f32(head, token, out);
+    if (minus >= 0) {
+        ms_tensor_row_f32(head, minus, row);
+        for (int i = 0; i < c->hidden; i++) out[i] -= row[i];
+    }
+    const float *w = m->final_norm->data;
+    for (int i = 0; i < c->hidden; i++) out[i] *= c->norm_offset + w[i];
+    free(row);
+    return MS_OK;
+}

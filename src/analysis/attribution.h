@@ -13,4 +13,11 @@ int ms_mlp_down_column(const ms_model *m, int layer, int neuron, float *out, ms_
 /* logits[vocab] = lm_head · ((norm_offset + final_norm) ⊙ v), v of hidden size (the final RMSNorm's
  * gain without its 1/rms: for the whole norm, ms_unembed in engine/forward.h) */
 int ms_unembed_direction(const ms_model *m, const float *v, float *logits, ms_err *err);
+/* out[intermediate] = downᵀ · u: every neuron's write direction read by one vector at once (with u
+ * from ms_head_readout, each neuron's direct effect on a logit per unit of its activation) */
+int ms_mlp_down_readout(const ms_model *m, int layer, const float *u, float *out, ms_err *err);
+/* out[hidden] = (norm_offset + final_norm) ⊙ (lm_head[token] − lm_head[minus]) (no minus: -1): the
+ * vector whose dot product with a residual write is that write's direct effect on logit(token)
+ * (− logit(minus)), up to the final norm's 1/rms */
+int ms_head_readout(const ms_model *m, int token, int minus, float *out, ms_err *err);
 #endif

@@ -113,6 +113,8 @@ API(ms_run_lens) int ms_run_lens(ms_run *r, const int32_t *positions, int n, int
 }
 API(ms_mlp_down_column) int ms_mlp_down_column_api(ms_model *m, int layer, int neuron, float *out, ms_err *err) { return ms_mlp_down_column(m, layer, neuron, out, err); }
 API(ms_unembed_direction) int ms_unembed_direction_api(ms_model *m, const float *v, float *logits, ms_err *err) { return ms_unembed_direction(m, v, logits, err); }
+API(ms_mlp_down_readout) int ms_mlp_down_readout_api(ms_model *m, int layer, const float *u, float *out, ms_err *err) { return ms_mlp_down_readout(m, layer, u, out, err); }
+API(ms_head_readout) int ms_head_readout_api(ms_model *m, int token, int minus, float *out, ms_err *err) { return ms_head_readout(m, token, minus, out, err); }
 API(ms_run_exec) int ms_run_exec(ms_run *r, const int32_t *ids, ms_err *err) { return ms_run_execute(r, ids, err); }
 API(ms_run_logits) float *ms_run_logits(const ms_run *r) { return ms_run_logits_of(r); }
 /* statistic `id` (a row of ms_engine_info's "stats") of the run, NULL when not collected */
