@@ -55,6 +55,9 @@ for (const cfg of configs) {
       }
       const H = r.stats.gdn_heads;
       worst.stateNorm = Math.max(worst.stateNorm, relStats((l, t, h) => r.stats.gdn_state_norm[l][t * H + h], ref.stats.gdn_state_norm, T));
+      // each DeltaNet head's decay exp(g) and write strength beta, per token
+      for (const k of ['gdn_decay_head', 'gdn_beta_head'])
+        worst.headGates = Math.max(worst.headGates ?? 0, relStats((l, t, h) => r.stats[k][l][t * H + h], ref.stats[k], T));
       // native build, same weights
       const nat = JSON.parse(execFileSync(NATIVE, ['forward', dir, '--ids', ids.join(',')], { maxBuffer: 1 << 28, encoding: 'utf8' }));
       worst.nativeLogits = Math.max(worst.nativeLogits, relVec(nat.logits, ref.logits[T - 1]));
@@ -100,7 +103,7 @@ test('chunked Gated DeltaNet prefill equals the recurrence; decode equals prefil
   }
 });
 
-test('Gated DeltaNet statistics: decay in (0, 1], beta in (0, 1), one state norm per value head', async () => {
+test('Gated DeltaNet statistics: decay in (0, 1], beta in (0, 1), per head and per token (decode = prefill), one state norm per value head', async () => {
   const dir = synth('qwen35-b');
   const model = await loadModel(dir);
   const r = model.forward(idsFor(20, model.config.vocab_size));
@@ -112,6 +115,21 @@ test('Gated DeltaNet statistics: decay in (0, 1], beta in (0, 1), one state norm
     assert.ok(r.stats.gdn_decay[l][t] > 0 && r.stats.gdn_decay[l][t] <= 1);
     assert.ok(r.stats.gdn_beta[l][t] > 0 && r.stats.gdn_beta[l][t] < 1);
     for (let h = 0; h < 6; h++) assert.ok(r.stats.gdn_state_norm[l][t * 6 + h] > 0);
+    // per head: in range, and their means are the per-token means above
+    const d = r.stats.gdn_decay_head[l].subarray(t * 6, t * 6 + 6), b = r.stats.gdn_beta_head[l].subarray(t * 6, t * 6 + 6);
+    assert.ok(d.every((v) => v > 0 && v <= 1) && b.every((v) => v > 0 && v < 1));
+    assert.ok(Math.abs(d.reduce((x, y) => x + y, 0) / 6 - r.stats.gdn_decay[l][t]) < 1e-6);
+    assert.ok(Math.abs(b.reduce((x, y) => x + y, 0) / 6 - r.stats.gdn_beta[l][t]) < 1e-6);
+  }
+  // decode (one token per call) gives the same per-head gates as the prefill
+  const ids = idsFor(20, model.config.vocab_size);
+  model.forward(ids.slice(0, 12));
+  for (let t = 12; t < 20; t++) {
+    const s = model.forward([ids[t]], { continue: true }).stats;
+    for (const l of [0, 2, 3]) for (let h = 0; h < 6; h++) {
+      assert.ok(Math.abs(s.gdn_decay_head[l][h] - r.stats.gdn_decay_head[l][t * 6 + h]) < 1e-5, `decay l${l} t${t} h${h}`);
+      assert.ok(Math.abs(s.gdn_beta_head[l][h] - r.stats.gdn_beta_head[l][t * 6 + h]) < 1e-5, `beta l${l} t${t} h${h}`);
+    }
   }
   model.dispose();
 });

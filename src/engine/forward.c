@@ -145,8 +145,12 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
                                   st ? st->gdn_decay + at : NULL, st ? st->gdn_beta + at : NULL);
                 if (st)
                     for (int t = 0; t < B; t++)
-                        for (int h = 0; h < st->gdn_heads; h++)
-                            st->gdn_state_norm[(at + t) * st->gdn_heads + h] = (float)sqrt(s->gdn_norm2[(size_t)t * st->gdn_heads + h]);
+                        for (int h = 0; h < st->gdn_heads; h++) {
+                            const size_t k = (at + t) * st->gdn_heads + h, th = (size_t)t * st->gdn_heads + h;
+                            st->gdn_state_norm[k] = (float)sqrt(s->gdn_norm2[th]);
+                            st->gdn_decay_head[k] = expf(s->gdn_g[th]);
+                            st->gdn_beta_head[k] = s->gdn_beta[th];
+                        }
             }
             hook_point(o, l, MS_HOOK_ATTN_OUT, s->mix_out, H, t0, pos0, B);
             if (st) l2_rows(st->attn_out_l2 + at, s->mix_out, H, B);

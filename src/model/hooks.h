@@ -50,7 +50,9 @@ extern const ms_hook_info ms_hook_table[MS_HOOK__COUNT];
     X(layer_ms, double, "f64", MS_SHAPE_L, MS_WHEN_ALWAYS, "wall time of the call in each layer (ms)")                     \
     X(gdn_state_norm, float, "f32", MS_SHAPE_LTH, MS_WHEN_GDN, "Frobenius norm of each DeltaNet head's state")           \
     X(gdn_decay, float, "f32", MS_SHAPE_LT, MS_WHEN_GDN, "mean exp(g) over the DeltaNet heads (state decay)")            \
-    X(gdn_beta, float, "f32", MS_SHAPE_LT, MS_WHEN_GDN, "mean beta over the DeltaNet heads (write strength)")
+    X(gdn_beta, float, "f32", MS_SHAPE_LT, MS_WHEN_GDN, "mean beta over the DeltaNet heads (write strength)")          \
+    X(gdn_decay_head, float, "f32", MS_SHAPE_LTH, MS_WHEN_GDN, "exp(g) of each DeltaNet head: how much of its state it keeps") \
+    X(gdn_beta_head, float, "f32", MS_SHAPE_LTH, MS_WHEN_GDN, "beta of each DeltaNet head: how strongly it writes the token")
 
 enum { MS_SHAPE_L, MS_SHAPE_LT, MS_SHAPE_LTK, MS_SHAPE_LTH };
 enum { MS_WHEN_ALWAYS, MS_WHEN_GDN };
