@@ -268,6 +268,8 @@ export class Model {
   /** activation patching: clean values of `hook` patched into the corrupted run, one layer and position at a time */
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): PatchingResult;
   /** the logit of a token (or a logit difference) at a position, as the sum of the embedding's, every mixer's and every MLP's contribution */
+  /** mean of a hook point's activations over prompts a minus over prompts b (at each prompt's last token, or the mean over its tokens): a vector for an 'add' intervention */
+  steeringVector(a: string | ArrayLike<number> | (string | ArrayLike<number>)[], b: string | ArrayLike<number> | (string | ArrayLike<number>)[], opts: { hook: string; at?: 'last' | 'mean' }): SteeringVector;
   decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number]; neurons?: number }): Decomposition;
   reset(): void;
   dispose(): void;
@@ -291,6 +293,7 @@ export interface Decomposition {
   /** with `neurons: L`: layer L's MLP part, one term per neuron (values[j]), and their sum */
   neurons?: { layer: number; values: Float32Array; sum: number };
 }
+export interface SteeringVector { hook: string; vector: Float32Array; norm: number; count: [number, number] }
 export interface LogitToken { id: number; token: string | undefined; logit: number }
 export interface DirectionLogits { logits: Float32Array; promoted: LogitToken[]; suppressed: LogitToken[] }
 export interface NeuronOutput extends DirectionLogits { direction: Float32Array; norm: number }
@@ -352,6 +355,7 @@ export class WorkerModel {
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): Promise<NeuronOutput>;
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): Promise<DirectionLogits>;
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): Promise<PatchingResult>;
+  steeringVector(a: string | ArrayLike<number> | (string | ArrayLike<number>)[], b: string | ArrayLike<number> | (string | ArrayLike<number>)[], opts: { hook: string; at?: 'last' | 'mean' }): Promise<SteeringVector>;
   decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number]; neurons?: number }): Promise<Decomposition>;
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): Promise<void>;
   reset(): Promise<void>;

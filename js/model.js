@@ -182,6 +182,47 @@ export class Model {
   }
 
   /**
+   * A steering vector: the mean of a hook point's activations over the prompts of `a` minus their
+   * mean over the prompts of `b` (the difference-of-means recipe of activation addition), ready
+   * for an `{hook, op: 'add', vector}` intervention in `forward()` or `generate()`. Each prompt is
+   * text or token ids; `at: 'last'` (default) takes each prompt's last token, `'mean'` the mean over
+   * its tokens.
+   * @param {(string | ArrayLike<number>)[] | string} a @param {(string | ArrayLike<number>)[] | string} b
+   * @param {{hook: string, at?: 'last' | 'mean'}} opts hook: a full hook name, 'blocks.L.<point>'
+   * @returns {{hook: string, vector: Float32Array, norm: number, count: [number, number]}}
+   */
+  steeringVector(a, b, { hook, at = 'last' } = {}) {
+    this._alive();
+    const bad = (what) => new MlpscopeError('E_ARG', `steeringVector(): ${what}`);
+    if (typeof hook !== 'string' || !/^blocks\.\d+\./.test(hook)) throw bad(`hook must name a block's hook point, like 'blocks.3.hook_resid_post' (got ${JSON.stringify(hook)})`);
+    if (at !== 'last' && at !== 'mean') throw bad(`at must be 'last' or 'mean', not ${JSON.stringify(at)}`);
+    const list = (x, name) => {
+      const xs = typeof x === 'string' || (x && typeof x[0] === 'number') ? [x] : x;
+      if (!Array.isArray(xs) || !xs.length) throw bad(`${name} must be a prompt or a non-empty list of prompts`);
+      return xs.map((p, i) => {
+        const ids = typeof p === 'string' ? this._encodePrompt(p) : Array.from(p ?? []);
+        if (!ids.length) throw bad(`${name}[${i}] has no tokens`);
+        return ids;
+      });
+    };
+    const mean = (prompts) => {
+      let sum = null;
+      for (const ids of prompts) {
+        const v = this.forward(ids, { hooks: [hook], stats: false, logits: 'none' }).hooks[hook];
+        const w = v.length / ids.length;
+        sum ??= new Float64Array(w);
+        for (let t = at === 'last' ? ids.length - 1 : 0; t < ids.length; t++)
+          for (let i = 0; i < w; i++) sum[i] += v[t * w + i] / (at === 'last' ? 1 : ids.length);
+      }
+      return sum.map((s) => s / prompts.length);
+    };
+    const pa = list(a, 'a'), pb = list(b, 'b');
+    const ma = mean(pa), mb = mean(pb);
+    const vector = Float32Array.from(ma, (x, i) => x - mb[i]);
+    return { hook, vector, norm: Math.hypot(...vector), count: [pa.length, pb.length] };
+  }
+
+  /**
    * What neuron `neuron` of layer `layer` writes: its column of down_proj (the direction added to
    * the residual stream per unit of mlp.hook_post) and that direction read by the head, i.e. its
    * direct effect on the logits, lm_head · ((offset + final_norm) ⊙ column), ignoring the layers

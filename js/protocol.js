@@ -14,6 +14,7 @@ export const MODEL_CALLS = {
   hookNames: {},
   activationPatching: { arrays: [0, 1] },
   decomposePrediction: { arrays: [0] },
+  steeringVector: {},
 };
 
 /** Tokenizer methods proxied as they are (WorkerModel.tokenizer[name]). */

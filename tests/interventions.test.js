@@ -257,3 +257,31 @@ test('attention patterns match the float64 reference (Llama with q/k norm, and t
     m.dispose();
   }
 });
+
+test('steeringVector: the difference of mean activations; a zero vector steers nothing (bit for bit); the vector changes generation; Worker and bad input', async () => {
+  const m = await loadModel(DEMO, { threads: 1 });
+  const hook = 'blocks.5.hook_resid_post', H = m.config.hidden_size;
+  const pos = ['I love it', 'This is great'], neg = ['I hate it', 'This is awful'];
+  const s = m.steeringVector(pos, neg, { hook });
+  assert.equal(s.vector.length, H);
+  assert.deepEqual(s.count, [2, 2]);
+  // by hand: each prompt's last-token activation, averaged, subtracted
+  const last = (t) => { const ids = m.tokenizer.encode(t, { addSpecial: true }), v = m.forward(ids, { hooks: [hook], stats: false }).hooks[hook]; return v.subarray((ids.length - 1) * H, ids.length * H); };
+  const want = Array.from({ length: H }, (_, i) => (last(pos[0])[i] + last(pos[1])[i]) / 2 - (last(neg[0])[i] + last(neg[1])[i]) / 2);
+  s.vector.forEach((v, i) => assert.ok(Math.abs(v - want[i]) < 1e-5, `component ${i}`));
+  const zero = m.steeringVector(pos, pos, { hook, at: 'mean' });
+  assert.ok(zero.vector.every((v) => v === 0) && zero.norm === 0);
+  const ids = m.tokenizer.encode('The food was');
+  const base = m.forward(ids, { stats: false }).logits;
+  assert.deepEqual(m.forward(ids, { stats: false, interventions: [{ hook, op: 'add', vector: zero.vector }] }).logits, base, 'a zero vector is the identity');
+  const gen = async (iv) => { const out = []; for await (const t of m.generate(ids, { maxTokens: 8, ...(iv ? { interventions: iv } : {}) })) out.push(t.id); return out; };
+  assert.notDeepEqual(await gen([{ hook, op: 'add', vector: Array.from(s.vector, (x) => 4 * x) }]), await gen(null), 'steering changes what is generated');
+  assert.throws(() => m.steeringVector(pos, neg, { hook: 'hook_resid_post' }), (e) => e.code === 'E_ARG' && /blocks\.3\.hook_resid_post/.test(e.message));
+  assert.throws(() => m.steeringVector(pos, [], { hook }), (e) => e.code === 'E_ARG' && /b must be a prompt/.test(e.message));
+  assert.throws(() => m.steeringVector(pos, neg, { hook, at: 'first' }), (e) => e.code === 'E_ARG' && /at must be/.test(e.message));
+  assert.throws(() => m.steeringVector(pos, neg, { hook: 'blocks.99.hook_resid_post' }), (e) => e.code === 'E_ARG');
+  const w = await loadModelInWorker(DEMO, { threads: 1 });
+  assert.deepEqual(Array.from((await w.steeringVector(pos, neg, { hook })).vector), Array.from(s.vector));
+  await w.dispose();
+  m.dispose();
+});
