@@ -646,3 +646,36 @@ test('Qwen3.5-0.8B (Hugging Face) in the picker: a note with the download size f
     assert.ok(!hub.log.slice(n).some((l) => l.file?.endsWith('.safetensors')), 'no weight bytes fetched again');
   } finally { await p.close(); await hub.close(); }
 });
+
+test('attention mixes, the MLP does not: one head\'s pattern on the sentence, rows as in Node, and the share read from other tokens', async () => {
+  await page.waitForFunction(() => document.body.dataset.ready === '1');
+  const m = await demo();
+  const ids = m.tokenizer.encode(await page.inputValue('#try-text')), n = ids.length;
+  await page.selectOption('#attn-layer', '3');
+  await page.selectOption('#attn-head', '1');
+  await page.waitForFunction(() => document.getElementById('attn-chart').textContent.includes('3') && document.getElementById('attn-readout').dataset.other);
+  await page.waitForFunction(() => /(layer|第) 3/.test(document.getElementById('attn-chart').textContent) && /head 1|头 1/.test(document.getElementById('attn-chart').textContent));
+  const name = 'blocks.3.attn.hook_pattern';
+  const P = m.forward(ids, { hooks: [name], stats: false, logits: 'none' }).hooks[name].subarray(n * n, 2 * n * n);
+  const cells = await page.$$eval('#attn-chart rect.cell', (rs) => rs.map((r) => [Number(r.dataset.q), Number(r.dataset.k), Number(r.dataset.w)]));
+  assert.equal(cells.length, (n * (n + 1)) / 2, 'one cell per query and earlier-or-same key');
+  for (const [q, k, w] of cells) assert.ok(Math.abs(w - P[q * n + k]) < 1e-6, `cell ${q},${k}`);
+  let other = 0;
+  for (let q = 0; q < n; q++) other += 1 - P[q * n + q];
+  assert.ok(Math.abs(Number(await page.getAttribute('#attn-readout', 'data-other')) - other / n) < 1e-6);
+  assert.match(await page.textContent('#attn-readout'), new RegExp(`${(100 * other / n).toFixed(1)}%.*MLP.*0%`));
+});
+
+test('push a feature neuron: the continuation with and without the push, as generate() with the same intervention gives it in Node', async () => {
+  await page.waitForFunction(() => document.body.dataset.ready === '1' && !document.getElementById('steer-btn').disabled);
+  const [l, j, sign] = (await page.inputValue('#steer-feature')).split(':').map(Number);
+  await page.fill('#steer-strength', '10');
+  await page.click('#steer-btn');
+  await page.waitForFunction(() => document.getElementById('steer-after').textContent.length > 0, null, { timeout: 60000 });
+  const m = await demo();
+  const ids = m.tokenizer.encode(await page.inputValue('#try-text'));
+  const gen = async (iv) => { let s = ''; for await (const t of m.generate(ids, { maxTokens: 16, stop: [], ...(iv ? { interventions: [iv] } : {}) })) s += t.text; return s; };
+  assert.equal(await page.textContent('#steer-before'), await gen(null));
+  assert.equal(await page.textContent('#steer-after'), await gen({ hook: `blocks.${l}.mlp.hook_post`, neurons: [j], op: 'add', value: 10 * sign }));
+  assert.match(await page.textContent('#steer-note'), new RegExp(`#${j}.*${l}|${l}.*#${j}`));
+});

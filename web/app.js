@@ -8,6 +8,8 @@ import { listModels, load, askHub, renderLoadError, renderProgress, renderHubNot
 import { renderFeatureText, renderTopActsNote } from './sections/neurons.js';
 import { renderBars, renderEngineStatus, renderLayerChart, renderModelFacts } from './sections/run.js';
 import { renderExFeedback, renderTryStatus } from './sections/tryit.js';
+import { drawAttention } from './sections/mixing.js';
+import { fillSteerOptions, renderSteerNote } from './sections/steer.js';
 import { drawBudget, drawNeurons, onSilu } from './sections/widgets.js';
 
 // ---------------------------------------------------------------- language
@@ -30,6 +32,9 @@ function renderDynamicText() {
   renderLoadError();
   renderKoText();
   renderExFeedback();
+  drawAttention();
+  if (state.model) fillSteerOptions();
+  renderSteerNote();
   onSilu();
   drawBudget();
   if (state.models) { const v = $('model-select').value; listModelsLabels(); $('model-select').value = v; }

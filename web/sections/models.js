@@ -90,6 +90,8 @@ export async function load(entry, { keepError = false } = {}) {
   delete document.body.dataset.ready; // set again when this model has run and its features are found
   // nothing of the previous model stays on screen with working buttons while this one loads
   state.features = null;
+  state.steer = null;
+  $('steer-btn').disabled = true;
   $('features').innerHTML = '';
   $('features-note').textContent = L('正在加载模型…', 'loading the model…');
   for (const id of ['fires-top', 'fires-up', 'fires-down', 'fires-out', 'fires-neighbours']) $(id).innerHTML = '';

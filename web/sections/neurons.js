@@ -1,4 +1,5 @@
 // Neurons that fire: token shading, the feature search (cached per weight set), the any-neuron card.
+import { fillSteerOptions } from './steer.js';
 import { $, FEATURE_NAMES_ZH, FEATURE_TITLES, L, PROBE_SENTENCES, checkNeuron, escapeHtml, nl, pieceLabel, pieceShort, state, tokText, writeUrl } from '../core.js';
 
 // ---------------------------------------------------------------- neurons that fire
@@ -65,6 +66,7 @@ export async function findFeatures() {
   }
   if (state.model !== m) return; // another model was chosen meanwhile
   state.features = res;
+  fillSteerOptions();
   const cards = [];
   for (const name of ['city', 'negation', 'code']) {
     const b = res.best.find((x) => x.feature === name);

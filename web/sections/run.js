@@ -4,6 +4,7 @@ import { renderKnockoutBefore } from './knockout.js';
 import { renderLens } from './lens.js';
 import { renderExFeedback, renderTryStatus } from './tryit.js';
 import { drawNeurons } from './widgets.js';
+import { fillAttentionPickers, renderAttention } from './mixing.js';
 
 // ---------------------------------------------------------------- the live run
 export async function runText(text) {
@@ -21,6 +22,10 @@ export async function runText(text) {
   renderModelFacts();
   renderBars();
   renderLayerChart();
+  state.steer = null; // a continuation belongs to the sentence it continued
+  for (const id of ['steer-before', 'steer-after', 'steer-note']) $(id).textContent = '';
+  fillAttentionPickers();
+  await renderAttention();
   await renderWalk();
   await renderKnockoutBefore();
   $('lens-token').innerHTML = $('walk-token').innerHTML;
