@@ -6,7 +6,8 @@
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 const workerThreads = 'node:worker_threads'; // not a literal import: bundlers leave it out
 
-/** @param {{module: WebAssembly.Module, memory: WebAssembly.Memory, pool: number, part: number, stackTop: number}} d */
+/** @param {{module: WebAssembly.Module, memory: WebAssembly.Memory, pool: number, part: number, stackTop: number,
+ *   entry: {stackRestore: string, enter: string}}} d entry: the export names to call (js/wasm.js THREAD_ENTRY) */
 async function run(d, post) {
   try {
     const env = { memory: d.memory };
@@ -14,9 +15,9 @@ async function run(d, post) {
     for (const imp of WebAssembly.Module.imports(d.module))
       if (imp.kind === 'function') env[imp.name] = imp.name === 'ms_now_ms' ? () => performance.now() : () => -1;
     const instance = await WebAssembly.instantiate(d.module, { env });
-    instance.exports.stackRestore(d.stackTop);
+    instance.exports[d.entry.stackRestore](d.stackTop);
     post({ ready: true });
-    instance.exports.ms_pool_enter(d.pool, d.part);
+    instance.exports[d.entry.enter](d.pool, d.part);
     post({ exited: true });
   } catch (err) {
     post({ error: String(err?.message ?? err) });

@@ -3,6 +3,7 @@
 // (node:worker_threads in Node, a module Web Worker in browsers) running js/thread-worker.js.
 import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
+import { THREAD_ENTRY } from './wasm.js';
 
 const STACK = 1 << 20; // per worker; the kernels keep ~150 KB of activation codes on the stack
 
@@ -37,7 +38,7 @@ export async function startThreads(e, module, n, workerUrl) {
     await Promise.all(Array.from({ length: n - 1 }, (_, i) => new Promise((resolve, reject) => {
       const stack = e.malloc(STACK);
       stacks.push(stack);
-      const data = { module, memory: e.memory, pool, part: i + 1, stackTop: (stack + STACK) & ~15 };
+      const data = { module, memory: e.memory, pool, part: i + 1, stackTop: (stack + STACK) & ~15, entry: THREAD_ENTRY };
       const w = isNode ? new NodeWorker(url, { workerData: data }) : new Worker(url, { type: 'module' });
       workers.push(w);
       const onMsg = (m) => {

@@ -80,11 +80,15 @@ export const ABI = {
   conv_rows: ['rc', 'p', 'i', 'p', 'f', 'f', 'p', 'err'], conv_tokenizer: ['p', 'p', 'p'], conv_close: ['v', 'p'],
 };
 
+/** The two exports a helper thread calls (js/thread-worker.js stands alone, so a bundle can copy
+ * it as it is: the engine hands it these names with its start-up data). */
+export const THREAD_ENTRY = { stackRestore: 'stackRestore', enter: 'ms_pool_enter' };
+
 /** Exports of the test builds only (src/api/api_test.c): kernels by dtype and ISA, bench probes. */
 export const TEST_ABI = {
   dbg_weight_bytes: ['f', 'i', 'i', 'i'], dbg_quantize: ['i', 'i', 'p', 'i', 'i', 'p'],
   dbg_matmul: ['v', 'i', 'i', 'p', 'i', 'i', 'p', 'i', 'p'], dbg_matmul_exact: ['v', 'i', 'i', 'p', 'i', 'i', 'p', 'i', 'p'],
-  dbg_gemm_acc: ['v', 'i', 'p', 'i', 'p', 'i', 'i', 'p', 'i', 'i', 'i', 'i', 'f'], dbg_dot_rows: ['v', 'i', 'p', 'p', 'p', 'i', 'i', 'i', 'f'],
+  dbg_gemm: ['i', 'i', 'p', 'i', 'i', 'p', 'i', 'p'], dbg_gemm_acc: ['v', 'i', 'p', 'i', 'p', 'i', 'i', 'p', 'i', 'i', 'i', 'i', 'f'], dbg_dot_rows: ['v', 'i', 'p', 'p', 'p', 'i', 'i', 'i', 'f'],
   dbg_silu_mul: ['v', 'i', 'p', 'p', 'p', 'i'], dbg_sumsq: ['f', 'i', 'p', 'i'], dbg_exp_sum: ['f', 'i', 'p', 'p', 'i', 'f', 'f'],
   bench_stream_bytes: ['i', 'p', 'i', 'i'], bench_stream_pool: ['v', 'p', 'p', 'i', 'i'], bench_ggml_prep: ['v', 'p', 'p', 'i'],
   bench_ggml_matvec: ['v', 'p', 'i', 'i', 'p', 'p', 'p', 'p'],
@@ -113,7 +117,9 @@ export class Engine {
     if (this.testBuild) for (const [name, sig] of Object.entries(TEST_ABI)) this.c[name] = bind(this, name, sig);
     /** @type {{hooks: {name: string, id: number, width: string, what: string}[], interventions: string[], intervention_ops: string[],
      *   stats: {name: string, id: number, type: 'f32'|'i32'|'f64', shape: string[], when: 'always'|'gdn', what: string}[],
-     *   errors: string[], activations: string[]}} what the engine can show, from C */
+     *   errors: string[], activations: string[], gemm_kernels: {id: number, name: string, weights: string, activations: string, isa: string,
+     *   tile_rows: number, tile_tokens: number, decode_rows: number, row_step: number, col_step: number, col_block: number,
+     *   col_chunk: number, row_chunk: number, max_cols: number}[]}} what the engine can show, from C */
     this.info = this.c.engine_info();
     /** threads running the matmuls (1: the single-threaded build) */
     this.threads = 1;

@@ -1,4 +1,5 @@
-// Every SIMD128 kernel against its scalar twin on awkward shapes (1 row, odd rows, column tails,
+// Every SIMD128 kernel against its scalar twin, on shapes derived from each kernel's edges (the
+// gemm table) and on hand-picked awkward shapes (1 row, odd rows, column tails,
 // T not a multiple of the 4-token tile), both against a float64 product of the weights as
 // dequantized by the independent reference reader, and the quantization error within its bound.
 import { test } from 'node:test';
@@ -24,6 +25,78 @@ function matmul(dtype, simd, Wq, rows, cols, X, T) {
 }
 
 test('the build has SIMD128 kernels', () => assert.equal(e.c.have_simd(), 1));
+
+// One harness for every gemm kernel of the engine's table (kernels.h ms_gemm_kernels, read from
+// engine info, not copied): test shapes come from each kernel's own edges — its tile's rows and
+// tokens, the rows it takes per decode step, its column block and chunk, its row chunk, the width
+// above which it hands over to its scalar twin — below, at and above each, varied one at a time
+// around a base shape. Each SIMD128 kernel is held to its generic twin (bit for bit for the integer
+// activation kernels), and every kernel with f32 or i16x2 activations to the float64 product of
+// the weights as stored.
+const KERNELS = e.info.gemm_kernels;
+const DTYPE_ID = { f32: 0, f16: 1, bf16: 2, q8_0: 3, q4_0: 4, q8_0x4: 5, q4_0x4: 6 };
+const PLAIN = { q8_0x4: 'q8_0', q4_0x4: 'q4_0' };
+
+/** shapes [rows, cols, T] from a kernel's edges */
+export function edgeShapes(k) {
+  const up = (v, step) => Math.max(step, Math.ceil(v / step) * step);
+  const around = (edges, step) => [...new Set(edges.filter((x) => x > 0).flatMap((x) => [x - step, x, x + step]).filter((x) => x >= step).map((x) => up(x, step)))];
+  const rows = around([k.row_step, k.tile_rows, 2 * k.tile_rows, k.decode_rows, 2 * k.decode_rows, k.row_chunk], k.row_step);
+  const cols = around([k.col_block, 2 * k.col_block, k.col_chunk, k.max_cols], k.col_step);
+  const toks = around([1, k.tile_tokens, 2 * k.tile_tokens], 1);
+  const base = [up(2 * k.decode_rows + k.row_step, k.row_step), up(2 * k.col_block + k.col_step, k.col_step), k.tile_tokens + 1];
+  const out = [];
+  for (const r of rows) out.push([r, base[1], base[2]], [r, base[1], 1]);
+  for (const c of cols) out.push([base[0], c, base[2]], [base[0], c, 1]);
+  for (const t of toks) out.push([base[0], base[1], t]);
+  // small corners: every small row count with every token count
+  for (const r of rows.filter((x) => x <= 2 * k.decode_rows + k.row_step)) for (const t of toks) out.push([r, k.col_block > 1 ? k.col_step : 3, t]);
+  const seen = new Set();
+  return out.filter((sh) => !seen.has(sh.join()) && seen.add(sh.join()));
+}
+
+test('the gemm kernel table: names follow the grammar, every SIMD128 kernel has a generic twin, the engine picks from it', () => {
+  assert.ok(KERNELS.length >= 18);
+  for (const k of KERNELS) {
+    assert.match(k.name, new RegExp(`^ms_gemm_${k.weights}w_${k.activations}a(_\\d+x\\d+)?_${k.isa}$`), k.name);
+    if (k.isa === 'simd128') assert.ok(KERNELS.some((g) => g.isa === 'generic' && g.weights === k.weights && g.activations === k.activations), `${k.name} has a generic twin`);
+  }
+});
+
+for (const k of KERNELS.filter((x) => x.isa === 'simd128')) {
+  const twin = KERNELS.find((g) => g.isa === 'generic' && g.weights === k.weights && g.activations === k.activations);
+  test(`${k.name}: shapes from its edges (tile ${k.tile_rows}x${k.tile_tokens}, decode ${k.decode_rows} rows, blocks of ${k.col_block}${k.col_chunk ? `, column chunks of ${k.col_chunk}` : ''}${k.row_chunk ? `, row chunks of ${k.row_chunk}` : ''}) against ${twin.name}`, () => {
+    const dt = DTYPE_ID[k.weights], shapes = edgeShapes(k);
+    let n = 0;
+    for (const [rows, cols, T] of shapes) {
+      const bytes = e.c.dbg_weight_bytes(dt, rows, cols);
+      assert.ok(bytes > 0, `${k.name}: ${rows}x${cols} is a valid shape`);
+      const W = rand(rows * cols, rows * 131 + cols * 7 + T), X = rand(T * cols, cols * 17 + T * 3 + rows);
+      const wp = e.bytes(new Uint8Array(W.buffer)), qp = e.malloc(bytes), xp = e.bytes(new Uint8Array(X.buffer));
+      const ys = e.malloc(rows * T * 4), yg = e.malloc(rows * T * 4);
+      try {
+        assert.equal(e.c.dbg_quantize(dt, wp, rows, cols, qp), 0);
+        assert.equal(e.c.dbg_gemm(k.id, qp, rows, cols, xp, T, ys), 0);
+        assert.equal(e.c.dbg_gemm(twin.id, qp, rows, cols, xp, T, yg), 0);
+        const simd = e.f32.slice(ys >> 2, (ys >> 2) + rows * T), gen = e.f32.slice(yg >> 2, (yg >> 2) + rows * T);
+        if (k.activations !== 'f32') assert.deepEqual(simd, gen, `${k.name} ${rows}x${cols} T=${T}: bit for bit with ${twin.name}`);
+        n++;
+        if (k.activations === 'i8') continue; // the int8 rounding of the activations: measured against f32 activations below
+        // the float64 product of the weights as stored (the x4 layouts hold the plain layout's blocks, interleaved)
+        const plainBytes = PLAIN[k.weights] ? (() => { const p = e.malloc(bytes); e.c.dbg_quantize(DTYPE_ID[PLAIN[k.weights]], wp, rows, cols, p); const b = e.u8.slice(p, p + bytes); e.free(p); return b; })() : e.u8.slice(qp, qp + bytes);
+        const stored = dequant(plainBytes, PLAIN[k.weights] ?? k.weights, rows * cols);
+        for (let t = 0; t < T; t++) for (let o = 0; o < rows; o++) {
+          let ref = 0, mag = 0;
+          for (let i = 0; i < cols; i++) { ref += stored[o * cols + i] * X[t * cols + i]; mag += Math.abs(stored[o * cols + i] * X[t * cols + i]); }
+          const tol = 2e-6 * Math.max(mag, 1e-3);
+          assert.ok(Math.abs(simd[t * rows + o] - ref) <= tol, `${k.name} ${rows}x${cols} T=${T} [${t}][${o}]: ${simd[t * rows + o]} vs ${ref}`);
+          assert.ok(Math.abs(gen[t * rows + o] - ref) <= tol, `${twin.name} ${rows}x${cols} T=${T} [${t}][${o}]: ${gen[t * rows + o]} vs ${ref}`);
+        }
+      } finally { for (const p of [wp, qp, xp, ys, yg]) e.free(p); }
+    }
+    assert.ok(n >= 10, `${n} shapes`);
+  });
+}
 
 for (const [name, dtype] of Object.entries(DT)) {
   test(`matmul ${name}: SIMD128 and scalar equal the float64 product of the stored weights`, () => {

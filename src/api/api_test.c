@@ -34,6 +34,13 @@ API(ms_dbg_matmul) void ms_dbg_matmul(int dtype, int simd, const void *W, int ro
     k.matmul[dtype](W, (size_t)rows, (size_t)cols, X, T, Y);
 }
 
+/* one kernel of the gemm table (kernels.h ms_gemm_kernels, listed in engine info) by its index */
+API(ms_dbg_gemm) int ms_dbg_gemm(int index, const void *W, int rows, int cols, const float *X, int T, float *Y) {
+    if (index < 0 || index >= ms_n_gemm_kernels) return -1;
+    ms_gemm_kernels[index].fn(W, (size_t)rows, (size_t)cols, X, T, Y);
+    return 0;
+}
+
 /* the exact-activation kernel of a dtype (kernels.h matmul_exact; differs for the x4 layouts) */
 API(ms_dbg_matmul_exact) void ms_dbg_matmul_exact(int dtype, int simd, const void *W, int rows, int cols, const float *X, int T, float *Y) {
     ms_kernels k;

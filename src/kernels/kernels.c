@@ -1,5 +1,7 @@
 #include "kernels.h"
 #include "dtype.h"
+#include "quant.h"
+#include <string.h>
 
 int ms_kernels_have_simd(void) {
 #ifdef __wasm_simd128__
@@ -9,15 +11,53 @@ int ms_kernels_have_simd(void) {
 #endif
 }
 
+#define GEN(name, dt, acts, tr, tt, rs, cs, cb) {#name, name, dt, acts, 0, tr, tt, 0, rs, cs, cb, 0, 0, 0}
+const ms_gemm_kernel ms_gemm_kernels[] = {
+    GEN(ms_gemm_f32w_f32a_generic, MS_F32, "f32", 1, 1, 1, 1, 1),
+    GEN(ms_gemm_f16w_f32a_generic, MS_F16, "f32", 1, 1, 1, 1, 1),
+    GEN(ms_gemm_bf16w_f32a_generic, MS_BF16, "f32", 1, 1, 1, 1, 1),
+    GEN(ms_gemm_q8_0w_f32a_generic, MS_Q8_0, "f32", 1, 1, 1, MS_QK, MS_QK),
+    GEN(ms_gemm_q4_0w_f32a_generic, MS_Q4_0, "f32", 1, 1, 1, MS_QK, MS_QK),
+    GEN(ms_gemm_q8_0x4w_i8a_generic, MS_Q8_0X4, "i8", 4, 1, 4, MS_QK, MS_QK),
+    GEN(ms_gemm_q4_0x4w_i8a_generic, MS_Q4_0X4, "i8", 4, 1, 4, MS_QK, MS_QK),
+    GEN(ms_gemm_q8_0x4w_i16x2a_generic, MS_Q8_0X4, "i16x2", 4, 1, 4, MS_QK, MS_QK),
+    GEN(ms_gemm_q4_0x4w_i16x2a_generic, MS_Q4_0X4, "i16x2", 4, 1, 4, MS_QK, MS_QK),
+#ifdef __wasm_simd128__
+    /* name, fn, weights, acts, simd, tile rows x tokens, decode rows, row step, col step, col block, col chunk, row chunk, max cols */
+    {"ms_gemm_f32w_f32a_1x4_simd128", ms_gemm_f32w_f32a_1x4_simd128, MS_F32, "f32", 1, 1, 4, 0, 1, 1, 4, 0, 0, 0},
+    {"ms_gemm_f16w_f32a_1x4_simd128", ms_gemm_f16w_f32a_1x4_simd128, MS_F16, "f32", 1, 1, 4, 0, 1, 1, 8, 0, 0, 0},
+    {"ms_gemm_bf16w_f32a_1x4_simd128", ms_gemm_bf16w_f32a_1x4_simd128, MS_BF16, "f32", 1, 1, 4, 0, 1, 1, 8, 0, 0, 0},
+    {"ms_gemm_q8_0w_f32a_1x4_simd128", ms_gemm_q8_0w_f32a_1x4_simd128, MS_Q8_0, "f32", 1, 1, 4, 0, 1, MS_QK, MS_QK, 0, 0, 0},
+    {"ms_gemm_q4_0w_f32a_1x4_simd128", ms_gemm_q4_0w_f32a_1x4_simd128, MS_Q4_0, "f32", 1, 1, 4, 0, 1, MS_QK, MS_QK, 0, 0, 0},
+    {"ms_gemm_q8_0x4w_i8a_simd128", ms_gemm_q8_0x4w_i8a_simd128, MS_Q8_0X4, "i8", 1, 8, 4, 16, 4, MS_QK, MS_QK, 4096, 0, 16384},
+    {"ms_gemm_q4_0x4w_i8a_simd128", ms_gemm_q4_0x4w_i8a_simd128, MS_Q4_0X4, "i8", 1, 8, 4, 16, 4, MS_QK, MS_QK, 4096, 0, 16384},
+    {"ms_gemm_q8_0x4w_i16x2a_simd128", ms_gemm_q8_0x4w_i16x2a_simd128, MS_Q8_0X4, "i16x2", 1, 8, 2, 16, 4, MS_QK, MS_QK, 4096, 1024, 16384},
+    {"ms_gemm_q4_0x4w_i16x2a_simd128", ms_gemm_q4_0x4w_i16x2a_simd128, MS_Q4_0X4, "i16x2", 1, 8, 2, 16, 4, MS_QK, MS_QK, 4096, 1024, 16384},
+#endif
+};
+#undef GEN
+const int ms_n_gemm_kernels = (int)(sizeof ms_gemm_kernels / sizeof ms_gemm_kernels[0]);
+
+/* the table's kernel for these weights and activations: the SIMD128 one when wanted and built */
+static ms_matmul_fn pick(int dtype, const char *acts, int simd) {
+    ms_matmul_fn fn = 0;
+    for (int i = 0; i < ms_n_gemm_kernels; i++) {
+        const ms_gemm_kernel *g = &ms_gemm_kernels[i];
+        if (g->dtype != dtype || strcmp(g->acts, acts) || g->simd > simd) continue;
+        if (!fn || g->simd) fn = g->fn;
+    }
+    return fn;
+}
+
 void ms_kernels_init(ms_kernels *k, int want_simd) {
-    k->name = "generic";
-    k->matmul[MS_F32] = ms_matmul_f32_generic;
-    k->matmul[MS_F16] = ms_matmul_f16_generic;
-    k->matmul[MS_BF16] = ms_matmul_bf16_generic;
-    k->matmul[MS_Q8_0] = ms_matmul_q8_0_generic;
-    k->matmul[MS_Q4_0] = ms_matmul_q4_0_generic;
-    k->matmul[MS_Q8_0X4] = ms_matmul_q8_0x4_generic;
-    k->matmul[MS_Q4_0X4] = ms_matmul_q4_0x4_generic;
+    const int simd = want_simd && ms_kernels_have_simd();
+    k->name = simd ? "wasm-simd128" : "generic";
+    /* f32 activations for the float and plain block layouts; int8 (and, exact, i16x2) for x4 */
+    for (int d = 0; d < MS_DTYPE__COUNT; d++) {
+        const int x4 = d == MS_Q8_0X4 || d == MS_Q4_0X4;
+        k->matmul[d] = pick(d, x4 ? "i8" : "f32", simd);
+        k->matmul_exact[d] = pick(d, x4 ? "i16x2" : "f32", simd);
+    }
     k->dot = ms_dot_f32_generic;
     k->dot_rows = ms_dot_rows_f32_generic;
     k->gemm_acc = ms_gemm_acc_f32_generic;
@@ -25,32 +65,13 @@ void ms_kernels_init(ms_kernels *k, int want_simd) {
     k->exp_sum = ms_exp_sum_f32_generic;
     k->sumsq = ms_sumsq_f32_generic;
 #ifdef __wasm_simd128__
-    if (want_simd) {
-        k->name = "wasm-simd128";
-        k->matmul[MS_F32] = ms_matmul_f32_1x4_simd128;
-        k->matmul[MS_F16] = ms_matmul_f16_simd128;
-        k->matmul[MS_BF16] = ms_matmul_bf16_simd128;
-        k->matmul[MS_Q8_0] = ms_matmul_q8_0_simd128;
-        k->matmul[MS_Q4_0] = ms_matmul_q4_0_simd128;
-        k->matmul[MS_Q8_0X4] = ms_matmul_q8_0x4_simd128;
-        k->matmul[MS_Q4_0X4] = ms_matmul_q4_0x4_simd128;
+    if (simd) {
         k->dot = ms_dot_f32_simd128;
         k->dot_rows = ms_dot_rows_f32_4r_simd128;
         k->gemm_acc = ms_gemm_acc_f32_4x8_simd128;
         k->silu_mul = ms_silu_mul_f32_simd128;
         k->exp_sum = ms_exp_sum_f32_simd128;
         k->sumsq = ms_sumsq_f32_simd128;
-    }
-#else
-    (void)want_simd;
-#endif
-    for (int d = 0; d < MS_DTYPE__COUNT; d++) k->matmul_exact[d] = k->matmul[d];
-    k->matmul_exact[MS_Q8_0X4] = ms_matmul_q8_0x4_x2i16_generic;
-    k->matmul_exact[MS_Q4_0X4] = ms_matmul_q4_0x4_x2i16_generic;
-#ifdef __wasm_simd128__
-    if (want_simd) {
-        k->matmul_exact[MS_Q8_0X4] = ms_matmul_q8_0x4_x2i16_simd128;
-        k->matmul_exact[MS_Q4_0X4] = ms_matmul_q4_0x4_x2i16_simd128;
     }
 #endif
 }

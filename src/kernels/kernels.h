@@ -43,20 +43,49 @@ typedef struct {
     ms_sumsq_fn sumsq;
 } ms_kernels;
 
+/* Kernel names follow one grammar: ms_<op>_<weights>w_<activations>a[_<tile>]_<isa> for the matrix
+ * products with weights (op gemm: Y[t][o] = Σ W[o][i] X[t][i]), ms_<op>_<type>[_<tile>]_<isa> for
+ * the rest. weights: f32, f16, bf16, q8_0, q4_0 (rows of 32-weight blocks, the file layout),
+ * q8_0x4, q4_0x4 (the same blocks, 4 rows interleaved: quant.h); activations: f32, i8 (int8 codes
+ * per block of 32), i16x2 (two 16-bit codes per value: exact up to f32 rounding); tile: weight rows
+ * x tokens (gemm), rows (dot_rows: 4r), M x N (gemm_acc); isa: generic (portable scalar C, in
+ * generic/) or simd128 (WASM SIMD128, in wasm/). Files hold one family each: gemm_float_*,
+ * gemm_qblock_*, gemm_qx4_*, vector_* (f32 x f32 products), activation_*; every wasm/ file has its
+ * generic/ twin. */
+
+/* One row per gemm kernel: what it multiplies and the edges of its loops, from which
+ * tests/kernels.test.js derives its test shapes (below, at and above each edge); ms_kernels_init
+ * picks from it, and the engine lists it (engine info "gemm_kernels"). */
+typedef struct {
+    const char *name;
+    ms_matmul_fn fn;
+    int dtype;                   /* the weights' ms_dtype */
+    const char *acts;            /* activations: "f32", "i8", "i16x2" */
+    int simd;                    /* 1: SIMD128 (wasm/), 0: generic/ */
+    int tile_rows, tile_tokens;  /* the inner tile: weight rows x tokens */
+    int decode_rows;             /* rows per step with a single token (0: tile_rows) */
+    int row_step, col_step;      /* rows are a multiple of row_step, columns of col_step */
+    int col_block;               /* columns per inner step (a vector, a block) */
+    int col_chunk, row_chunk;    /* columns / rows processed in chunks of this many (0: none) */
+    int max_cols;                /* above this many columns the generic twin runs (0: none) */
+} ms_gemm_kernel;
+extern const ms_gemm_kernel ms_gemm_kernels[];
+extern const int ms_n_gemm_kernels;
+
 /* want_simd: use SIMD128 kernels when this build has them. */
 void ms_kernels_init(ms_kernels *k, int want_simd);
 int ms_kernels_have_simd(void);
 
 /* generic/ */
-void ms_matmul_f32_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_f16_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_bf16_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_q8_0_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_q4_0_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_q8_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_q4_0x4_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_q8_0x4_x2i16_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_q4_0x4_x2i16_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_f32w_f32a_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_f16w_f32a_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_bf16w_f32a_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q8_0w_f32a_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q4_0w_f32a_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q8_0x4w_i8a_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q4_0x4w_i8a_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q8_0x4w_i16x2a_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q4_0x4w_i16x2a_generic(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 float ms_dot_f32_generic(const float *a, const float *b, size_t n);
 void ms_dot_rows_f32_generic(float *y, const float *x, const float *A, size_t stride, size_t n, size_t k, float scale);
 void ms_gemm_acc_f32_generic(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
@@ -64,16 +93,16 @@ void ms_silu_mul_f32_generic(float *y, const float *g, const float *u, size_t n)
 double ms_exp_sum_f32_generic(float *y, const float *x, size_t n, float shift, float scale);
 double ms_sumsq_f32_generic(const float *x, size_t n);
 #ifdef __wasm_simd128__
-void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_q4_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_q8_0x4_x2i16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_q4_0x4_x2i16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q8_0x4w_i8a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q4_0x4w_i8a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q8_0x4w_i16x2a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q4_0x4w_i16x2a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 /* wasm/ */
-void ms_matmul_f32_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_f16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_bf16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
-void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_f32w_f32a_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_f16w_f32a_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_bf16w_f32a_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q8_0w_f32a_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q4_0w_f32a_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 float ms_dot_f32_simd128(const float *a, const float *b, size_t n);
 void ms_dot_rows_f32_4r_simd128(float *y, const float *x, const float *A, size_t stride, size_t n, size_t k, float scale);
 void ms_gemm_acc_f32_4x8_simd128(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);

@@ -3,6 +3,7 @@
 #include "describe.h"
 #include "hooks.h"
 #include "../kernels/dtype.h"
+#include "../kernels/kernels.h"
 #include "../util/json.h"
 #include <stdlib.h>
 
@@ -29,8 +30,18 @@ char *ms_describe_engine(void) {
     }
     ms_buf_puts(&b, "],\"errors\":[");
     for (int c = 1; c < MS_E__COUNT; c++) ms_buf_printf(&b, "%s\"%s\"", c > 1 ? "," : "", ms_code_name(c));
-    ms_buf_printf(&b, "],\"activations\":[\"%s\",\"%s\",\"%s\"]}", ms_activations_name(MS_ACT_PLAIN), ms_activations_name(MS_ACT_INT8),
+    ms_buf_printf(&b, "],\"activations\":[\"%s\",\"%s\",\"%s\"]", ms_activations_name(MS_ACT_PLAIN), ms_activations_name(MS_ACT_INT8),
                   ms_activations_name(MS_ACT_EXACT));
+    ms_buf_puts(&b, ",\"gemm_kernels\":[");
+    for (int i = 0; i < ms_n_gemm_kernels; i++) {
+        const ms_gemm_kernel *g = &ms_gemm_kernels[i];
+        ms_buf_printf(&b, "%s{\"id\":%d,\"name\":\"%s\",\"weights\":\"%s\",\"activations\":\"%s\",\"isa\":\"%s\",\"tile_rows\":%d,"
+                      "\"tile_tokens\":%d,\"decode_rows\":%d,\"row_step\":%d,\"col_step\":%d,\"col_block\":%d,\"col_chunk\":%d,"
+                      "\"row_chunk\":%d,\"max_cols\":%d}", i ? "," : "", i, g->name, ms_dtype_name(g->dtype), g->acts, g->simd ? "simd128" : "generic",
+                      g->tile_rows, g->tile_tokens, g->decode_rows ? g->decode_rows : g->tile_rows, g->row_step, g->col_step, g->col_block,
+                      g->col_chunk, g->row_chunk, g->max_cols);
+    }
+    ms_buf_puts(&b, "]}");
     if (b.oom) { ms_buf_free(&b); return NULL; }
     return b.p;
 }

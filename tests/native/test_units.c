@@ -75,8 +75,8 @@ static void quant_cases(void) {
     ms_block_q8_0 Wq[R * C / 32];
     for (int r = 0; r < R; r++) ms_quantize_row_q8_0(W + r * C, Wq + r * 2, C);
     for (int r = 0; r < R; r++) ms_dequantize_row_q8_0(Wq + r * 2, Wd + r * C, C);
-    ms_matmul_f32_generic(Wd, R, C, X, T, Yr);
-    ms_matmul_q8_0_generic(Wq, R, C, X, T, Yq);
+    ms_gemm_f32w_f32a_generic(Wd, R, C, X, T, Yr);
+    ms_gemm_q8_0w_f32a_generic(Wq, R, C, X, T, Yq);
     for (int i = 0; i < T * R; i++) CHECK(fabsf(Yr[i] - Yq[i]) < 1e-4f, "q8 matmul %d: %g vs %g", i, Yr[i], Yq[i]);
 }
 

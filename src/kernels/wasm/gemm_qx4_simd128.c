@@ -1,247 +1,14 @@
-/* WASM SIMD128 matmul kernels. Each has a scalar twin in generic/ and is compared to it on awkward
- * shapes by tests/kernels.test.js. Tile: 1 weight row x up to 4 activation rows (tokens), so a
- * weight row is read once per 4 tokens. */
+/* gemm with block-quantized weights in the 4-row interleaved layouts (q8_0x4, q4_0x4; quant.h) and
+ * integer activations, SIMD128: int8 codes per block of 32 (i8a, the default) or two 16-bit codes
+ * (i16x2a, exact up to f32 rounding). Tiles: decode 16x1 (four 4-row groups a quarter of the matrix
+ * apart x one token), prefill 8x4 (two groups x up to 4 tokens, over column chunks of 4096).
+ * Scalar twins: generic/gemm_qx4_generic.c. */
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
 #include <stdint.h>
 #include "../kernels.h"
 #include "../quant.h"
-
-static inline float hsum(v128_t v) {
-    return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
-           (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
-}
-
-float ms_dot_f32_simd128(const float *a, const float *b, size_t n) {
-    v128_t s0 = wasm_f32x4_splat(0), s1 = wasm_f32x4_splat(0);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
-        s1 = wasm_f32x4_add(s1, wasm_f32x4_mul(wasm_v128_load(a + i + 4), wasm_v128_load(b + i + 4)));
-    }
-    for (; i + 4 <= n; i += 4) s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
-    float s = hsum(wasm_f32x4_add(s0, s1));
-    for (; i < n; i++) s += a[i] * b[i];
-    return s;
-}
-
-/* One row's sum: lanes paired as (0 + 2) + (1 + 3), then the k % 4 tail; the 4-row reduction
- * below adds in the same order, so a row gives the same score in a group of four or alone. */
-static inline float dot_row_f32(const float *x, const float *a, size_t k) {
-    v128_t s = wasm_f32x4_splat(0);
-    size_t i = 0;
-    for (; i + 4 <= k; i += 4) s = wasm_f32x4_add(s, wasm_f32x4_mul(wasm_v128_load(x + i), wasm_v128_load(a + i)));
-    float r = (wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 2)) + (wasm_f32x4_extract_lane(s, 1) + wasm_f32x4_extract_lane(s, 3));
-    for (; i < k; i++) r += x[i] * a[i];
-    return r;
-}
-
-/* Scores of one query against 4 key rows at a time: each x vector loaded once for 4 rows, four
- * independent sums, and the four reduced together by two rounds of shuffles. */
-void ms_dot_rows_f32_4r_simd128(float *y, const float *x, const float *A, size_t stride, size_t n, size_t k, float scale) {
-    size_t u = 0;
-    for (; u + 4 <= n; u += 4) {
-        const float *a0 = A + u * stride, *a1 = a0 + stride, *a2 = a1 + stride, *a3 = a2 + stride;
-        v128_t s0 = wasm_f32x4_splat(0), s1 = s0, s2 = s0, s3 = s0;
-        size_t i = 0;
-        for (; i + 4 <= k; i += 4) {
-            const v128_t xv = wasm_v128_load(x + i);
-            s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(xv, wasm_v128_load(a0 + i)));
-            s1 = wasm_f32x4_add(s1, wasm_f32x4_mul(xv, wasm_v128_load(a1 + i)));
-            s2 = wasm_f32x4_add(s2, wasm_f32x4_mul(xv, wasm_v128_load(a2 + i)));
-            s3 = wasm_f32x4_add(s3, wasm_f32x4_mul(xv, wasm_v128_load(a3 + i)));
-        }
-        /* [s0_0 + s0_2, s1_0 + s1_2, s0_1 + s0_3, s1_1 + s1_3], the same for rows 2 and 3, then
-         * lane r = row r's (0 + 2) + (1 + 3) */
-        const v128_t p01 = wasm_f32x4_add(wasm_i32x4_shuffle(s0, s1, 0, 4, 1, 5), wasm_i32x4_shuffle(s0, s1, 2, 6, 3, 7));
-        const v128_t p23 = wasm_f32x4_add(wasm_i32x4_shuffle(s2, s3, 0, 4, 1, 5), wasm_i32x4_shuffle(s2, s3, 2, 6, 3, 7));
-        v128_t t = wasm_f32x4_add(wasm_i32x4_shuffle(p01, p23, 0, 1, 4, 5), wasm_i32x4_shuffle(p01, p23, 2, 3, 6, 7));
-        if (i < k) {
-            float r[4];
-            wasm_v128_store(r, t);
-            for (; i < k; i++) { r[0] += x[i] * a0[i]; r[1] += x[i] * a1[i]; r[2] += x[i] * a2[i]; r[3] += x[i] * a3[i]; }
-            t = wasm_v128_load(r);
-        }
-        wasm_v128_store(y + u, wasm_f32x4_mul(t, wasm_f32x4_splat(scale)));
-    }
-    for (; u < n; u++) y[u] = scale * dot_row_f32(x, A + u * stride, k);
-}
-
-/* Out += sign * A B (kernels.h), tiles of 4 rows x 8 columns: 8 accumulators, each row of B (two
- * vectors) loaded once per 4 rows of A, the A values splatted. Row and column tails go to the
- * generic kernel. */
-void ms_gemm_acc_f32_4x8_simd128(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs,
-                                 int M, int K, int N, float sign) {
-    const v128_t sg = wasm_f32x4_splat(sign);
-    int i = 0;
-    for (; i + 4 <= M; i += 4) {
-        int y = 0;
-        for (; y + 8 <= N; y += 8) {
-            v128_t c[4][2];
-            for (int r = 0; r < 4; r++) c[r][0] = c[r][1] = wasm_f32x4_splat(0);
-            const float *a = A + (size_t)i * ars;
-            for (int x = 0; x < K; x++) {
-                const float *b = B + (size_t)x * bs + y;
-                const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
-                for (int r = 0; r < 4; r++) {
-                    const v128_t av = wasm_f32x4_splat(a[(size_t)r * ars + (size_t)x * acs]);
-                    c[r][0] = wasm_f32x4_add(c[r][0], wasm_f32x4_mul(av, b0));
-                    c[r][1] = wasm_f32x4_add(c[r][1], wasm_f32x4_mul(av, b1));
-                }
-            }
-            for (int r = 0; r < 4; r++) {
-                float *o = Out + (size_t)(i + r) * os + y;
-                wasm_v128_store(o, wasm_f32x4_add(wasm_v128_load(o), wasm_f32x4_mul(sg, c[r][0])));
-                wasm_v128_store(o + 4, wasm_f32x4_add(wasm_v128_load(o + 4), wasm_f32x4_mul(sg, c[r][1])));
-            }
-        }
-        if (y < N) ms_gemm_acc_f32_generic(Out + (size_t)i * os + y, os, A + (size_t)i * ars, ars, acs, B + y, bs, 4, K, N - y, sign);
-    }
-    if (i < M) ms_gemm_acc_f32_generic(Out + (size_t)i * os, os, A + (size_t)i * ars, ars, acs, B, bs, M - i, K, N, sign);
-}
-
-void ms_matmul_f32_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    const float *w = W;
-    for (size_t o = 0; o < rows; o++) {
-        const float *wr = w + o * cols;
-        int t = 0;
-        for (; t + 4 <= T; t += 4) {
-            const float *x0 = X + (size_t)t * cols, *x1 = x0 + cols, *x2 = x1 + cols, *x3 = x2 + cols;
-            v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0;
-            size_t i = 0;
-            for (; i + 4 <= cols; i += 4) {
-                v128_t wv = wasm_v128_load(wr + i);
-                a0 = wasm_f32x4_add(a0, wasm_f32x4_mul(wv, wasm_v128_load(x0 + i)));
-                a1 = wasm_f32x4_add(a1, wasm_f32x4_mul(wv, wasm_v128_load(x1 + i)));
-                a2 = wasm_f32x4_add(a2, wasm_f32x4_mul(wv, wasm_v128_load(x2 + i)));
-                a3 = wasm_f32x4_add(a3, wasm_f32x4_mul(wv, wasm_v128_load(x3 + i)));
-            }
-            float s0 = hsum(a0), s1 = hsum(a1), s2 = hsum(a2), s3 = hsum(a3);
-            for (; i < cols; i++) { s0 += wr[i] * x0[i]; s1 += wr[i] * x1[i]; s2 += wr[i] * x2[i]; s3 += wr[i] * x3[i]; }
-            Y[(size_t)t * rows + o] = s0; Y[(size_t)(t + 1) * rows + o] = s1;
-            Y[(size_t)(t + 2) * rows + o] = s2; Y[(size_t)(t + 3) * rows + o] = s3;
-        }
-        for (; t < T; t++) Y[(size_t)t * rows + o] = ms_dot_f32_simd128(wr, X + (size_t)t * cols, cols);
-    }
-}
-
-/* 8 half-precision weights -> 2 f32x4 vectors, in registers. bf16: the top half of an f32.
- * f16: move sign, exponent and mantissa into f32 position and multiply by 2^112, which rebiases
- * the exponent and turns f16 subnormals into the right normal f32s exactly; inf/NaN (exponent 31)
- * get the f32 all-ones exponent. */
-static inline v128_t f16x4_to_f32(v128_t v) {
-    const v128_t em = wasm_v128_and(v, wasm_i32x4_splat(0x7fff)), sign = wasm_i32x4_shl(wasm_v128_and(v, wasm_i32x4_splat(0x8000)), 16);
-    const v128_t bits = wasm_i32x4_shl(em, 13);
-    const v128_t scaled = wasm_f32x4_mul(bits, wasm_f32x4_splat(0x1p112f));
-    const v128_t special = wasm_v128_or(bits, wasm_i32x4_splat(0x7f800000));
-    const v128_t is_special = wasm_i32x4_ge(em, wasm_i32x4_splat(0x7c00));
-    return wasm_v128_or(wasm_v128_bitselect(special, scaled, is_special), sign);
-}
-
-static inline void half8_to_f32(const uint16_t *p, const int bf, v128_t *lo, v128_t *hi) {
-    const v128_t h = wasm_v128_load(p);
-    const v128_t a = wasm_u32x4_extend_low_u16x8(h), b = wasm_u32x4_extend_high_u16x8(h);
-    if (bf) { *lo = wasm_i32x4_shl(a, 16); *hi = wasm_i32x4_shl(b, 16); }
-    else { *lo = f16x4_to_f32(a); *hi = f16x4_to_f32(b); }
-}
-
-/* f16 / bf16 weights, decoded in the kernel: 1 weight row x up to 4 tokens, like the f32 kernel. */
-static inline __attribute__((always_inline)) void matmul_half_simd128(const void *W, const int bf, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    const uint16_t *w = W;
-    for (size_t o = 0; o < rows; o++) {
-        const uint16_t *wr = w + o * cols;
-        for (int t0 = 0; t0 < T; t0 += 4) {
-            const int nt = T - t0 < 4 ? T - t0 : 4;
-            const float *x = X + (size_t)t0 * cols;
-            v128_t acc[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
-            size_t i = 0;
-            for (; i + 8 <= cols; i += 8) {
-                v128_t lo, hi;
-                half8_to_f32(wr + i, bf, &lo, &hi);
-                for (int u = 0; u < nt; u++)
-                    acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_add(wasm_f32x4_mul(lo, wasm_v128_load(x + (size_t)u * cols + i)),
-                                                                   wasm_f32x4_mul(hi, wasm_v128_load(x + (size_t)u * cols + i + 4))));
-            }
-            for (int u = 0; u < nt; u++) {
-                float sum = hsum(acc[u]);
-                for (size_t k = i; k < cols; k++) sum += (bf ? ms_bf16_to_f32(wr[k]) : ms_f16_to_f32(wr[k])) * x[(size_t)u * cols + k];
-                Y[(size_t)(t0 + u) * rows + o] = sum;
-            }
-        }
-    }
-}
-
-void ms_matmul_f16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) { matmul_half_simd128(W, 0, rows, cols, X, T, Y); }
-void ms_matmul_bf16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) { matmul_half_simd128(W, 1, rows, cols, X, T, Y); }
-
-/* int8 codes -> 4 f32x4 vectors */
-static inline void q8_to_f32(const int8_t *q, v128_t out[8]) {
-    v128_t b0 = wasm_v128_load(q), b1 = wasm_v128_load(q + 16);
-    v128_t h0 = wasm_i16x8_extend_low_i8x16(b0), h1 = wasm_i16x8_extend_high_i8x16(b0);
-    v128_t h2 = wasm_i16x8_extend_low_i8x16(b1), h3 = wasm_i16x8_extend_high_i8x16(b1);
-    out[0] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(h0));
-    out[1] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(h0));
-    out[2] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(h1));
-    out[3] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(h1));
-    out[4] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(h2));
-    out[5] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(h2));
-    out[6] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(h3));
-    out[7] = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(h3));
-}
-
-
-/* One dequantized block (8 x f32x4 weights, scale d) against the same 32 inputs of nt tokens
- * (rows of x, `stride` floats apart): lane-wise partial sums into acc, reduced once per row later. */
-static inline void block_dot_f32x4(const v128_t wq[8], v128_t d, const float *x, size_t stride, int nt, v128_t acc[4]) {
-    for (int u = 0; u < nt; u++, x += stride) {
-        v128_t s = wasm_f32x4_mul(wq[0], wasm_v128_load(x));
-        for (int k = 1; k < 8; k++) s = wasm_f32x4_add(s, wasm_f32x4_mul(wq[k], wasm_v128_load(x + 4 * k)));
-        acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(s, d));
-    }
-}
-
-void ms_matmul_q8_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    const ms_block_q8_0 *w = W;
-    size_t nb = cols / MS_QK;
-    for (size_t o = 0; o < rows; o++) {
-        for (int t0 = 0; t0 < T; t0 += 4) {
-            int nt = T - t0 < 4 ? T - t0 : 4;
-            v128_t acc[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
-            for (size_t b = 0; b < nb; b++) {
-                const ms_block_q8_0 *blk = &w[o * nb + b];
-                v128_t wq[8];
-                q8_to_f32(blk->q, wq);
-                const v128_t d = wasm_f32x4_splat(blk->d);
-                block_dot_f32x4(wq, d, X + (size_t)t0 * cols + b * MS_QK, cols, nt, acc);
-            }
-            for (int u = 0; u < nt; u++) Y[(size_t)(t0 + u) * rows + o] = hsum(acc[u]);
-        }
-    }
-}
-
-void ms_matmul_q4_0_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    const ms_block_q4_0 *w = W;
-    size_t nb = cols / MS_QK;
-    const v128_t m4 = wasm_i8x16_splat(15), eight = wasm_i8x16_splat(8);
-    for (size_t o = 0; o < rows; o++) {
-        for (int t0 = 0; t0 < T; t0 += 4) {
-            int nt = T - t0 < 4 ? T - t0 : 4;
-            v128_t acc[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
-            for (size_t b = 0; b < nb; b++) {
-                const ms_block_q4_0 *blk = &w[o * nb + b];
-                v128_t raw = wasm_v128_load(blk->q);
-                int8_t q[32];
-                wasm_v128_store(q, wasm_i8x16_sub(wasm_v128_and(raw, m4), eight));
-                wasm_v128_store(q + 16, wasm_i8x16_sub(wasm_u8x16_shr(raw, 4), eight));
-                v128_t wq[8];
-                q8_to_f32(q, wq);
-                const v128_t d = wasm_f32x4_splat(blk->d);
-                block_dot_f32x4(wq, d, X + (size_t)t0 * cols + b * MS_QK, cols, nt, acc);
-            }
-            for (int u = 0; u < nt; u++) Y[(size_t)(t0 + u) * rows + o] = hsum(acc[u]);
-        }
-    }
-}
+#include "simd128_common.h"
 
 /* int8 activations x the 4-row interleaved layouts (quant.h). In both layouts one i16x8 vector of
  * weights holds two adjacent columns of the four rows (r0c r0c+1 r1c r1c+1 .. r3c r3c+1), so
@@ -442,10 +209,10 @@ static __attribute__((noinline)) void x4_decode_q4(const uint8_t *W, size_t G, s
 
 /* Activations are quantized per block of 32 and widened to i16 once per token. A lone token
  * (decode) reads four row groups at once; tiles of 2-4 tokens (prefill) go to x4_prefill_*. */
-static inline __attribute__((always_inline)) void matmul_x4_simd128(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
+static inline __attribute__((always_inline)) void gemm_qx4_i8a(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
     const size_t nb = cols / MS_QK, G = rows / 4;
     enum { MAXC = 16384, TB = 4 }; /* 128 KB of codes on the stack (stacks are 1 MB; the prefill's splats take 128 KB more) */
-    if (cols > MAXC) { (q4 ? ms_matmul_q4_0x4_generic : ms_matmul_q8_0x4_generic)(W, rows, cols, X, T, Y); return; }
+    if (cols > MAXC) { (q4 ? ms_gemm_q4_0x4w_i8a_generic : ms_gemm_q8_0x4w_i8a_generic)(W, rows, cols, X, T, Y); return; }
     int16_t x16[TB][MAXC];
     float xd[TB][MAXC / MS_QK];
     for (int t0 = 0; t0 < T; t0 += TB) {
@@ -518,10 +285,10 @@ static __attribute__((noinline)) void x4_decode_x2i16_q4(const uint8_t *W, size_
     x4_decode_x2i16(W, 1, G, nb, xh, xl, dh, dl, y0);
 }
 
-static inline __attribute__((always_inline)) void matmul_x4_x2i16_simd128(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
+static inline __attribute__((always_inline)) void gemm_qx4_i16x2a(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
     const size_t nb = cols / MS_QK, G = rows / 4, bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4);
     enum { MAXC = 16384, RC = 1024 };
-    if (cols > MAXC) { (q4 ? ms_matmul_q4_0x4_x2i16_generic : ms_matmul_q8_0x4_x2i16_generic)(W, rows, cols, X, T, Y); return; }
+    if (cols > MAXC) { (q4 ? ms_gemm_q4_0x4w_i16x2a_generic : ms_gemm_q8_0x4w_i16x2a_generic)(W, rows, cols, X, T, Y); return; }
     int16_t codes[4][MAXC]; /* hi of token 0, lo of token 0, hi of token 1, lo of token 1 */
     float sc[4][MAXC / MS_QK], part[4][RC];
     for (int t0 = 0; t0 < T; t0 += 2) {
@@ -544,20 +311,20 @@ static inline __attribute__((always_inline)) void matmul_x4_x2i16_simd128(const 
     }
 }
 
-void ms_matmul_q8_0x4_x2i16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    matmul_x4_x2i16_simd128(W, 0, rows, cols, X, T, Y);
+void ms_gemm_q8_0x4w_i16x2a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    gemm_qx4_i16x2a(W, 0, rows, cols, X, T, Y);
 }
 
-void ms_matmul_q4_0x4_x2i16_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    matmul_x4_x2i16_simd128(W, 1, rows, cols, X, T, Y);
+void ms_gemm_q4_0x4w_i16x2a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    gemm_qx4_i16x2a(W, 1, rows, cols, X, T, Y);
 }
 
-void ms_matmul_q8_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    matmul_x4_simd128(W, 0, rows, cols, X, T, Y);
+void ms_gemm_q8_0x4w_i8a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    gemm_qx4_i8a(W, 0, rows, cols, X, T, Y);
 }
 
-void ms_matmul_q4_0x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    matmul_x4_simd128(W, 1, rows, cols, X, T, Y);
+void ms_gemm_q4_0x4w_i8a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    gemm_qx4_i8a(W, 1, rows, cols, X, T, Y);
 }
 #else
 typedef int ms_no_simd128_here; /* ISO C forbids an empty translation unit */
