@@ -434,153 +434,176 @@ const withPhase = (opts) => ({ ...opts, onProgress: opts.onProgress && ((p) => o
  * @param {Remote} remote
  */
 async function convertInto(remote, inputs, opts, { store, folder, t0, sinkFiles = null }) {
-  const { signal, onProgress } = opts;
   nodeCrypto ??= isNode ? await nodeImport('node:crypto').catch(() => null) : null;
   const { e, owns, why } = await engineFor(opts);
-  let conv = 0, stage = null, staging = [], cacheOk = !!store;
-  const shardBufs = [];
+  const job = { e, conv: 0, stage: null, staging: [], shardBufs: [], cacheOk: !!store };
   try {
-    const dt = dtypesOf(opts);
-    const saved = e.host;
-    e.host = memoryHost(inputs);
-    try { conv = e.c.conv_open_hf(e.c.dtype_id(dt.dtype), dt.embed ? e.c.dtype_id(dt.embed) : -1, sinkFiles ? opts.shardBytes ?? SHARD_BYTES : SHARD_BYTES); } finally { e.host = saved; }
-    const plan = e.c.conv_plan_json(conv);
-    const manifest0 = e.c.conv_manifest(conv, '');
-    const manifest0Obj = JSON.parse(manifest0);
+    const { plan, manifest0, shards } = openPlan(job, inputs, opts, sinkFiles);
     const runs = sourceRuns(plan);
     const parallel = Math.max(1, Math.min(opts.parallel ?? 3, runs.length));
-    const maxRow = Math.max(...plan.tensors.map((t) => t.row_bytes));
-    const stagingBytes = Math.max(STAGING, maxRow);
-    // where each tensor goes: its place in the model (loading), or in its shard's buffer (files)
-    const dst = new Array(plan.tensors.length);
-    if (sinkFiles) {
-      e.reserve(manifest0Obj.shards.reduce((a, s) => a + s.bytes, 0) + parallel * stagingBytes);
-      manifest0Obj.shards.forEach((s, k) => { const p = e.malloc(Math.max(1, s.bytes)); e.u8.fill(0, p, p + s.bytes); shardBufs[k] = p; });
-      plan.tensors.forEach((t, i) => { dst[i] = shardBufs[t.shard] + t.offset; });
-    } else {
-      stage = await beginModel(manifest0, opts, { engine: e, ownsEngine: owns, threadsWhy: why, extraBytes: parallel * stagingBytes });
-      const segBuf = e.malloc(plan.tensors.length * 24);
-      try {
-        for (let s = 0; s < plan.shards; s++) {
-          const n = e.c.model_shard_segments(stage.model, s, segBuf);
-          const segs = e.f64.subarray(segBuf >> 3, (segBuf >> 3) + 3 * n);
-          const at = new Map();
-          for (let k = 0; k < n; k++) at.set(segs[3 * k], segs[3 * k + 2] >>> 0);
-          plan.tensors.forEach((t, i) => { if (t.shard === s) dst[i] = at.get(t.offset); });
-        }
-      } finally { e.free(segBuf); }
-      if (dst.some((a) => a === undefined)) throw new MlpscopeError('E_MANIFEST', 'the converted layout and the model disagree on where a tensor goes');
-    }
-    for (let k = 0; k < parallel; k++) staging.push(e.malloc(stagingBytes));
+    const stagingBytes = Math.max(STAGING, ...plan.tensors.map((t) => t.row_bytes));
+    if (sinkFiles) e.reserve(shards.reduce((a, s) => a + s.bytes, 0) + parallel * stagingBytes);
+    else job.stage = await beginModel(manifest0, opts, { engine: e, ownsEngine: owns, threadsWhy: why, extraBytes: parallel * stagingBytes });
+    const dst = tensorPlaces(job, plan, shards);
+    for (let k = 0; k < parallel; k++) job.staging.push(e.malloc(stagingBytes));
+    const report = progress(opts.onProgress, t0, plan, shards);
 
-    // progress: source bytes downloaded (converted as they arrive), then shards finished
-    const total = plan.tensors.reduce((a, t) => a + t.rows * t.row_bytes, 0);
-    let loaded = 0;
-    const outTotal = manifest0Obj.shards.reduce((a, s) => a + s.bytes, 0);
-    let outDone = 0;
-    const report = (p) => onProgress?.({ fromCache: false, ...p, elapsedMs: performance.now() - t0 });
-    const tStart = performance.now();
-    report({ phase: 'download', loaded: 0, total, file: plan.files[0], rate: 0 });
-
+    // a shard is finished when its last tensor is in: hashed, stored (cache or file), laid out
     const left = new Array(plan.shards).fill(0);
     for (const t of plan.tensors) left[t.shard]++;
     const hexes = new Array(plan.shards);
     const finishShard = async (s) => {
-      const sh = manifest0Obj.shards[s];
-      const pieces = shardPieces(plan, s, dst, sh.bytes);
+      const sh = shards[s], pieces = shardPieces(plan, s, dst, sh.bytes);
       hexes[s] = hashPieces(e, pieces);
       if (sinkFiles) await sinkFiles.shard(sh.file, e, pieces);
       else {
-        if (store) await store.put(`${folder}${sh.file}#sha256=${hexes[s]}`, new Response(heapStream(e, pieces), { headers: { 'content-type': 'application/octet-stream' } })).catch(() => { cacheOk = false; });
-        e.c.model_finish_shard(stage.model, s, stage.actCode);
+        if (store) await store.put(`${folder}${sh.file}#sha256=${hexes[s]}`, new Response(heapStream(e, pieces), { headers: { 'content-type': 'application/octet-stream' } })).catch(() => { job.cacheOk = false; });
+        e.c.model_finish_shard(job.stage.model, s, job.stage.actCode);
       }
-      outDone += sh.bytes;
-      report({ phase: 'convert', loaded: outDone, total: outTotal, file: sh.file });
+      report.shard(sh);
     };
-
-    const inner = new AbortController();
-    const onAbort = () => inner.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (signal?.aborted) inner.abort();
-    const free = [...staging];
-    try {
-      await eachConcurrently(runs.length, parallel, inner, signal, remote.name, async (r) => {
-        const run = runs[r], buf = free.pop();
-        try {
-          let ti = 0, r0 = 0, fill = 0;
-          const flush = () => {
-            const t = run.tensors[ti], ready = Math.floor(fill / t.row_bytes);
-            if (ready) {
-              e.c.conv_rows(conv, t.index, buf, r0, ready, dst[t.index]);
-              r0 += ready;
-              const rest = fill - ready * t.row_bytes;
-              if (rest) e.u8.copyWithin(buf, buf + ready * t.row_bytes, buf + fill);
-              fill = rest;
-            }
-          };
-          const done = [];
-          await fetchSpan(remote, run.file, run.start, run.end - 1, { ...opts, signal: inner.signal }, (c) => {
-            let i = 0;
-            while (i < c.length) {
-              const t = run.tensors[ti];
-              const need = (t.rows - r0) * t.row_bytes - fill;
-              const take = Math.min(c.length - i, need, stagingBytes - fill);
-              e.u8.set(c.subarray(i, i + take), buf + fill);
-              fill += take; i += take;
-              if (take === need || fill === stagingBytes) flush();
-              if (r0 === t.rows) { done.push(t.shard); ti++; r0 = 0; fill = 0; }
-            }
-            loaded += c.length;
-            const secs = (performance.now() - tStart) / 1000;
-            report({ phase: 'download', loaded, total, file: run.file, rate: secs > 0 ? loaded / secs : 0 });
-          }, inputs.get(run.file)?.size);
-          for (const s of done) if (--left[s] === 0) await finishShard(s);
-        } finally { free.push(buf); }
-      });
-    } finally { signal?.removeEventListener('abort', onAbort); }
-    for (const p of staging) e.free(p);
-    staging = [];
-    report({ phase: 'prepare', loaded: 0, total: 1, file: 'manifest.json' });
-    const manifestText = e.c.conv_manifest(conv, hexes.join(''));
+    await fetchRuns(job, remote, runs, parallel, opts, (run, buf) => rowFeeder(job, run, buf, stagingBytes, dst), (c, run) => report.bytes(c, run.file),
+      async (done) => { for (const s of done) if (--left[s] === 0) await finishShard(s); }, inputs);
+    for (const p of job.staging.splice(0)) e.free(p);
+    report.prepare(0);
+    const manifestText = e.c.conv_manifest(job.conv, hexes.join(''));
     const manifest = JSON.parse(manifestText);
-    let tokBytes = null;
-    if (manifest.tokenizer?.file) {
-      const lenPtr = e.malloc(8);
-      try {
-        const p = e.c.conv_tokenizer(conv, lenPtr);
-        const n = e.f64[lenPtr >> 3];
-        tokBytes = e.u8.slice(p, p + n);
-      } finally { e.free(lenPtr); }
-    }
-    e.c.conv_close(conv);
-    conv = 0;
+    const tokBytes = manifest.tokenizer?.file ? convertedTokenizer(e, job.conv) : null;
+    e.c.conv_close(job.conv);
+    job.conv = 0;
     if (sinkFiles) {
       if (tokBytes) await sinkFiles.file(manifest.tokenizer.file, tokBytes);
       await sinkFiles.file('manifest.json', new TextEncoder().encode(manifestText));
       return { manifest, manifestText };
     }
-    const model = await endModel(stage, manifest, async () => tokBytes, remote.name, opts);
-    if (cacheOk) {
-      // written last: an interrupted conversion leaves no manifest, so it is never taken for whole
-      try {
-        if (tokBytes) await store.put(`${folder}${manifest.tokenizer.file}#sha256=${manifest.tokenizer.sha256}`, new Response(tokBytes));
-        await store.put(`${folder}source.json#latest`, new Response(JSON.stringify(remote.identity)));
-        await store.put(`${folder}manifest.json#latest`, new Response(manifestText));
-        const keep = [...manifest.shards, ...(manifest.tokenizer?.file ? [manifest.tokenizer] : []), { file: 'source.json' }].map((f) => ({ file: f.file, sha256: f.sha256 }));
-        await cachedSource(store, folder).prune(keep);
-      } catch { /* a full disk only costs the next visit a conversion */ }
-    }
-    report({ phase: 'prepare', loaded: 1, total: 1, file: 'manifest.json' });
+    const model = await endModel(job.stage, manifest, async () => tokBytes, remote.name, opts);
+    if (job.cacheOk) await storeConverted(store, folder, remote, manifest, manifestText, tokBytes);
+    report.prepare(1);
     return model;
   } catch (err) {
-    for (const p of staging) e.free(p);
-    if (conv) e.c.conv_close(conv);
-    if (stage) stage.abandon();
+    for (const p of job.staging) e.free(p);
+    if (job.conv) e.c.conv_close(job.conv);
+    if (job.stage) job.stage.abandon();
     else if (owns && !sinkFiles) e.shutdown();
     throw err;
   } finally {
-    if (sinkFiles) { for (const p of shardBufs.splice(0)) e.free(p); if (owns) e.shutdown(); }
+    if (sinkFiles) { for (const p of job.shardBufs.splice(0)) e.free(p); if (owns) e.shutdown(); }
   }
+}
+
+/** The engine's conversion plan from the fetched files (lent to the converter as its host). */
+function openPlan(job, inputs, opts, sinkFiles) {
+  const { e } = job, dt = dtypesOf(opts), saved = e.host;
+  e.host = memoryHost(inputs);
+  try { job.conv = e.c.conv_open_hf(e.c.dtype_id(dt.dtype), dt.embed ? e.c.dtype_id(dt.embed) : -1, sinkFiles ? opts.shardBytes ?? SHARD_BYTES : SHARD_BYTES); } finally { e.host = saved; }
+  const manifest0 = e.c.conv_manifest(job.conv, '');
+  return { plan: e.c.conv_plan_json(job.conv), manifest0, shards: JSON.parse(manifest0).shards };
+}
+
+/** Where each plan tensor goes: its buffer in the model (loading), or its place in its shard's
+ * buffer (writing files). */
+function tensorPlaces(job, plan, shards) {
+  const { e, stage } = job, dst = new Array(plan.tensors.length);
+  if (!stage) {
+    shards.forEach((s, k) => { const p = e.malloc(Math.max(1, s.bytes)); e.u8.fill(0, p, p + s.bytes); job.shardBufs[k] = p; });
+    plan.tensors.forEach((t, i) => { dst[i] = job.shardBufs[t.shard] + t.offset; });
+    return dst;
+  }
+  const segBuf = e.malloc(plan.tensors.length * 24);
+  try {
+    for (let s = 0; s < plan.shards; s++) {
+      const n = e.c.model_shard_segments(stage.model, s, segBuf);
+      const segs = e.f64.subarray(segBuf >> 3, (segBuf >> 3) + 3 * n), at = new Map();
+      for (let k = 0; k < n; k++) at.set(segs[3 * k], segs[3 * k + 2] >>> 0);
+      plan.tensors.forEach((t, i) => { if (t.shard === s) dst[i] = at.get(t.offset); });
+    }
+  } finally { e.free(segBuf); }
+  if (dst.some((a) => a === undefined)) throw new MlpscopeError('E_MANIFEST', 'the converted layout and the model disagree on where a tensor goes');
+  return dst;
+}
+
+/** Progress events: source bytes downloaded (converted as they arrive), shards finished, the end. */
+function progress(onProgress, t0, plan, shards) {
+  const total = plan.tensors.reduce((a, t) => a + t.rows * t.row_bytes, 0), outTotal = shards.reduce((a, s) => a + s.bytes, 0);
+  let loaded = 0, outDone = 0;
+  const tStart = performance.now();
+  const report = (p) => onProgress?.({ fromCache: false, ...p, elapsedMs: performance.now() - t0 });
+  report({ phase: 'download', loaded: 0, total, file: plan.files[0], rate: 0 });
+  return {
+    bytes(c, file) { loaded += c.length; const secs = (performance.now() - tStart) / 1000; report({ phase: 'download', loaded, total, file, rate: secs > 0 ? loaded / secs : 0 }); },
+    shard(sh) { outDone += sh.bytes; report({ phase: 'convert', loaded: outDone, total: outTotal, file: sh.file }); },
+    prepare(done) { report({ phase: 'prepare', loaded: done, total: 1, file: 'manifest.json' }); },
+  };
+}
+
+/**
+ * The sink for one run's bytes: they gather in the staging buffer `buf`, and each time it is full
+ * or a tensor's last row is in, the whole rows go through the converter into the tensor's place.
+ * Returns the sink and the shards of the tensors it has finished (emptied by the caller).
+ */
+function rowFeeder(job, run, buf, stagingBytes, dst) {
+  const { e } = job;
+  let ti = 0, r0 = 0, fill = 0;
+  const done = [];
+  const flush = () => {
+    const t = run.tensors[ti], ready = Math.floor(fill / t.row_bytes);
+    if (!ready) return;
+    e.c.conv_rows(job.conv, t.index, buf, r0, ready, dst[t.index]);
+    r0 += ready;
+    const rest = fill - ready * t.row_bytes;
+    if (rest) e.u8.copyWithin(buf, buf + ready * t.row_bytes, buf + fill);
+    fill = rest;
+  };
+  const sink = (c) => {
+    for (let i = 0; i < c.length;) {
+      const t = run.tensors[ti], need = (t.rows - r0) * t.row_bytes - fill, take = Math.min(c.length - i, need, stagingBytes - fill);
+      e.u8.set(c.subarray(i, i + take), buf + fill);
+      fill += take; i += take;
+      if (take === need || fill === stagingBytes) flush();
+      if (r0 === t.rows) { done.push(t.shard); ti++; r0 = 0; fill = 0; }
+    }
+  };
+  return { sink, done };
+}
+
+/** Every run fetched, `parallel` at a time, each through its own staging buffer; the caller's abort
+ * or the first failure stops them all (and all are waited for before the buffers are freed). */
+async function fetchRuns(job, remote, runs, parallel, opts, feederFor, onBytes, onDone, inputs) {
+  const { signal } = opts, inner = new AbortController(), free = [...job.staging];
+  const onAbort = () => inner.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) inner.abort();
+  try {
+    await eachConcurrently(runs.length, parallel, inner, signal, remote.name, async (r) => {
+      const run = runs[r], buf = free.pop();
+      try {
+        const feed = feederFor(run, buf);
+        await fetchSpan(remote, run.file, run.start, run.end - 1, { ...opts, signal: inner.signal }, (c) => { feed.sink(c); onBytes(c, run); }, inputs.get(run.file)?.size);
+        await onDone(feed.done.splice(0));
+      } finally { free.push(buf); }
+    });
+  } finally { signal?.removeEventListener('abort', onAbort); }
+}
+
+/** The converted tokenizer file, copied out of the engine. */
+function convertedTokenizer(e, conv) {
+  const lenPtr = e.malloc(8);
+  try {
+    const p = e.c.conv_tokenizer(conv, lenPtr), n = e.f64[lenPtr >> 3];
+    return e.u8.slice(p, p + n);
+  } finally { e.free(lenPtr); }
+}
+
+/** The rest of the converted set into the cache — the manifest last: an interrupted conversion
+ * leaves no manifest, so it is never taken for a whole one — and older copies' files dropped. */
+async function storeConverted(store, folder, remote, manifest, manifestText, tokBytes) {
+  try {
+    if (tokBytes) await store.put(`${folder}${manifest.tokenizer.file}#sha256=${manifest.tokenizer.sha256}`, new Response(tokBytes));
+    await store.put(`${folder}source.json#latest`, new Response(JSON.stringify(remote.identity)));
+    await store.put(`${folder}manifest.json#latest`, new Response(manifestText));
+    const keep = [...manifest.shards, ...(manifest.tokenizer?.file ? [manifest.tokenizer] : []), { file: 'source.json' }].map((f) => ({ file: f.file, sha256: f.sha256 }));
+    await cachedSource(store, folder).prune(keep);
+  } catch { /* a full disk only costs the next visit a conversion */ }
 }
 
 /** A shard's bytes as pieces: [heap address or -1 for zero padding, length], in file order. */
