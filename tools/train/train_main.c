@@ -398,144 +398,228 @@ static _Noreturn void usage(void) {
     exit(2);
 }
 
-int main(int argc, char **argv) {
-    opts_t O = {0};
-    O.vocab = 1024; O.steps = 3000; O.threads = 2; O.batch = 16; O.eval_every = 100; O.ckpt_every = 200; O.eval_windows = 64; O.seed = 1; O.gate_init = 0.02; O.noise_share = 1;
-    int noise_end_given = 0;
-    O.c = (tcfg){.H = 128, .I = 448, .L = 6, .nh = 4, .T = 128, .eps = 1e-5, .theta = 10000.0};
-    O.o = (tadam){.lr = 3e-3, .min_lr = 3e-4, .b1 = 0.9, .b2 = 0.95, .eps = 1e-8, .wd = 0.1, .clip = 1.0, .warmup = 100};
-    const char *logits_ckpt = NULL, *ids_s = NULL, *out_f32 = NULL;
+/* The command line into O (defaults first); --logits / --ids / --out-f32 go to their own outputs. */
+static void parse_args(int argc, char **argv, opts_t *O, const char **logits_ckpt, const char **ids_s, const char **out_f32, int *noise_end_given) {
+    *O = (opts_t){0};
+    O->vocab = 1024; O->steps = 3000; O->threads = 2; O->batch = 16; O->eval_every = 100; O->ckpt_every = 200; O->eval_windows = 64; O->seed = 1; O->gate_init = 0.02; O->noise_share = 1;
+    O->c = (tcfg){.H = 128, .I = 448, .L = 6, .nh = 4, .T = 128, .eps = 1e-5, .theta = 10000.0};
+    O->o = (tadam){.lr = 3e-3, .min_lr = 3e-4, .b1 = 0.9, .b2 = 0.95, .eps = 1e-8, .wd = 0.1, .clip = 1.0, .warmup = 100};
+    *noise_end_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT(name) (!strcmp(a, name) && v && (i++, 1))
-        if (OPT("--train")) O.train = v; else if (OPT("--val")) O.val = v; else if (OPT("--out")) O.out = v;
-        else if (OPT("--out-f32")) out_f32 = v; else if (OPT("--ckpt")) O.ckpt = v; else if (OPT("--log")) O.log = v;
-        else if (OPT("--steps")) O.steps = atoi(v); else if (OPT("--batch")) O.batch = atoi(v); else if (OPT("--threads")) O.threads = atoi(v);
-        else if (OPT("--vocab")) O.vocab = atoi(v); else if (OPT("--hidden")) O.c.H = atoi(v); else if (OPT("--layers")) O.c.L = atoi(v);
-        else if (OPT("--heads")) O.c.nh = atoi(v); else if (OPT("--inter")) O.c.I = atoi(v); else if (OPT("--ctx")) O.c.T = atoi(v);
-        else if (OPT("--lr")) O.o.lr = atof(v), O.o.min_lr = O.o.lr / 10; else if (OPT("--seed")) O.seed = strtoull(v, NULL, 10);
-        else if (OPT("--eval-every")) O.eval_every = atoi(v); else if (OPT("--ckpt-every")) O.ckpt_every = atoi(v);
-        else if (OPT("--warmup")) O.o.warmup = atoi(v); else if (OPT("--wd")) O.o.wd = atof(v);
-        else if (OPT("--mlp-dropout")) O.drop = atof(v); else if (OPT("--attn-dropout")) O.adrop = atof(v);
-        else if (OPT("--gate-init")) O.gate_init = atof(v); else if (OPT("--input-noise")) O.noise = atof(v);
-        else if (OPT("--input-noise-end")) { O.noise_end = atof(v); noise_end_given = 1; }
-        else if (OPT("--noise-share")) O.noise_share = atof(v);
-        else if (OPT("--logits")) logits_ckpt = v; else if (OPT("--ids")) ids_s = v;
-        else if (!strcmp(a, "--resume")) O.resume = 1;
-        else if (OPT("--stop-at")) O.stop_at = atoi(v);
+        if (OPT("--train")) O->train = v; else if (OPT("--val")) O->val = v; else if (OPT("--out")) O->out = v;
+        else if (OPT("--out-f32")) *out_f32 = v; else if (OPT("--ckpt")) O->ckpt = v; else if (OPT("--log")) O->log = v;
+        else if (OPT("--steps")) O->steps = atoi(v); else if (OPT("--batch")) O->batch = atoi(v); else if (OPT("--threads")) O->threads = atoi(v);
+        else if (OPT("--vocab")) O->vocab = atoi(v); else if (OPT("--hidden")) O->c.H = atoi(v); else if (OPT("--layers")) O->c.L = atoi(v);
+        else if (OPT("--heads")) O->c.nh = atoi(v); else if (OPT("--inter")) O->c.I = atoi(v); else if (OPT("--ctx")) O->c.T = atoi(v);
+        else if (OPT("--lr")) O->o.lr = atof(v), O->o.min_lr = O->o.lr / 10; else if (OPT("--seed")) O->seed = strtoull(v, NULL, 10);
+        else if (OPT("--eval-every")) O->eval_every = atoi(v); else if (OPT("--ckpt-every")) O->ckpt_every = atoi(v);
+        else if (OPT("--warmup")) O->o.warmup = atoi(v); else if (OPT("--wd")) O->o.wd = atof(v);
+        else if (OPT("--mlp-dropout")) O->drop = atof(v); else if (OPT("--attn-dropout")) O->adrop = atof(v);
+        else if (OPT("--gate-init")) O->gate_init = atof(v); else if (OPT("--input-noise")) O->noise = atof(v);
+        else if (OPT("--input-noise-end")) { O->noise_end = atof(v); *noise_end_given = 1; }
+        else if (OPT("--noise-share")) O->noise_share = atof(v);
+        else if (OPT("--logits")) *logits_ckpt = v; else if (OPT("--ids")) *ids_s = v;
+        else if (!strcmp(a, "--resume")) O->resume = 1;
+        else if (OPT("--stop-at")) O->stop_at = atoi(v);
         else usage();
 #undef OPT
     }
-    if (logits_ckpt) { /* trainer-side logits of the last position, for the engine comparison test */
-        tcfg c = O.c;
-        int step; uint64_t r; real *w, *m, *v; size_t n, tl; uint8_t *tok;
-        if (!ids_s) usage();
-        int rc = load_ckpt(logits_ckpt, &c, &step, &r, &w, &m, &v, &n, &tok, &tl);
-        if (rc) { fprintf(stderr, "mlpscope-train: checkpoint %s %s\n", logits_ckpt, ckpt_problem(rc)); return 1; }
-        int32_t ids[4096]; int k = 0, bad = !*ids_s;
-        for (const char *q = ids_s; *q;) {
-            char *end;
-            long id = strtol(q, &end, 10);
-            bad = end == q || (*end && *end != ',') || k == 4096;
-            if (bad) break;
-            if (id < 0 || id >= c.V) { fprintf(stderr, "mlpscope-train: --ids: id %ld is outside the vocabulary of %s (0..%d)\n", id, logits_ckpt, c.V - 1); return 2; }
-            ids[k++] = (int32_t)id;
-            q = *end ? end + 1 : end;
-        }
-        if (bad) { fprintf(stderr, "mlpscope-train: --ids needs at least one token id and at most 4096, comma-separated (got \"%s\")\n", ids_s); return 2; }
-        c.T = k; c.eps = 1e-5; c.theta = 10000.0;
-        tparams p; tparams_view(&c, w, &p);
-        size_t H = (size_t)c.H, I = (size_t)c.I;
-        real *tb = xmalloc(tparams_count(&c) * sizeof(real), "the transposed weights");
-        tT wt = {tb, tb + c.L * H * H, tb + 2 * c.L * H * H, tb + 3 * c.L * H * H, tb + 4 * c.L * H * H, tb + 4 * c.L * H * H + c.L * I * H,
-                 tb + 4 * c.L * H * H + c.L * I * H + c.L * H * I, tb + 4 * c.L * H * H + 3 * c.L * I * H};
-        tT_refresh(&c, &p, &wt);
-        real *ab = xmalloc(tact_count(&c) * sizeof(real), "the activations");
-        tact a; tact_view(&c, ab, &a);
-        t_forward(&c, &p, &wt, ids, NULL, &a);
-        printf("{\"logits\":[");
-        for (int i = 0; i < c.V; i++) printf("%s%.9g", i ? "," : "", (double)a.logits[(size_t)(k - 1) * c.V + i]);
-        printf("]}\n");
-        return 0;
-    }
-    if (!O.train || !O.val || !O.out) usage();
-    /* every number from the command line is checked before it sizes or divides anything */
+}
+
+/* Every number from the command line checked before it sizes or divides anything: 0, or 2 (said why). */
+static int check_opts(opts_t *O, int noise_end_given) {
     const struct { const char *name; long v, lo, hi; } range[] = {
-        {"--steps", O.steps, 1, 100000000}, {"--batch", O.batch, 1, 1 << 16}, {"--threads", O.threads, 1, 16},
-        {"--eval-every", O.eval_every, 1, 1 << 30}, {"--ckpt-every", O.ckpt_every, 1, 1 << 30}, {"--vocab", O.vocab, 258, 1 << 16},
-        {"--hidden", O.c.H, 2, 8192}, {"--layers", O.c.L, 1, 256}, {"--heads", O.c.nh, 1, 256}, {"--inter", O.c.I, 1, 1 << 16},
-        {"--ctx", O.c.T, 2, 1 << 14}};
+        {"--steps", O->steps, 1, 100000000}, {"--batch", O->batch, 1, 1 << 16}, {"--threads", O->threads, 1, 16},
+        {"--eval-every", O->eval_every, 1, 1 << 30}, {"--ckpt-every", O->ckpt_every, 1, 1 << 30}, {"--vocab", O->vocab, 258, 1 << 16},
+        {"--hidden", O->c.H, 2, 8192}, {"--layers", O->c.L, 1, 256}, {"--heads", O->c.nh, 1, 256}, {"--inter", O->c.I, 1, 1 << 16},
+        {"--ctx", O->c.T, 2, 1 << 14}};
     for (size_t i = 0; i < sizeof range / sizeof range[0]; i++)
         if (range[i].v < range[i].lo || range[i].v > range[i].hi) {
             fprintf(stderr, "mlpscope-train: %s must be an integer in [%ld, %ld] (got %ld)\n", range[i].name, range[i].lo, range[i].hi, range[i].v);
             return 2;
         }
-    if (O.c.H % O.c.nh || (O.c.H / O.c.nh) % 2) {
-        fprintf(stderr, "mlpscope-train: --hidden %d must split into --heads %d heads of an even size (RoPE rotates pairs)\n", O.c.H, O.c.nh);
+    if (O->c.H % O->c.nh || (O->c.H / O->c.nh) % 2) {
+        fprintf(stderr, "mlpscope-train: --hidden %d must split into --heads %d heads of an even size (RoPE rotates pairs)\n", O->c.H, O->c.nh);
         return 2;
     }
-    if (!(O.o.lr >= 0 && O.o.lr < 10) || !(O.o.wd >= 0 && O.o.wd < 100) || O.o.warmup < 0) {
-        fprintf(stderr, "mlpscope-train: --lr must be in [0, 10), --wd in [0, 100) and --warmup >= 0 (got %g, %g, %d)\n", O.o.lr, O.o.wd, O.o.warmup);
+    if (!(O->o.lr >= 0 && O->o.lr < 10) || !(O->o.wd >= 0 && O->o.wd < 100) || O->o.warmup < 0) {
+        fprintf(stderr, "mlpscope-train: --lr must be in [0, 10), --wd in [0, 100) and --warmup >= 0 (got %g, %g, %d)\n", O->o.lr, O->o.wd, O->o.warmup);
         return 2;
     }
-    if (!noise_end_given) O.noise_end = O.noise;
-    if (!(O.drop >= 0 && O.drop < 1) || !(O.adrop >= 0 && O.adrop < 1) || !(O.noise >= 0 && O.noise < 1) || !(O.noise_end >= 0 && O.noise_end < 1)) {
+    if (!noise_end_given) O->noise_end = O->noise;
+    if (!(O->drop >= 0 && O->drop < 1) || !(O->adrop >= 0 && O->adrop < 1) || !(O->noise >= 0 && O->noise < 1) || !(O->noise_end >= 0 && O->noise_end < 1)) {
         fprintf(stderr, "--mlp-dropout, --attn-dropout, --input-noise and --input-noise-end take a probability in [0, 1) (got %g, %g, %g and %g)\n",
-                O.drop, O.adrop, O.noise, O.noise_end);
+                O->drop, O->adrop, O->noise, O->noise_end);
         return 2;
     }
-    if (O.resume && !O.ckpt) {
+    if (O->resume && !O->ckpt) {
         fprintf(stderr, "--resume needs the --ckpt file to resume from\n");
         return 2;
     }
-    if (O.stop_at < 0 || (O.stop_at && !O.ckpt)) {
-        fprintf(stderr, "--stop-at N needs N >= 1 and a --ckpt file to stop into (got %d%s)\n", O.stop_at, O.ckpt ? "" : ", no --ckpt");
+    if (O->stop_at < 0 || (O->stop_at && !O->ckpt)) {
+        fprintf(stderr, "--stop-at N needs N >= 1 and a --ckpt file to stop into (got %d%s)\n", O->stop_at, O->ckpt ? "" : ", no --ckpt");
         return 2;
     }
-    if (!(O.noise_share > 0 && O.noise_share <= 1)) {
-        fprintf(stderr, "mlpscope-train: --noise-share takes the share of sequences given input noise, in (0, 1] (got %g)\n", O.noise_share);
+    if (!(O->noise_share > 0 && O->noise_share <= 1)) {
+        fprintf(stderr, "mlpscope-train: --noise-share takes the share of sequences given input noise, in (0, 1] (got %g)\n", O->noise_share);
         return 2;
     }
-    if (!(O.gate_init > 0 && O.gate_init < 10)) {
-        fprintf(stderr, "--gate-init takes a standard deviation in (0, 10) (got %g)\n", O.gate_init);
+    if (!(O->gate_init > 0 && O->gate_init < 10)) {
+        fprintf(stderr, "--gate-init takes a standard deviation in (0, 10) (got %g)\n", O->gate_init);
         return 2;
     }
-    O.o.steps = O.steps;
+    O->o.steps = O->steps;
+    return 0;
+}
+
+/* The transposed copies of the weights the forward and backward passes read, in one allocation. */
+static tT transposed(const tcfg *c, const tparams *p, size_t np) {
+    size_t H = (size_t)c->H, I = (size_t)c->I, L = (size_t)c->L;
+    real *tb = xmalloc(np * sizeof(real), "the transposed weights");
+    tT wt = {tb, tb + L * H * H, tb + 2 * L * H * H, tb + 3 * L * H * H, tb + 4 * L * H * H, tb + 4 * L * H * H + L * I * H,
+             tb + 4 * L * H * H + L * I * H + L * H * I, tb + 4 * L * H * H + 3 * L * I * H};
+    tT_refresh(c, p, &wt);
+    return wt;
+}
+
+/* --logits CKPT --ids 1,2,3: the trainer's own logits at the last position (for the test that
+ * compares the engine with the trainer). Returns the exit status. */
+static int print_logits(const opts_t *O, const char *logits_ckpt, const char *ids_s) {
+    tcfg c = O->c;
+    int step; uint64_t r; real *w, *m, *v; size_t n, tl; uint8_t *tok;
+    if (!ids_s) usage();
+    int rc = load_ckpt(logits_ckpt, &c, &step, &r, &w, &m, &v, &n, &tok, &tl);
+    if (rc) { fprintf(stderr, "mlpscope-train: checkpoint %s %s\n", logits_ckpt, ckpt_problem(rc)); return 1; }
+    int32_t ids[4096]; int k = 0, bad = !*ids_s;
+    for (const char *q = ids_s; *q;) {
+        char *end;
+        long id = strtol(q, &end, 10);
+        bad = end == q || (*end && *end != ',') || k == 4096;
+        if (bad) break;
+        if (id < 0 || id >= c.V) { fprintf(stderr, "mlpscope-train: --ids: id %ld is outside the vocabulary of %s (0..%d)\n", id, logits_ckpt, c.V - 1); return 2; }
+        ids[k++] = (int32_t)id;
+        q = *end ? end + 1 : end;
+    }
+    if (bad) { fprintf(stderr, "mlpscope-train: --ids needs at least one token id and at most 4096, comma-separated (got \"%s\")\n", ids_s); return 2; }
+    c.T = k; c.eps = 1e-5; c.theta = 10000.0;
+    tparams p; tparams_view(&c, w, &p);
+    tT wt = transposed(&c, &p, tparams_count(&c));
+    real *ab = xmalloc(tact_count(&c) * sizeof(real), "the activations");
+    tact a; tact_view(&c, ab, &a);
+    t_forward(&c, &p, &wt, ids, NULL, &a);
+    printf("{\"logits\":[");
+    for (int i = 0; i < c.V; i++) printf("%s%.9g", i ? "," : "", (double)a.logits[(size_t)(k - 1) * c.V + i]);
+    printf("]}\n");
+    return 0;
+}
+
+/* The weights, optimizer state and tokenizer: from the checkpoint (--resume), or a BPE vocabulary
+ * learned from the training text and freshly initialised weights. 0, or the exit status. */
+typedef struct { real *w, *m, *v; size_t np; uint8_t *tokblob; size_t toklen; int start; uint64_t rng; } run_state;
+static int start_or_resume(opts_t *O, const char *train, size_t ntrain, run_state *R, double t0) {
+    tcfg *c = &O->c;
+    *R = (run_state){.rng = O->seed * 0x9E3779B97F4A7C15ull + 1};
+    /* --resume: a missing checkpoint starts from step 0 (the run stopped before its first one); a
+     * checkpoint that exists but cannot be used is an error, not a silent fresh start */
+    int ck = O->resume && O->ckpt ? load_ckpt(O->ckpt, c, &R->start, &R->rng, &R->w, &R->m, &R->v, &R->np, &R->tokblob, &R->toklen) : -1;
+    if (ck < -1) { fprintf(stderr, "mlpscope-train: checkpoint %s %s; remove it to start again\n", O->ckpt, ckpt_problem(ck)); return 2; }
+    if (O->resume && ck == -1) fprintf(stderr, "no checkpoint at %s yet: starting from step 0\n", O->ckpt);
+    if (ck == 0) {
+        fprintf(stderr, "resumed %s at step %d\n", O->ckpt, R->start);
+        return 0;
+    }
+    c->V = O->vocab;
+    R->tokblob = learn_bpe(train, ntrain, O->vocab, &R->toklen);
+    fprintf(stderr, "learned a %d-token BPE vocabulary in %.1f s\n", O->vocab, now_s() - t0);
+    R->np = tparams_count(c);
+    R->w = xcalloc(R->np, sizeof(real), "the weights"); R->m = xcalloc(R->np, sizeof(real), "the optimizer state"); R->v = xcalloc(R->np, sizeof(real), "the optimizer state");
+    tparams p; tparams_view(c, R->w, &p);
+    size_t H = (size_t)c->H, L = (size_t)c->L, I = (size_t)c->I;
+    uint64_t ir = O->seed + 12345;
+    const double sd = 0.02, sd_out = 0.02 / sqrt(2.0 * c->L);
+    for (size_t i = 0; i < (size_t)c->V * H; i++) p.emb[i] = (real)(sd * gauss(&ir));
+    for (size_t i = 0; i < L * H * H; i++) { p.wq[i] = (real)(sd * gauss(&ir)); p.wk[i] = (real)(sd * gauss(&ir)); p.wv[i] = (real)(sd * gauss(&ir)); p.wo[i] = (real)(sd_out * gauss(&ir)); }
+    for (size_t i = 0; i < L * I * H; i++) { p.w1[i] = (real)(O->gate_init * gauss(&ir)); p.w3[i] = (real)(sd * gauss(&ir)); p.w2[i] = (real)(sd_out * gauss(&ir)); }
+    for (size_t i = 0; i < L * H; i++) { p.rms_att[i] = 1; p.rms_ffn[i] = 1; }
+    for (size_t i = 0; i < H; i++) p.rms_final[i] = 1;
+    return 0;
+}
+
+/* Cross-entropy on the validation windows of the train unigram distribution (add-one): the loss a
+ * model that ignores context would reach. */
+static double unigram_baseline(const tcfg *c, const int32_t *tr, size_t ntok, const int32_t *va, size_t nvt, int windows) {
+    double *uni = xcalloc((size_t)c->V, sizeof(double), "the unigram counts"), ubase = 0;
+    for (size_t i = 0; i < ntok; i++) uni[tr[i]] += 1;
+    for (int i = 0; i < c->V; i++) uni[i] = (uni[i] + 1) / ((double)ntok + c->V);
+    size_t stride = (nvt - c->T - 1) / (size_t)windows;
+    for (int wnd = 0; wnd < windows; wnd++) for (int t = 1; t <= c->T; t++) ubase -= log(uni[va[(size_t)wnd * stride + t]]);
+    free(uni);
+    return ubase / ((double)windows * c->T);
+}
+
+/* One optimizer step: the batch's gradients over the threads, summed in thread order with their
+ * norm in one pass, then Adam over the threads and the transposed copies refreshed. Returns the
+ * mean training loss; *gn the gradient norm. */
+static double train_step(const opts_t *O, tcfg *c, tparams *p, tT *wt, run_state *R, const int32_t *tr, size_t ntok, int step,
+                         job *jobs, int nt, real *grad, size_t *offs, double *gn_out) {
+    for (int b = 0; b < O->batch; b++) offs[b] = (size_t)(rnd(&R->rng) % (ntok - c->T - 1));
+    int per = O->batch / nt, extra = O->batch % nt, first = 0;
+    for (int k = 0; k < nt; k++) {
+        jobs[k] = (job){c, p, wt, tr, offs, first, per + (k < extra), jobs[k].gbuf, jobs[k].g, jobs[k].a, jobs[k].abuf, 0, (real)(1.0 / ((double)O->batch * c->T)),
+                   (real)O->drop, (real)O->adrop, O->seed * 0xD1B54A32D192ED03ull + (uint64_t)step, noise_at(O, step), jobs[k].in, jobs[k].replaced, O->noise_share};
+        first += jobs[k].n;
+    }
+    run_jobs(run_job, jobs, sizeof *jobs, nt);
+    double loss = 0;
+    for (int k = 0; k < nt; k++) loss += jobs[k].loss;
+    double gn = 0;
+    for (size_t i = 0; i < R->np; i++) {
+        real s = jobs[0].gbuf[i];
+        for (int k = 1; k < nt; k++) s += jobs[k].gbuf[i];
+        grad[i] = s;
+        gn += (double)s * s;
+    }
+    gn = sqrt(gn);
+    const tadam_k K = t_adam_prep(c, &O->o, step, R->w, gn);
+    adam_job aj[16];
+    for (int k = 0; k < nt; k++) aj[k] = (adam_job){c, &O->o, &K, R->w, grad, R->m, R->v, R->np * (size_t)k / (size_t)nt, R->np * (size_t)(k + 1) / (size_t)nt};
+    run_jobs(run_adam, aj, sizeof *aj, nt);
+    tT_refresh(c, p, wt);
+    *gn_out = gn;
+    return loss / ((double)O->batch * c->T);
+}
+
+/* What the input noise did, counted (stderr: summary.json keeps its fields). */
+static void report_noise(const opts_t *O, const job *jobs, int nt, int start, int T) {
+    if (!(O->noise > 0 || O->noise_end > 0)) return;
+    size_t replaced = 0, seen = (size_t)(O->steps - start) * (size_t)O->batch * (size_t)T;
+    for (int k = 0; k < nt; k++) replaced += jobs[k].replaced;
+    if (O->noise_end != O->noise) fprintf(stderr, "input noise %g to %g", O->noise, O->noise_end);
+    else fprintf(stderr, "input noise %g", O->noise);
+    if (O->noise_share < 1) fprintf(stderr, " in a share %g of the sequences", O->noise_share);
+    fprintf(stderr, ": %zu of %zu input tokens replaced (%.4f)\n", replaced, seen, (double)replaced / (double)seen);
+}
+
+int main(int argc, char **argv) {
+    opts_t O;
+    const char *logits_ckpt = NULL, *ids_s = NULL, *out_f32 = NULL;
+    int noise_end_given;
+    parse_args(argc, argv, &O, &logits_ckpt, &ids_s, &out_f32, &noise_end_given);
+    if (logits_ckpt) return print_logits(&O, logits_ckpt, ids_s);
+    if (!O.train || !O.val || !O.out) usage();
+    if (check_opts(&O, noise_end_given)) return 2;
     size_t ntrain, nval;
     char *train = read_text(O.train, &ntrain), *val = read_text(O.val, &nval);
     tcfg *c = &O.c;
-    real *w = NULL, *m = NULL, *v = NULL;
-    uint8_t *tokblob = NULL;
-    size_t np = 0, toklen = 0;
-    int start = 0;
-    uint64_t rng = O.seed * 0x9E3779B97F4A7C15ull + 1;
     double t0 = now_s();
-    /* --resume: a missing checkpoint starts from step 0 (the run stopped before its first one); a
-     * checkpoint that exists but cannot be used is an error, not a silent fresh start */
-    int ck = O.resume && O.ckpt ? load_ckpt(O.ckpt, c, &start, &rng, &w, &m, &v, &np, &tokblob, &toklen) : -1;
-    if (ck < -1) { fprintf(stderr, "mlpscope-train: checkpoint %s %s; remove it to start again\n", O.ckpt, ckpt_problem(ck)); return 2; }
-    if (O.resume && ck == -1) fprintf(stderr, "no checkpoint at %s yet: starting from step 0\n", O.ckpt);
-    if (ck == 0) {
-        fprintf(stderr, "resumed %s at step %d\n", O.ckpt, start);
-    } else {
-        c->V = O.vocab;
-        tokblob = learn_bpe(train, ntrain, O.vocab, &toklen);
-        fprintf(stderr, "learned a %d-token BPE vocabulary in %.1f s\n", O.vocab, now_s() - t0);
-        np = tparams_count(c);
-        w = xcalloc(np, sizeof(real), "the weights"); m = xcalloc(np, sizeof(real), "the optimizer state"); v = xcalloc(np, sizeof(real), "the optimizer state");
-        tparams p; tparams_view(c, w, &p);
-        size_t H = (size_t)c->H, L = (size_t)c->L, I = (size_t)c->I;
-        uint64_t ir = O.seed + 12345;
-        const double sd = 0.02, sd_out = 0.02 / sqrt(2.0 * c->L);
-        for (size_t i = 0; i < (size_t)c->V * H; i++) p.emb[i] = (real)(sd * gauss(&ir));
-        for (size_t i = 0; i < L * H * H; i++) { p.wq[i] = (real)(sd * gauss(&ir)); p.wk[i] = (real)(sd * gauss(&ir)); p.wv[i] = (real)(sd * gauss(&ir)); p.wo[i] = (real)(sd_out * gauss(&ir)); }
-        for (size_t i = 0; i < L * I * H; i++) { p.w1[i] = (real)(O.gate_init * gauss(&ir)); p.w3[i] = (real)(sd * gauss(&ir)); p.w2[i] = (real)(sd_out * gauss(&ir)); }
-        for (size_t i = 0; i < L * H; i++) { p.rms_att[i] = 1; p.rms_ffn[i] = 1; }
-        for (size_t i = 0; i < H; i++) p.rms_final[i] = 1;
-    }
+    run_state R;
+    int rc = start_or_resume(&O, train, ntrain, &R, t0);
+    if (rc) return rc;
     c->hd = c->H / c->nh;
     ms_err e = {0};
-    ms_tokenizer *tok = ms_tokenizer_load("bpe-bytelevel", tokblob, toklen, c->V, &e);
+    ms_tokenizer *tok = ms_tokenizer_load("bpe-bytelevel", R.tokblob, R.toklen, c->V, &e);
     if (!tok) { fprintf(stderr, "tokenizer: %s\n", e.msg); return 1; }
     size_t ntok, nvt;
     int32_t *tr = encode_corpus(tok, O.train, train, ntrain, c->V - 1, &ntok), *va = encode_corpus(tok, O.val, val, nval, c->V - 1, &nvt);
@@ -545,81 +629,44 @@ int main(int argc, char **argv) {
         return 2;
     }
     fprintf(stderr, "train %zu tokens (%.2f bytes/token), val %zu tokens\n", ntok, (double)ntrain / ntok, nvt);
-    /* unigram baseline: cross-entropy of the train unigram distribution (add-one) on val */
-    double *uni = xcalloc((size_t)c->V, sizeof(double), "the unigram counts"), ubase = 0;
-    for (size_t i = 0; i < ntok; i++) uni[tr[i]] += 1;
-    for (int i = 0; i < c->V; i++) uni[i] = (uni[i] + 1) / ((double)ntok + c->V);
-    size_t stride = (nvt - c->T - 1) / (size_t)O.eval_windows;
-    for (int wnd = 0; wnd < O.eval_windows; wnd++) for (int t = 1; t <= c->T; t++) ubase -= log(uni[va[(size_t)wnd * stride + t]]);
-    ubase /= (double)O.eval_windows * c->T;
+    const double ubase = unigram_baseline(c, tr, ntok, va, nvt, O.eval_windows);
 
-    tparams p; tparams_view(c, w, &p);
-    size_t H = (size_t)c->H, I = (size_t)c->I;
-    real *tb = xmalloc(np * sizeof(real), "the transposed weights");
-    tT wt = {tb, tb + c->L * H * H, tb + 2 * c->L * H * H, tb + 3 * c->L * H * H, tb + 4 * c->L * H * H, tb + 4 * c->L * H * H + c->L * I * H,
-             tb + 4 * c->L * H * H + c->L * I * H + c->L * H * I, tb + 4 * c->L * H * H + 3 * c->L * I * H};
-    tT_refresh(c, &p, &wt);
+    tparams p; tparams_view(c, R.w, &p);
+    tT wt = transposed(c, &p, R.np);
     int nt = O.threads; /* checked: 1..16 */
     job jobs[16];
     for (int k = 0; k < nt; k++) {
-        jobs[k].gbuf = xmalloc(np * sizeof(real), "a thread's gradients");
+        jobs[k].gbuf = xmalloc(R.np * sizeof(real), "a thread's gradients");
         tparams_view(c, jobs[k].gbuf, &jobs[k].g);
         jobs[k].abuf = xmalloc(tact_count(c) * sizeof(real), "a thread's activations");
         tact_view(c, jobs[k].abuf, &jobs[k].a);
         jobs[k].in = xmalloc((size_t)c->T * sizeof(int32_t), "a thread's noisy inputs");
         jobs[k].replaced = 0;
     }
-    real *grad = xmalloc(np * sizeof(real), "the gradients");
+    real *grad = xmalloc(R.np * sizeof(real), "the gradients");
     size_t *offs = xmalloc((size_t)O.batch * sizeof *offs, "the batch offsets");
     /* resuming: the log may hold steps past the checkpoint (the run went on before it stopped);
      * they are dropped, so that each step appears once */
-    if (O.log && start && trim_log(O.log, start) != 0) { fprintf(stderr, "mlpscope-train: cannot rewrite the log %s\n", O.log); return 1; }
-    FILE *logf = O.log ? fopen(O.log, start ? "a" : "w") : NULL;
+    if (O.log && R.start && trim_log(O.log, R.start) != 0) { fprintf(stderr, "mlpscope-train: cannot rewrite the log %s\n", O.log); return 1; }
+    FILE *logf = O.log ? fopen(O.log, R.start ? "a" : "w") : NULL;
     if (O.log && !logf) { fprintf(stderr, "mlpscope-train: cannot open the log %s\n", O.log); return 1; }
-    if (logf && !start) fprintf(logf, "step\tlr\ttrain_loss\tval_loss\tgrad_norm\ttokens_per_s\telapsed_s\n");
+    if (logf && !R.start) fprintf(logf, "step\tlr\ttrain_loss\tval_loss\tgrad_norm\ttokens_per_s\telapsed_s\n");
     double vl = NAN, tstart = now_s();
-    for (int step = start; step < O.steps; step++) {
-        double ts = now_s();
-        for (int b = 0; b < O.batch; b++) offs[b] = (size_t)(rnd(&rng) % (ntok - c->T - 1));
-        int per = O.batch / nt, extra = O.batch % nt, first = 0;
-        for (int k = 0; k < nt; k++) {
-            jobs[k] = (job){c, &p, &wt, tr, offs, first, per + (k < extra), jobs[k].gbuf, jobs[k].g, jobs[k].a, jobs[k].abuf, 0, (real)(1.0 / ((double)O.batch * c->T)),
-                       (real)O.drop, (real)O.adrop, O.seed * 0xD1B54A32D192ED03ull + (uint64_t)step, noise_at(&O, step), jobs[k].in, jobs[k].replaced, O.noise_share};
-            first += jobs[k].n;
-        }
-        run_jobs(run_job, jobs, sizeof *jobs, nt);
-        double loss = 0;
-        for (int k = 0; k < nt; k++) loss += jobs[k].loss;
-        /* the threads' gradients summed in thread order, and their norm, in one pass */
-        double gn = 0;
-        for (size_t i = 0; i < np; i++) {
-            real s = jobs[0].gbuf[i];
-            for (int k = 1; k < nt; k++) s += jobs[k].gbuf[i];
-            grad[i] = s;
-            gn += (double)s * s;
-        }
-        gn = sqrt(gn);
-        const tadam_k K = t_adam_prep(c, &O.o, step, w, gn);
-        adam_job aj[16];
-        for (int k = 0; k < nt; k++) aj[k] = (adam_job){c, &O.o, &K, w, grad, m, v, np * (size_t)k / (size_t)nt, np * (size_t)(k + 1) / (size_t)nt};
-        run_jobs(run_adam, aj, sizeof *aj, nt);
-        tT_refresh(c, &p, &wt);
-        loss /= (double)O.batch * c->T;
-        int last = step + 1 == O.steps;
+    for (int step = R.start; step < O.steps; step++) {
+        double ts = now_s(), gn;
+        const double loss = train_step(&O, c, &p, &wt, &R, tr, ntok, step, jobs, nt, grad, offs, &gn);
+        const int last = step + 1 == O.steps, evaled = (step + 1) % O.eval_every == 0 || last;
         double tps = O.batch * c->T / (now_s() - ts); /* training only: the evaluation below is not counted */
-        if ((step + 1) % O.eval_every == 0 || step + 1 == O.steps) vl = eval_loss(c, &p, &wt, va, nvt, O.eval_windows, jobs, nt);
-        const int evaled = (step + 1) % O.eval_every == 0 || last;
+        if (evaled) vl = eval_loss(c, &p, &wt, va, nvt, O.eval_windows, jobs, nt);
         if (logf) {
             char vs[32] = "-";
             if (evaled) snprintf(vs, sizeof vs, "%.6f", vl);
             fprintf(logf, "%d\t%.6g\t%.6f\t%s\t%.4f\t%.0f\t%.1f\n", step + 1, t_lr(&O.o, step), loss, vs, gn, tps, now_s() - tstart);
             fflush(logf);
         }
-        if (evaled) {
-            fprintf(stderr, "step %5d  loss %.4f  val %.4f  lr %.2e  |g| %.3f  %.0f tok/s  %.0f s\n", step + 1, loss, vl, t_lr(&O.o, step), gn, tps, now_s() - tstart);
-        }
+        if (evaled) fprintf(stderr, "step %5d  loss %.4f  val %.4f  lr %.2e  |g| %.3f  %.0f tok/s  %.0f s\n", step + 1, loss, vl, t_lr(&O.o, step), gn, tps, now_s() - tstart);
         const int stop = O.stop_at && step + 1 == O.stop_at && !last;
-        if (O.ckpt && ((step + 1) % O.ckpt_every == 0 || last || stop) && save_ckpt(O.ckpt, c, step + 1, rng, w, m, v, np, tokblob, toklen) != 0) {
+        if (O.ckpt && ((step + 1) % O.ckpt_every == 0 || last || stop) && save_ckpt(O.ckpt, c, step + 1, R.rng, R.w, R.m, R.v, R.np, R.tokblob, R.toklen) != 0) {
             fprintf(stderr, "mlpscope-train: could not write the checkpoint %s at step %d\n", O.ckpt, step + 1);
             if (stop) return 1;
         }
@@ -632,19 +679,11 @@ int main(int argc, char **argv) {
     }
     if (logf) fclose(logf);
     if (isnan(vl)) vl = eval_loss(c, &p, &wt, va, nvt, O.eval_windows, jobs, nt);
-    if (O.noise > 0 || O.noise_end > 0) { /* what the noise did, counted (stderr: summary.json keeps its fields) */
-        size_t replaced = 0, seen = (size_t)(O.steps - start) * (size_t)O.batch * (size_t)c->T;
-        for (int k = 0; k < nt; k++) replaced += jobs[k].replaced;
-        if (O.noise_end != O.noise) fprintf(stderr, "input noise %g to %g", O.noise, O.noise_end);
-        else fprintf(stderr, "input noise %g", O.noise);
-        if (O.noise_share < 1) fprintf(stderr, " in a share %g of the sequences", O.noise_share);
-        fprintf(stderr, ": ");
-        fprintf(stderr, "%zu of %zu input tokens replaced (%.4f)\n", replaced, seen, (double)replaced / (double)seen);
-    }
+    report_noise(&O, jobs, nt, R.start, c->T);
     printf("{\"val_loss\": %.6f, \"unigram_baseline\": %.6f, \"steps\": %d, \"tokens_per_step\": %d, \"train_tokens\": %zu, \"params\": %zu, \"seconds\": %.1f}\n",
-           vl, ubase, O.steps, O.batch * c->T, ntok, np, now_s() - t0);
-    int rc = write_weightset(&O, O.out, &p, MS_Q8_0, tokblob, toklen);
-    if (!rc && out_f32) rc = write_weightset(&O, out_f32, &p, MS_F32, tokblob, toklen);
+           vl, ubase, O.steps, O.batch * c->T, ntok, R.np, now_s() - t0);
+    rc = write_weightset(&O, O.out, &p, MS_Q8_0, R.tokblob, R.toklen);
+    if (!rc && out_f32) rc = write_weightset(&O, out_f32, &p, MS_F32, R.tokblob, R.toklen);
     ms_tokenizer_free(tok);
     return rc ? 1 : 0;
 }
