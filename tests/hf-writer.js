@@ -57,8 +57,8 @@ function tensorsOf(dir, dtype, family) {
 const sizeOf = (t) => t.data ? t.data.length : t.bytes;
 const bytesOf = (t) => t.data ?? t.read();
 
-/** A safetensors file written tensor by tensor (only one tensor's bytes in memory at a time). */
-export function writeSafetensors(file, tensors, { metadata = { format: 'pt' }, align = 8 } = {}) {
+/** The 8-byte length and the JSON header of a safetensors file for these tensors (padded to `align`). */
+function headerOf(tensors, { metadata = { format: 'pt' }, align = 8 } = {}) {
   const header = { __metadata__: metadata };
   let off = 0;
   for (const t of tensors) { header[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [off, off + sizeOf(t)] }; off += sizeOf(t); }
@@ -66,12 +66,21 @@ export function writeSafetensors(file, tensors, { metadata = { format: 'pt' }, a
   while ((8 + Buffer.byteLength(h)) % align) h += ' ';
   const hb = Buffer.from(h), len = Buffer.alloc(8);
   len.writeBigUInt64LE(BigInt(hb.length), 0);
+  return Buffer.concat([len, hb]);
+}
+
+/** A safetensors file written tensor by tensor (only one tensor's bytes in memory at a time). */
+export function writeSafetensors(file, tensors, opts) {
   const fd = fs.openSync(file, 'w');
   try {
-    fs.writeSync(fd, len);
-    fs.writeSync(fd, hb);
+    fs.writeSync(fd, headerOf(tensors, opts));
     for (const t of tensors) fs.writeSync(fd, bytesOf(t));
   } finally { fs.closeSync(fd); }
+}
+
+/** The same file as bytes in memory (for small, hand-made bad inputs). */
+export function safetensorsBytes(tensors, opts) {
+  return Buffer.concat([headerOf(tensors, opts), ...tensors.map((t) => Buffer.from(bytesOf(t)))]);
 }
 
 function extras(family) {

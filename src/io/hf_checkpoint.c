@@ -147,102 +147,103 @@ static int import_tokenizer(ms_conv_plan *p, const ms_io *io, const char *dir, m
     return MS_OK;
 }
 
-int ms_plan_hf(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err) {
-    memset(p, 0, sizeof *p);
-    char path[700];
+/* The safetensors files: the index's files (each once), or model.safetensors. */
+static int list_source_files(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err) {
+    char path[700], jerr[160];
     size_t len;
-    int rc = MS_OK;
-    ms_st_file files[64];
-    int n_files = 0;
-    src_entry *ents = NULL;
-    int n_ents = 0;
-    ms_tensor *specs = NULL;
-    char *cfg_text = NULL, *idx_text = NULL;
-    ms_json cj = {0}, ij = {0};
-    memset(files, 0, sizeof files);
-
-    snprintf(path, sizeof path, "%s/config.json", dir);
-    cfg_text = read_all(io, path, &len, 4u << 20, MS_E_CONFIG, err);
-    if (!cfg_text) return err ? err->code : MS_E_CONFIG;
-    ms_config c;
-    if ((rc = ms_config_from_text(cfg_text, len, &c, err))) goto done;
-    char jerr[160];
-    if (ms_json_parse(&cj, cfg_text, len, jerr, sizeof jerr)) { rc = ms_fail(err, MS_E_CONFIG, "config.json: %s", jerr); goto done; }
-
-    /* the safetensors files */
     snprintf(path, sizeof path, "%s/model.safetensors.index.json", dir);
-    if (exists(io, path)) {
-        idx_text = read_all(io, path, &len, 64u << 20, MS_E_CHECKPOINT, err);
-        if (!idx_text) { rc = MS_E_CHECKPOINT; goto done; }
-        if (ms_json_parse(&ij, idx_text, len, jerr, sizeof jerr)) { rc = ms_fail(err, MS_E_CHECKPOINT, "model.safetensors.index.json: %s", jerr); goto done; }
-        int32_t wm = ms_json_get(&ij, 0, "weight_map");
-        if (wm < 0 || ij.nodes[wm].type != MS_JOBJ) { rc = ms_fail(err, MS_E_CHECKPOINT, "model.safetensors.index.json: weight_map missing"); goto done; }
-        for (int32_t k = ij.nodes[wm].child; k >= 0; k = ij.nodes[k].next) {
-            const char *f = ms_json_str(&ij, k);
-            if (!f || strchr(f, '/') || strchr(f, '\\') || !strcmp(f, "..") || strlen(f) > 200) { rc = ms_fail(err, MS_E_CHECKPOINT, "model.safetensors.index.json: bad file name for %s", ms_json_key(&ij, k)); goto done; }
-            int known = 0;
-            for (int q = 0; q < p->n_src_files; q++) if (!strcmp(strrchr(p->src_files[q], '/') + 1, f)) known = 1;
-            if (known) continue;
-            if (p->n_src_files == 64) { rc = ms_fail(err, MS_E_CHECKPOINT, "more than 64 safetensors files"); goto done; }
-            snprintf(p->src_files[p->n_src_files++], sizeof p->src_files[0], "%s/%s", dir, f);
-        }
-    } else {
+    if (!exists(io, path)) {
         snprintf(p->src_files[0], sizeof p->src_files[0], "%s/model.safetensors", dir);
         p->n_src_files = 1;
+        return MS_OK;
     }
-    for (int f = 0; f < p->n_src_files; f++) {
-        const char *what = strrchr(p->src_files[f], '/') + 1;
-        int h = io->open(io->ctx, p->src_files[f], 'r');
-        if (h < 0) { rc = ms_fail(err, MS_E_CHECKPOINT, "%s: cannot open", what); goto done; }
-        uint8_t b8[8];
-        int64_t fsz = io->size(io->ctx, h);
-        uint64_t hl = 0;
-        char *hdr = NULL;
-        if (fsz < 8 || io->read(io->ctx, h, 0, b8, 8)) rc = ms_fail(err, MS_E_CHECKPOINT, "%s: too short for a safetensors file", what);
-        if (!rc) rc = ms_st_parse_len(b8, (uint64_t)fsz, &hl, what, err);
-        if (!rc && !(hdr = malloc(hl + 1))) rc = ms_fail(err, MS_E_MEMORY, "out of memory");
-        if (!rc && io->read(io->ctx, h, 8, hdr, hl)) rc = ms_fail(err, MS_E_CHECKPOINT, "%s: cannot read the header", what);
-        if (!rc) rc = ms_st_parse(hdr, hl, (uint64_t)fsz, &files[f], what, err);
-        free(hdr);
-        io->close(io->ctx, h);
-        if (rc) goto done;
-        n_files++;
+    char *idx_text = read_all(io, path, &len, 64u << 20, MS_E_CHECKPOINT, err);
+    if (!idx_text) return MS_E_CHECKPOINT;
+    ms_json ij = {0};
+    int rc = MS_OK;
+    if (ms_json_parse(&ij, idx_text, len, jerr, sizeof jerr)) { rc = ms_fail(err, MS_E_CHECKPOINT, "model.safetensors.index.json: %s", jerr); goto done; }
+    int32_t wm = ms_json_get(&ij, 0, "weight_map");
+    if (wm < 0 || ij.nodes[wm].type != MS_JOBJ) { rc = ms_fail(err, MS_E_CHECKPOINT, "model.safetensors.index.json: weight_map missing"); goto done; }
+    for (int32_t k = ij.nodes[wm].child; k >= 0; k = ij.nodes[k].next) {
+        const char *f = ms_json_str(&ij, k);
+        if (!f || strchr(f, '/') || strchr(f, '\\') || !strcmp(f, "..") || strlen(f) > 200) { rc = ms_fail(err, MS_E_CHECKPOINT, "model.safetensors.index.json: bad file name for %s", ms_json_key(&ij, k)); goto done; }
+        int known = 0;
+        for (int q = 0; q < p->n_src_files; q++) if (!strcmp(strrchr(p->src_files[q], '/') + 1, f)) known = 1;
+        if (known) continue;
+        if (p->n_src_files == 64) { rc = ms_fail(err, MS_E_CHECKPOINT, "more than 64 safetensors files"); goto done; }
+        snprintf(p->src_files[p->n_src_files++], sizeof p->src_files[0], "%s/%s", dir, f);
     }
-    /* map names */
-    int total = 0;
+done:
+    ms_json_free(&ij);
+    free(idx_text);
+    return rc;
+}
+
+/* One safetensors file's header: its tensors' names, dtypes, shapes and byte ranges. */
+static int read_header(const ms_io *io, const char *file, ms_st_file *out, ms_err *err) {
+    const char *what = strrchr(file, '/') + 1;
+    int h = io->open(io->ctx, file, 'r');
+    if (h < 0) return ms_fail(err, MS_E_CHECKPOINT, "%s: cannot open", what);
+    uint8_t b8[8];
+    int64_t fsz = io->size(io->ctx, h);
+    uint64_t hl = 0;
+    char *hdr = NULL;
+    int rc = MS_OK;
+    if (fsz < 8 || io->read(io->ctx, h, 0, b8, 8)) rc = ms_fail(err, MS_E_CHECKPOINT, "%s: too short for a safetensors file", what);
+    if (!rc) rc = ms_st_parse_len(b8, (uint64_t)fsz, &hl, what, err);
+    if (!rc && !(hdr = malloc(hl + 1))) rc = ms_fail(err, MS_E_MEMORY, "out of memory");
+    if (!rc && io->read(io->ctx, h, 8, hdr, hl)) rc = ms_fail(err, MS_E_CHECKPOINT, "%s: cannot read the header", what);
+    if (!rc) rc = ms_st_parse(hdr, hl, (uint64_t)fsz, out, what, err);
+    free(hdr);
+    io->close(io->ctx, h);
+    return rc;
+}
+
+/* The checkpoint's text tensors under our names (vision, MTP and rotary buffers skipped); a stored
+ * lm_head unties the head, q_norm tensors switch a llama-family model's q/k norm on. */
+static int map_tensors(ms_config *c, const ms_st_file *files, int n_files, src_entry **out, int *n_out, ms_err *err) {
+    int total = 0, n = 0, has_lm_head = 0, has_qnorm = 0;
     for (int f = 0; f < n_files; f++) total += files[f].n;
-    ents = calloc((size_t)(total ? total : 1), sizeof *ents);
-    if (!ents) { rc = ms_fail(err, MS_E_MEMORY, "out of memory"); goto done; }
-    int has_lm_head = 0, has_qnorm = 0;
+    src_entry *ents = calloc((size_t)(total ? total : 1), sizeof *ents);
+    if (!ents) return ms_fail(err, MS_E_MEMORY, "out of memory");
     for (int f = 0; f < n_files; f++)
         for (int k = 0; k < files[f].n; k++) {
             const ms_st_tensor *t = &files[f].t[k];
             char nm[160];
-            int m = map_name(c.family, t->name, nm, sizeof nm);
+            int m = map_name(c->family, t->name, nm, sizeof nm);
             if (m == 0) continue;
-            if (m < 0) { rc = ms_fail(err, MS_E_TENSOR, "tensor %s: not a tensor of a %s text model", t->name, ms_family_name(c.family)); goto done; }
-            for (int q = 0; q < n_ents; q++)
-                if (!strcmp(ents[q].name, nm)) { rc = ms_fail(err, MS_E_TENSOR, "tensor %s: stored twice", t->name); goto done; }
-            snprintf(ents[n_ents].name, sizeof ents[n_ents].name, "%s", nm);
-            ents[n_ents].file = f;
-            ents[n_ents].t = t;
-            n_ents++;
+            if (m < 0) { free(ents); return ms_fail(err, MS_E_TENSOR, "tensor %s: not a tensor of a %s text model", t->name, ms_family_name(c->family)); }
+            for (int q = 0; q < n; q++)
+                if (!strcmp(ents[q].name, nm)) { free(ents); return ms_fail(err, MS_E_TENSOR, "tensor %s: stored twice", t->name); }
+            snprintf(ents[n].name, sizeof ents[n].name, "%s", nm);
+            ents[n].file = f;
+            ents[n].t = t;
+            n++;
             if (!strcmp(nm, "lm_head")) has_lm_head = 1;
             if (strstr(nm, "self_attn.q_norm")) has_qnorm = 1;
         }
-    if (has_lm_head) c.tied = 0;
-    else if (!c.tied) { rc = ms_fail(err, MS_E_TENSOR, "tensor lm_head.weight: missing (config says the head is not tied)"); goto done; }
-    if (c.family == MS_FAMILY_LLAMA && has_qnorm) c.qk_norm = 1;
-    int n_specs;
-    if (!ms_model_specs(&c, &specs, &n_specs)) { rc = ms_fail(err, MS_E_MEMORY, "out of memory"); goto done; }
+    if (has_lm_head) c->tied = 0;
+    else if (!c->tied) { free(ents); return ms_fail(err, MS_E_TENSOR, "tensor lm_head.weight: missing (config says the head is not tied)"); }
+    if (c->family == MS_FAMILY_LLAMA && has_qnorm) c->qk_norm = 1;
+    *out = ents;
+    *n_out = n;
+    return MS_OK;
+}
+
+/* One plan tensor per tensor the config needs, each found in the checkpoint with its shape; any
+ * text tensor left over is an error. */
+static int plan_tensors(ms_conv_plan *p, const ms_config *c, const src_entry *ents, int n_ents, ms_err *err) {
+    ms_tensor *specs;
+    int n_specs, rc = MS_OK;
+    if (!ms_model_specs(c, &specs, &n_specs)) return ms_fail(err, MS_E_MEMORY, "out of memory");
     p->t = calloc((size_t)n_specs, sizeof *p->t);
-    if (!p->t) { rc = ms_fail(err, MS_E_MEMORY, "out of memory"); goto done; }
+    if (!p->t) { free(specs); return ms_fail(err, MS_E_MEMORY, "out of memory"); }
     p->n = p->cap = n_specs;
-    for (int i = 0; i < n_specs; i++) {
+    for (int i = 0; i < n_specs && !rc; i++) {
         const ms_tensor *s = &specs[i];
         const src_entry *src = NULL;
         for (int q = 0; q < n_ents && !src; q++) if (!strcmp(ents[q].name, s->name)) src = &ents[q];
-        if (!src) { rc = ms_fail(err, MS_E_TENSOR, "tensor %s: missing from the checkpoint", s->name); goto done; }
+        if (!src) { rc = ms_fail(err, MS_E_TENSOR, "tensor %s: missing from the checkpoint", s->name); break; }
         const ms_st_tensor *t = src->t;
         int same = t->ndim == s->ndim;
         for (int d = 0; same && d < s->ndim; d++) same = t->shape[d] == s->shape[d];
@@ -251,9 +252,9 @@ int ms_plan_hf(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err) {
             fmt_shape(a, sizeof a, t->shape, t->ndim);
             fmt_shape(b2, sizeof b2, s->shape, s->ndim);
             rc = ms_fail(err, MS_E_TENSOR, "tensor %s: shape %s in the checkpoint, the config needs %s", t->name, a, b2);
-            goto done;
+            break;
         }
-        if (t->dtype < 0) { rc = ms_fail(err, MS_E_CHECKPOINT, "tensor %s: dtype %s is not supported (F32, F16, BF16)", t->name, t->dtype_name); goto done; }
+        if (t->dtype < 0) { rc = ms_fail(err, MS_E_CHECKPOINT, "tensor %s: dtype %s is not supported (F32, F16, BF16)", t->name, t->dtype_name); break; }
         ms_conv_tensor *o = &p->t[i];
         snprintf(o->name, sizeof o->name, "%s", s->name);
         o->ndim = s->ndim;
@@ -263,30 +264,51 @@ int ms_plan_hf(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err) {
         o->src_dtype = t->dtype;
         o->src_off = t->offset;
     }
-    for (int q = 0; q < n_ents; q++) {
+    for (int q = 0; q < n_ents && !rc; q++) {
         int used = 0;
         for (int i = 0; i < n_specs && !used; i++) used = !strcmp(ents[q].name, specs[i].name);
-        if (!used) { rc = ms_fail(err, MS_E_TENSOR, "tensor %s: not part of a %s model with this config", ents[q].t->name, ms_family_name(c.family)); goto done; }
+        if (!used) rc = ms_fail(err, MS_E_TENSOR, "tensor %s: not part of a %s model with this config", ents[q].t->name, ms_family_name(c->family));
     }
+    free(specs);
+    return rc;
+}
+
+int ms_plan_hf(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err) {
+    memset(p, 0, sizeof *p);
+    char path[700], jerr[160];
+    size_t len;
+    int rc = MS_OK, n_files = 0, n_ents = 0;
+    ms_st_file files[64];
+    src_entry *ents = NULL;
+    ms_json cj = {0};
+    ms_config c;
+    memset(files, 0, sizeof files);
+
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    char *cfg_text = read_all(io, path, &len, 4u << 20, MS_E_CONFIG, err);
+    if (!cfg_text) return err ? err->code : MS_E_CONFIG;
+    if ((rc = ms_config_from_text(cfg_text, len, &c, err))) goto done;
+    if (ms_json_parse(&cj, cfg_text, len, jerr, sizeof jerr)) { rc = ms_fail(err, MS_E_CONFIG, "config.json: %s", jerr); goto done; }
+    if ((rc = list_source_files(p, io, dir, err))) goto done;
+    for (; n_files < p->n_src_files; n_files++)
+        if ((rc = read_header(io, p->src_files[n_files], &files[n_files], err))) goto done;
+    if ((rc = map_tensors(&c, files, n_files, &ents, &n_ents, err))) goto done;
+    if ((rc = plan_tensors(p, &c, ents, n_ents, err))) goto done;
     snprintf(p->family, sizeof p->family, "%s", ms_family_name(c.family));
     ms_buf b = {0};
     ms_config_to_json(&c, &b);
     if (b.oom) { ms_buf_free(&b); rc = ms_fail(err, MS_E_MEMORY, "out of memory"); goto done; }
     p->config_json = b.p;
     int64_t bos = -1;
-    int32_t bn = ms_json_get(&cj, 0, "bos_token_id");
-    if (!ms_json_int(&cj, bn, 0, c.vocab - 1, &bos)) bos = -1;
+    if (!ms_json_int(&cj, ms_json_get(&cj, 0, "bos_token_id"), 0, c.vocab - 1, &bos)) bos = -1;
     read_tokenizer_facts(p, io, dir, &c, (int)bos, &cj);
     if (p->tok_bos >= p->tok_vocab) p->tok_bos = -1;
     rc = import_tokenizer(p, io, dir, err);
 done:
     for (int f = 0; f < 64; f++) ms_st_free(&files[f]);
     free(ents);
-    free(specs);
     free(cfg_text);
-    free(idx_text);
     ms_json_free(&cj);
-    ms_json_free(&ij);
     if (rc) ms_plan_free(p);
     return rc;
 }
