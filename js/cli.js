@@ -95,8 +95,8 @@ async function convert(argv) {
     const o = { dtype: a.dtype ?? 'f32', embedDtype: a['embed-dtype'], hubUrl: a['hub-url'], cache: false,
       shardBytes: a['shard-size'] ? num(a['shard-size'], 'shard-size', { int: true, min: 4096 }) : undefined,
       onProgress: line && (({ phase, loaded, total }) => { if (phase === 'download') line(loaded, total); }) };
-    const { manifest } = await convertHub(src, a.out, o);
-    console.log(`weight set written to ${a.out} (${manifest.tensors.length} tensors in ${manifest.shards.length} shard(s))`);
+    const { written } = await convertHub(src, a.out, o);
+    console.log(`weight set written to ${a.out} (${written.tensors} tensors in ${written.shards.length} shard(s))`);
     return;
   }
   if (!fs.existsSync(src)) throw new MlpscopeError('E_CHECKPOINT', `${src}: no such file or folder`);

@@ -438,7 +438,7 @@ async function convertInto(remote, inputs, opts, { store, folder, t0, sinkFiles 
   const { e, owns, why } = await engineFor(opts);
   const job = { e, conv: 0, stage: null, staging: [], shardBufs: [], cacheOk: !!store };
   try {
-    const { plan, manifest0, shards } = openPlan(job, inputs, opts, sinkFiles);
+    const { plan, manifest0 } = openPlan(job, inputs, opts, sinkFiles), shards = plan.shards;
     const runs = sourceRuns(plan);
     const parallel = Math.max(1, Math.min(opts.parallel ?? 3, runs.length));
     const stagingBytes = Math.max(STAGING, ...plan.tensors.map((t) => t.row_bytes));
@@ -449,9 +449,9 @@ async function convertInto(remote, inputs, opts, { store, folder, t0, sinkFiles 
     const report = progress(opts.onProgress, t0, plan, shards);
 
     // a shard is finished when its last tensor is in: hashed, stored (cache or file), laid out
-    const left = new Array(plan.shards).fill(0);
+    const left = new Array(shards.length).fill(0);
     for (const t of plan.tensors) left[t.shard]++;
-    const hexes = new Array(plan.shards);
+    const hexes = new Array(shards.length);
     const finishShard = async (s) => {
       const sh = shards[s], pieces = shardPieces(plan, s, dst, sh.bytes);
       hexes[s] = hashPieces(e, pieces);
@@ -466,18 +466,19 @@ async function convertInto(remote, inputs, opts, { store, folder, t0, sinkFiles 
       async (done) => { for (const s of done) if (--left[s] === 0) await finishShard(s); }, inputs);
     for (const p of job.staging.splice(0)) e.free(p);
     report.prepare(0);
+    // the weight set as the converter writes it: its manifest (now with the shards' hashes), its files
     const manifestText = e.c.conv_manifest(job.conv, hexes.join(''));
-    const manifest = JSON.parse(manifestText);
-    const tokBytes = manifest.tokenizer?.file ? convertedTokenizer(e, job.conv) : null;
+    const written = { shards: shards.map((sh, k) => ({ ...sh, sha256: hexes[k] })), tokenizer: plan.tokenizer, tensors: plan.tensors.length };
+    const tokBytes = plan.tokenizer ? convertedTokenizer(e, job.conv) : null;
     e.c.conv_close(job.conv);
     job.conv = 0;
     if (sinkFiles) {
-      if (tokBytes) await sinkFiles.file(manifest.tokenizer.file, tokBytes);
+      if (tokBytes) await sinkFiles.file(plan.tokenizer.file, tokBytes);
       await sinkFiles.file('manifest.json', new TextEncoder().encode(manifestText));
-      return { manifest, manifestText };
+      return { written, manifestText };
     }
-    const model = await endModel(job.stage, manifest, async () => tokBytes, remote.name, opts);
-    if (job.cacheOk) await storeConverted(store, folder, remote, manifest, manifestText, tokBytes);
+    const model = await endModel(job.stage, async () => tokBytes, remote.name, opts);
+    if (job.cacheOk) await storeConverted(store, folder, remote, written, manifestText, tokBytes);
     report.prepare(1);
     return model;
   } catch (err) {
@@ -496,8 +497,7 @@ function openPlan(job, inputs, opts, sinkFiles) {
   const { e } = job, dt = dtypesOf(opts), saved = e.host;
   e.host = memoryHost(inputs);
   try { job.conv = e.c.conv_open_hf(e.c.dtype_id(dt.dtype), dt.embed ? e.c.dtype_id(dt.embed) : -1, sinkFiles ? opts.shardBytes ?? SHARD_BYTES : SHARD_BYTES); } finally { e.host = saved; }
-  const manifest0 = e.c.conv_manifest(job.conv, '');
-  return { plan: e.c.conv_plan_json(job.conv), manifest0, shards: JSON.parse(manifest0).shards };
+  return { plan: e.c.conv_plan_json(job.conv), manifest0: e.c.conv_manifest(job.conv, '') };
 }
 
 /** Where each plan tensor goes: its buffer in the model (loading), or its place in its shard's
@@ -511,7 +511,7 @@ function tensorPlaces(job, plan, shards) {
   }
   const segBuf = e.malloc(plan.tensors.length * 24);
   try {
-    for (let s = 0; s < plan.shards; s++) {
+    for (let s = 0; s < shards.length; s++) {
       const n = e.c.model_shard_segments(stage.model, s, segBuf);
       const segs = e.f64.subarray(segBuf >> 3, (segBuf >> 3) + 3 * n), at = new Map();
       for (let k = 0; k < n; k++) at.set(segs[3 * k], segs[3 * k + 2] >>> 0);
@@ -596,12 +596,12 @@ function convertedTokenizer(e, conv) {
 
 /** The rest of the converted set into the cache — the manifest last: an interrupted conversion
  * leaves no manifest, so it is never taken for a whole one — and older copies' files dropped. */
-async function storeConverted(store, folder, remote, manifest, manifestText, tokBytes) {
+async function storeConverted(store, folder, remote, written, manifestText, tokBytes) {
   try {
-    if (tokBytes) await store.put(`${folder}${manifest.tokenizer.file}#sha256=${manifest.tokenizer.sha256}`, new Response(tokBytes));
+    if (tokBytes) await store.put(`${folder}${written.tokenizer.file}#sha256=${written.tokenizer.sha256}`, new Response(tokBytes));
     await store.put(`${folder}source.json#latest`, new Response(JSON.stringify(remote.identity)));
     await store.put(`${folder}manifest.json#latest`, new Response(manifestText));
-    const keep = [...manifest.shards, ...(manifest.tokenizer?.file ? [manifest.tokenizer] : []), { file: 'source.json' }].map((f) => ({ file: f.file, sha256: f.sha256 }));
+    const keep = [...written.shards, ...(written.tokenizer ? [written.tokenizer] : []), { file: 'source.json' }].map((f) => ({ file: f.file, sha256: f.sha256 }));
     await cachedSource(store, folder).prune(keep);
   } catch { /* a full disk only costs the next visit a conversion */ }
 }
@@ -665,7 +665,7 @@ function heapStream(e, pieces) {
  * `mlpscope convert hf:…`: the same streaming conversion, written as a weight set into `outDir`
  * (byte for byte what converting a downloaded copy of the checkpoint writes).
  * @param {string} source @param {string} outDir @param {object} [opts] as loadHub's
- * @returns {Promise<{manifest: any}>}
+ * @returns {Promise<{written: {shards: {file: string, bytes: number, sha256: string}[], tokenizer: object | null, tensors: number}, manifestText: string}>}
  */
 export async function convertHub(source, outDir, opts = {}) {
   const fs = await nodeImport('node:fs'), path = await nodeImport('node:path');

@@ -120,10 +120,10 @@ export async function loadModel(source, opts = {}) {
 export async function loadWeightSet(src, manifestText, opts) {
   await loadNodeCrypto();
   const { onProgress, signal, parallel = 3, retries = 4, retryDelayMs = 250 } = opts;
-  let manifest;
-  try { manifest = JSON.parse(manifestText); } catch (e) { throw new MlpscopeError('E_MANIFEST', `manifest.json: ${e.message}`); }
+  // the manifest is read by the engine alone (model_create): its shards and tokenizer come back
+  // as the model's description
   const stage = await beginModel(manifestText, opts);
-  const { e, model } = stage;
+  const { e, model } = stage, manifest = stage.described;
   try {
     const nShards = e.c.model_n_shards(model);
     const total = manifest.shards.reduce((a, s) => a + s.bytes, 0);
@@ -146,21 +146,22 @@ export async function loadWeightSet(src, manifestText, opts) {
         e.c.model_finish_shard(model, s, stage.actCode);
       });
     } finally { e.free(segBuf); signal?.removeEventListener('abort', onAbort); }
+    const tok = manifest.tokenizer;
     const tokenizerBytes = async () => {
       let tb;
-      try { tb = await withRetry(() => src.bytes(manifest.tokenizer.file, signal, manifest.tokenizer.sha256), retries, retryDelayMs, signal); } catch (err) {
+      try { tb = await withRetry(() => src.bytes(tok.file, signal, tok.sha256 || undefined), retries, retryDelayMs, signal); } catch (err) {
         if (err.code === 'E_ABORTED') throw err;
-        throw new MlpscopeError('E_TOKEN', `tokenizer file ${manifest.tokenizer.file}: ${err.message}`);
+        throw new MlpscopeError('E_TOKEN', `tokenizer file ${tok.file}: ${err.message}`);
       }
-      if (manifest.tokenizer.sha256 && sha256Hex(e, tb) !== manifest.tokenizer.sha256) {
-        await src.forget?.(manifest.tokenizer.file, manifest.tokenizer.sha256);
-        throw new MlpscopeError('E_SHARD_HASH', `${manifest.tokenizer.file}: sha256 does not match the manifest`);
+      if (tok.sha256 && sha256Hex(e, tb) !== tok.sha256) {
+        await src.forget?.(tok.file, tok.sha256);
+        throw new MlpscopeError('E_SHARD_HASH', `${tok.file}: sha256 does not match the manifest`);
       }
       return tb;
     };
-    const m = await endModel(stage, manifest, tokenizerBytes, src.name, opts);
+    const m = await endModel(stage, tokenizerBytes, src.name, opts);
     // the cache keeps what this manifest names: shards replaced under the same URLs are dropped
-    const named = [...manifest.shards, ...(manifest.tokenizer?.file ? [manifest.tokenizer] : [])].map((f) => ({ file: f.file, sha256: f.sha256 }));
+    const named = [...manifest.shards, ...(tok.file ? [tok] : [])].map((f) => ({ file: f.file, sha256: f.sha256 || undefined }));
     await src.prune?.(named).catch(() => 0);
     return m;
   } catch (err) {
@@ -208,7 +209,8 @@ export async function beginModel(manifestText, opts, given = {}) {
   let model = 0;
   try {
     const pre = e.c.model_create(manifestText, 0, simd ? 1 : 0);
-    const cfgMax = e.c.model_info(pre).config.max_position_embeddings;
+    const described = e.c.model_info(pre); // the manifest as the engine read it: shards, tokenizer
+    const cfgMax = described.config.max_position_embeddings;
     const ctx = opts.contextLength ?? Math.min(cfgMax, opts.maxContext ?? 4096);
     if (!(Number.isInteger(ctx) && ctx >= 1 && ctx <= cfgMax)) {
       e.c.model_destroy(pre);
@@ -226,7 +228,7 @@ export async function beginModel(manifestText, opts, given = {}) {
     e.reserve(weightBytes + stateBytes + extra); // one memory growth for all tensors and the state
     model = e.c.model_create(manifestText, 1, simd ? 1 : 0);
     if (e.pool) e.c.model_set_pool(model, e.pool); // from the start: the int8 repack of each shard uses the threads too
-    return { e, model, ctx, actCode, ownsEngine, threadsWhy, weightBytes,
+    return { e, model, ctx, actCode, ownsEngine, threadsWhy, weightBytes, described,
       abandon() { if (model) e.c.model_destroy(model); model = 0; if (ownsEngine) e.shutdown(); } };
   } catch (err) {
     if (model) e.c.model_destroy(model);
@@ -240,16 +242,16 @@ export async function beginModel(manifestText, opts, given = {}) {
  * (`tokenizerBytes()` gives its verified file), make the runtime state.
  * @returns {Promise<Model>}
  */
-export async function endModel(stage, manifest, tokenizerBytes, sourceName, opts) {
+export async function endModel(stage, tokenizerBytes, sourceName, opts) {
   const { e, model } = stage;
   if (opts.signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${sourceName} was aborted`);
   let state = 0, tokenizer = null;
   try {
     e.c.model_finish(model, stage.actCode);
     const info = e.c.model_info(model);
-    if (manifest.tokenizer && manifest.tokenizer.kind !== 'none') {
+    if (info.tokenizer.kind && info.tokenizer.kind !== 'none') {
       const tb = await tokenizerBytes();
-      tokenizer = Tokenizer.load(e, info.tokenizer.kind, tb, { vocabSize: info.tokenizer.vocab_size, eosIds: info.tokenizer.eos_token_ids, chat: manifest.tokenizer.chat });
+      tokenizer = Tokenizer.load(e, info.tokenizer.kind, tb, { vocabSize: info.tokenizer.vocab_size, eosIds: info.tokenizer.eos_token_ids, chat: info.tokenizer.chat });
       await tokenizer.prepareChat(opts.jinja);
     }
     state = e.c.state_new(model, stage.ctx, opts.batchSize ?? 64);

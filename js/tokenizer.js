@@ -244,13 +244,16 @@ function utf8Length(b, i) {
 export async function loadTokenizer(source, { engine, jinja } = {}) {
   const src = await openSource(source);
   const e = engine ?? await createEngine();
-  let manifest = null;
-  try { manifest = JSON.parse(await src.text('manifest.json')); } catch (err) { if (err.code !== 'E_MANIFEST') throw err; }
-  if (manifest) {
-    const t = manifest.tokenizer;
-    if (!t || t.kind === 'none') throw new MlpscopeError('E_TOKEN', `${src.name}: the weight set has no tokenizer`);
+  let manifestText = null;
+  try { manifestText = await src.text('manifest.json'); } catch (err) { if (err.code !== 'E_MANIFEST') throw err; }
+  if (manifestText !== null) {
+    // the engine reads the manifest (as for a model, without allocating one)
+    const m = e.c.model_create(manifestText, 0, 0);
+    const t = e.c.model_info(m).tokenizer;
+    e.c.model_destroy(m);
+    if (!t.kind || t.kind === 'none') throw new MlpscopeError('E_TOKEN', `${src.name}: the weight set has no tokenizer`);
     const bytes = await src.bytes(t.file);
-    return Tokenizer.load(e, t.kind, bytes, { vocabSize: t.vocab_size, eosIds: t.eos_token_ids ?? [], chat: t.chat }).prepareChat(jinja);
+    return Tokenizer.load(e, t.kind, bytes, { vocabSize: t.vocab_size, eosIds: t.eos_token_ids, chat: t.chat }).prepareChat(jinja);
   }
   let tj;
   try { tj = await src.bytes('tokenizer.json'); } catch { throw new MlpscopeError('E_TOKEN', `${src.name}: neither manifest.json nor tokenizer.json found`); }
@@ -266,17 +269,14 @@ export async function loadTokenizer(source, { engine, jinja } = {}) {
       const g = JSON.parse(await src.text('generation_config.json'));
       eos = [].concat(g.eos_token_id ?? []);
     } catch { /* optional */ }
-    return Tokenizer.load(e, 'bpe-bytelevel', bytes, { eosIds: eos, chat: await chatOfFolder(src, cj) }).prepareChat(jinja);
+    return Tokenizer.load(e, 'bpe-bytelevel', bytes, { eosIds: eos, chat: await chatOfFolder(e, src, cj) }).prepareChat(jinja);
   } finally { e.free(lp); }
 }
 
-/** A Hugging Face folder's chat template ({template, bos_token, eos_token}), as the converter keeps it. */
-async function chatOfFolder(src, configBytes) {
-  let cfg = {};
-  try { cfg = JSON.parse(new TextDecoder().decode(configBytes)); } catch { /* no or bad tokenizer_config.json: no template */ }
-  let template = null;
-  try { template = await src.text('chat_template.jinja'); } catch { /* older checkpoints keep it in tokenizer_config.json */ }
-  if (template === null) template = Array.isArray(cfg.chat_template) ? cfg.chat_template.find((t) => t.name === 'default')?.template ?? null : cfg.chat_template ?? null;
-  const text = (t) => (typeof t === 'string' ? t : t?.content ?? null);
-  return template ? { template, bos_token: text(cfg.bos_token), eos_token: text(cfg.eos_token) } : null;
+/** A Hugging Face folder's chat template ({template, bos_token, eos_token} or null), as the
+ * converter keeps it (the engine reads the files: ms_tok_chat_info). */
+async function chatOfFolder(e, src, configBytes) {
+  let template = new Uint8Array(0);
+  try { template = await src.bytes('chat_template.jinja'); } catch { /* older checkpoints keep it in tokenizer_config.json */ }
+  return JSON.parse(e.c.tok_chat_info(configBytes, template));
 }

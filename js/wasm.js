@@ -70,7 +70,7 @@ export const ABI = {
   tok_piece: ['i', 'p', 'i', 'i', 'p', 'p'], tok_vocab: ['i', 'p'], tok_bos: ['i', 'p'], tok_max_ids: ['i', 'i'],
   tok_chat_kind: ['i', 'p'], tok_token_string: ['owned', 'p', 'i'], tok_token_id: ['i', 'p', 'sz'],
   tok_chat: ['p!', 'p', 'sz', 'i', 'i', 'p', 'err'], tok_pretokenize: ['i', 'p', 'p', 'i', 'p', 'i'],
-  tok_import: ['p!', 'sz', 'sz', 'p', 'err'],
+  tok_import: ['p!', 'sz', 'sz', 'p', 'err'], tok_chat_info: ['text!', 'sz', 'sz', 'err'],
   // sha256 of shards as they stream in
   sha_new: ['p!'], sha_update: ['v', 'p', 'p', 'i'], sha_final: ['v', 'p', 'p'],
   // converter and synthetic weight sets (host I/O through the imports below)

@@ -188,6 +188,19 @@ API(ms_tok_import) uint8_t *ms_tok_import(const char *tj, size_t tl, const char 
     return out;
 }
 
+/* The chat template of a tokenizer folder, as the converter keeps it: JSON {template, bos_token,
+ * eos_token}, or "null" when there is none. tpl: chat_template.jinja's text ("" when absent), which
+ * wins over tokenizer_config.json's chat_template (cj, may be empty). NULL: the error in err. */
+API(ms_tok_chat_info) char *ms_tok_chat_info(const char *cj, size_t cl, const char *tpl, size_t tl, ms_err *err) {
+    char *out = NULL;
+    if (ms_chat_info_json(cl ? cj : NULL, cl, tl ? tpl : NULL, &out, err)) return NULL;
+    if (out) return out;
+    char *none = malloc(5);
+    if (!none) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
+    memcpy(none, "null", 5);
+    return none;
+}
+
 /* ---- sha256 ---- */
 API(ms_sha_new) ms_sha256 *ms_sha_new(void) {
     ms_sha256 *s = malloc(sizeof *s);
@@ -249,9 +262,10 @@ API(ms_conv_manifest) char *ms_conv_manifest(const ms_conv_stream *s, const char
     if (ms_conv_stream_manifest(s, hex && *hex ? hex : NULL, &b, err)) { ms_buf_free(&b); return NULL; }
     return b.p;
 }
-/* The plan's tensors as JSON: where each one's source bytes are and where its output goes.
- * [{"name", "file" (source file index), "src_offset", "row_bytes" (source bytes per row),
- *   "rows", "shard", "offset", "bytes"}], and the source files' names. */
+/* The plan as JSON: the source files' names; the output shards [{file, bytes}] and tokenizer file
+ * ({file, sha256, bytes} or null); and per tensor where its source bytes are and where its output
+ * goes: [{"name", "file" (source file index), "src_offset", "row_bytes" (source bytes per row),
+ * "rows", "shard", "offset", "bytes"}]. */
 API(ms_conv_plan_json) char *ms_conv_plan_json(const ms_conv_stream *s) {
     ms_buf b = {0};
     ms_buf_puts(&b, "{\"files\": [");
@@ -260,7 +274,18 @@ API(ms_conv_plan_json) char *ms_conv_plan_json(const ms_conv_stream *s) {
         ms_buf_puts(&b, k ? ", " : "");
         ms_buf_json_str(&b, f ? f + 1 : s->plan.src_files[k]);
     }
-    ms_buf_printf(&b, "], \"shards\": %d, \"tensors\": [", s->n_shards);
+    ms_buf_puts(&b, "], \"shards\": [");
+    uint64_t *sizes = calloc((size_t)s->n_shards, sizeof *sizes);
+    if (!sizes) { ms_buf_free(&b); return NULL; }
+    ms_plan_shard_sizes(&s->plan, s->n_shards, sizes);
+    for (int k = 0; k < s->n_shards; k++) {
+        char nm[64];
+        ms_shard_name(nm, sizeof nm, k, s->n_shards);
+        ms_buf_printf(&b, "%s{\"file\": \"%s\", \"bytes\": %llu}", k ? ", " : "", nm, (unsigned long long)sizes[k]);
+    }
+    free(sizes);
+    if (s->tok) ms_buf_printf(&b, "], \"tokenizer\": {\"file\": \"%s\", \"sha256\": \"%s\", \"bytes\": %lld}, \"tensors\": [", s->plan.tok_out, s->tok_hex, (long long)s->tok_bytes);
+    else ms_buf_puts(&b, "], \"tokenizer\": null, \"tensors\": [");
     for (int i = 0; i < s->plan.n; i++) {
         const ms_conv_tensor *t = &s->plan.t[i];
         ms_buf_printf(&b, "%s{\"name\": \"%s\", \"file\": %d, \"src_offset\": %llu, \"row_bytes\": %zu, \"rows\": %lld, \"shard\": %d, \"offset\": %llu, \"bytes\": %zu}",

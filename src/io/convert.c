@@ -74,7 +74,7 @@ int ms_plan_layout(ms_conv_plan *p, const ms_conv_opts *o, int *n_shards, ms_err
     return MS_OK;
 }
 
-static void shard_name(char *out, size_t n, int i, int total) {
+void ms_shard_name(char *out, size_t n, int i, int total) {
     snprintf(out, n, "model-%05d-of-%05d.bin", i + 1, total);
 }
 
@@ -163,7 +163,7 @@ int ms_plan_manifest(const ms_conv_plan *p, int n_shards, const uint64_t *sizes,
     ms_buf_puts(man, "  \"shards\": [\n");
     for (int s = 0; s < n_shards; s++) {
         char nm[64];
-        shard_name(nm, sizeof nm, s, n_shards);
+        ms_shard_name(nm, sizeof nm, s, n_shards);
         ms_buf_printf(man, "    {\"file\": \"%s\", \"bytes\": %llu, \"sha256\": \"%s\"}%s\n", nm, (unsigned long long)sizes[s], hex[s], s + 1 < n_shards ? "," : "");
     }
     ms_buf_puts(man, "  ],\n  \"tensors\": [\n");
@@ -214,7 +214,7 @@ static const uint8_t zeros[ALIGN];
 static int write_shard(const ms_conv_plan *p, const ms_io *io, const int *in, int s, int n_shards, uint8_t *sbuf, uint8_t *dbuf,
                        float *tmp, double *src_done, double src_total, uint64_t *size, char hex[65], ms_err *err) {
     char nm[64];
-    shard_name(nm, sizeof nm, s, n_shards);
+    ms_shard_name(nm, sizeof nm, s, n_shards);
     int out = io->open(io->ctx, nm, 'w');
     if (out < 0) return ms_fail(err, MS_E_SHARD_MISSING, "%s: cannot create", nm);
     ms_sha256 sh;

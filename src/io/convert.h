@@ -80,6 +80,8 @@ void ms_plan_free(ms_conv_plan *p);
 int ms_plan_layout(ms_conv_plan *p, const ms_conv_opts *o, int *n_shards, ms_err *err);
 /* Write the shards, the tokenizer and manifest.json into the output (names relative to it). */
 int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err);
+/* Shard i of total's file name: model-00001-of-00003.bin */
+void ms_shard_name(char *out, size_t n, int i, int total);
 /* The shards' file sizes (where each one's last tensor ends). */
 void ms_plan_shard_sizes(const ms_conv_plan *p, int n_shards, uint64_t *sizes);
 /* The tokenizer file the plan writes, validated (malloc'd into *out, NULL when the kind is none),

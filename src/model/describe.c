@@ -69,7 +69,17 @@ char *ms_describe_model(const ms_model *m) {
                   (long long)pc.head, m->weight_bytes, m->tok.kind, m->tok.file, m->tok.sha256, (unsigned long long)m->tok.bytes,
                   m->tok.vocab_size, m->tok.bos_id);
     for (int i = 0; i < m->tok.n_eos; i++) ms_buf_printf(&b, "%s%d", i ? "," : "", m->tok.eos_ids[i]);
-    ms_buf_puts(&b, "]},\"shards\":[");
+    ms_buf_puts(&b, "],\"chat\":");
+    if (!m->tok.chat_template) ms_buf_puts(&b, "null");
+    else {
+        const char *keys[3] = {"template", "bos_token", "eos_token"}, *vals[3] = {m->tok.chat_template, m->tok.chat_bos, m->tok.chat_eos};
+        for (int k = 0; k < 3; k++) {
+            ms_buf_printf(&b, "%s\"%s\":", k ? "," : "{", keys[k]);
+            if (vals[k]) ms_buf_json_str(&b, vals[k]); else ms_buf_puts(&b, "null");
+        }
+        ms_buf_puts(&b, "}");
+    }
+    ms_buf_puts(&b, "},\"shards\":[");
     for (int s = 0; s < m->n_shards; s++)
         ms_buf_printf(&b, "%s{\"file\":\"%s\",\"bytes\":%llu,\"sha256\":\"%s\"}", s ? "," : "", m->shards[s].file,
                       (unsigned long long)m->shards[s].bytes, m->shards[s].sha256);

@@ -147,8 +147,41 @@ static int cmp_span(const void *a, const void *b) {
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
+static char *dup_str(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* manifest tokenizer.chat: {template: string, bos_token: string | null, eos_token: string | null} */
+static int parse_chat(ms_tokinfo *ti, const ms_json *j, int32_t ch, ms_err *err) {
+    if (ch < 0 || j->nodes[ch].type == MS_JNULL) return MS_OK;
+    const char *tpl = ms_json_str(j, ms_json_get(j, ch, "template"));
+    if (j->nodes[ch].type != MS_JOBJ || !tpl || !*tpl) return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.chat must be an object with a non-empty template");
+    const char *keys[2] = {"bos_token", "eos_token"};
+    char **dst[2] = {&ti->chat_bos, &ti->chat_eos};
+    if (!(ti->chat_template = dup_str(tpl))) return ms_fail(err, MS_E_MEMORY, "out of memory");
+    for (int k = 0; k < 2; k++) {
+        int32_t n = ms_json_get(j, ch, keys[k]);
+        if (n < 0 || j->nodes[n].type == MS_JNULL) continue;
+        const char *v = ms_json_str(j, n);
+        if (!v) return ms_fail(err, MS_E_MANIFEST, "manifest: tokenizer.chat.%s must be a string or null", keys[k]);
+        if (!(*dst[k] = dup_str(v))) return ms_fail(err, MS_E_MEMORY, "out of memory");
+    }
+    return MS_OK;
+}
+
+static void free_chat(ms_tokinfo *ti) {
+    free(ti->chat_template);
+    free(ti->chat_bos);
+    free(ti->chat_eos);
+    ti->chat_template = ti->chat_bos = ti->chat_eos = NULL;
+}
+
 static int parse_tokinfo(ms_model *m, const ms_json *j, int32_t tk, ms_err *err) {
     ms_tokinfo *ti = &m->tok;
+    free_chat(ti);
     memset(ti, 0, sizeof *ti);
     ti->bos_id = -1;
     ti->vocab_size = m->cfg.vocab;
@@ -190,7 +223,7 @@ static int parse_tokinfo(ms_model *m, const ms_json *j, int32_t tk, ms_err *err)
             ti->eos_ids[ti->n_eos++] = (int)v;
         }
     }
-    return MS_OK;
+    return parse_chat(ti, j, ms_json_get(j, tk, "chat"), err);
 }
 
 static int parse_manifest(ms_model *m, const ms_json *j, ms_err *err) {
@@ -340,6 +373,7 @@ ms_model *ms_model_from_manifest(const char *text, size_t len, int allocate, ms_
 }
 
 void ms_model_free(ms_model *m) {
+    if (m) free_chat(&m->tok);
     if (!m) return;
     if (m->tensors)
         for (int k = 0; k < m->n_tensors; k++) free(m->tensors[k].data);

@@ -50,6 +50,9 @@ typedef struct {
     int bos_id;       /* -1 if none */
     int eos_ids[8];
     int n_eos;
+    /* the checkpoint's chat template and its special tokens (manifest tokenizer.chat; NULL: none),
+     * owned by the model */
+    char *chat_template, *chat_bos, *chat_eos;
 } ms_tokinfo;
 
 /* How q8_0 / q4_0 matrices (rows in fours) run. Both integer modes repack them at load time to the
