@@ -104,6 +104,8 @@ export const weightCases = [
     m.shards[t.shard].sha256 = sha256(b); setMan(d, m); } },
   { id: 'ws-eos-out-of-range', code: 'E_MANIFEST', match: /eos_token_ids/, build: editMan((m) => { m.tokenizer = { kind: 'none', vocab_size: 300, eos_token_ids: [300] }; }) },
   { id: 'ws-tokenizer-vocab', code: 'E_MANIFEST', match: /vocab_size/, build: editMan((m) => { m.tokenizer = { kind: 'none', vocab_size: 100000 }; }) },
+  { id: 'ws-chat-not-object', code: 'E_MANIFEST', match: /tokenizer\.chat must be an object/, build: editMan((m) => { m.tokenizer = { kind: 'none', vocab_size: 300, chat: 'chatml' }; }) },
+  { id: 'ws-chat-token-type', code: 'E_MANIFEST', match: /tokenizer\.chat\.eos_token must be a string or null/, build: editMan((m) => { m.tokenizer = { kind: 'none', vocab_size: 300, chat: { template: '{{ x }}', eos_token: 7 } }; }) },
 ];
 
 import { createHash } from 'node:crypto';
