@@ -679,3 +679,23 @@ test('push a feature neuron: the continuation with and without the push, as gene
   assert.equal(await page.textContent('#steer-after'), await gen({ hook: `blocks.${l}.mlp.hook_post`, neurons: [j], op: 'add', value: 10 * sign }));
   assert.match(await page.textContent('#steer-note'), new RegExp(`#${j}.*${l}|${l}.*#${j}`));
 });
+
+test('a contents rail built from the sections (one link each, both languages), and the neuron diagram lit with the live walk\'s numbers', async () => {
+  await page.waitForFunction(() => document.body.dataset.ready === '1');
+  const sections = await page.$$eval('main > section[id]', (ss) => ss.filter((s) => s.querySelector('h1, h2')).map((s) => s.id));
+  const links = await page.$$eval('#toc a', (as) => as.map((a) => a.getAttribute('href')));
+  assert.deepEqual(links, sections.map((id) => `#${id}`));
+  assert.ok(sections.length >= 10);
+  await page.click('#toc a[href="#try"]');
+  await page.waitForFunction(() => document.querySelector('#toc a[aria-current="true"]')?.getAttribute('href') === '#try', null, { timeout: 5000 });
+  const top = await page.$eval('#try', (el) => el.getBoundingClientRect().top);
+  const header = await page.$eval('header.top', (el) => el.getBoundingClientRect().bottom);
+  assert.ok(top >= header - 1, `the section starts below the sticky header (${top} vs ${header})`);
+  // the diagram: the walk's neuron, with the walk's values
+  const j = await page.inputValue('#walk-feature');
+  await page.waitForFunction((n) => document.querySelector('#neuron-svg g.lit')?.dataset.neuron === n, j);
+  const vals = await page.$$eval('#neuron-svg g.lit text.val', (ts) => ts.map((t) => Number(t.dataset.v)));
+  assert.equal(vals[2], Number(await page.getAttribute('#walk-out', 'data-value')));
+  assert.match(await page.textContent('#neuron-live'), new RegExp(`#${j}`));
+  await page.locator('#neurons').screenshot({ path: path.join(SHOTS, 'neurons-lit.png') });
+});

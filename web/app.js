@@ -9,6 +9,7 @@ import { renderFeatureText, renderTopActsNote } from './sections/neurons.js';
 import { renderBars, renderEngineStatus, renderLayerChart, renderModelFacts } from './sections/run.js';
 import { renderExFeedback, renderTryStatus } from './sections/tryit.js';
 import { drawAttention } from './sections/mixing.js';
+import { buildContents } from './sections/toc.js';
 import { fillSteerOptions, renderSteerNote } from './sections/steer.js';
 import { drawBudget, drawNeurons, onSilu } from './sections/widgets.js';
 
@@ -61,6 +62,7 @@ async function start() {
   state.fromUrl = { layer: q.get('layer'), neuron: q.get('neuron') };
   if (q.get('text')) { state.text = q.get('text').slice(0, 4000); $('try-text').value = state.text; }
   drawNeurons(null);
+  buildContents();
   if ('serviceWorker' in navigator) navigator.serviceWorker.register('sw.js').catch(() => {});
   try { state.probes = (await (await fetch('probes.json')).json()).probes; } catch { state.probes = null; }
   const models = await listModels();

@@ -91,6 +91,7 @@ export async function load(entry, { keepError = false } = {}) {
   // nothing of the previous model stays on screen with working buttons while this one loads
   state.features = null;
   state.steer = null;
+  state.walk = null;
   $('steer-btn').disabled = true;
   $('features').innerHTML = '';
   $('features-note').textContent = L('正在加载模型…', 'loading the model…');

@@ -59,7 +59,7 @@ export function renderModelFacts() {
   $('size-mlp-params').textContent = `${int(mlp)}`;
   $('size-mlp-params').dataset.value = mlp;
   $('size-fraction').textContent = `≈ ${(100 * mlp / i.params.total).toFixed(1)}% (${int(i.params.total)})`;
-  drawNeurons(c);
+  drawNeurons(c, state.walk ?? null);
   const layerOpts = Array.from({ length: c.num_hidden_layers }, (_, l) => `<option value="${l}">${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : L('注意力', 'attention')}</option>`).join('');
   for (const id of ['walk-layer', 'corr-layer', 'fires-layer', 'ko-layer']) { const s = $(id), v = s.value; s.innerHTML = layerOpts; if (v && v < c.num_hidden_layers) s.value = v; }
   if (!state.corrLayerSet) {
@@ -172,6 +172,9 @@ export async function renderWalk() {
   const g = r.hooks[`blocks.${l}.mlp.hook_pre`][t * I + j], u = r.hooks[`blocks.${l}.mlp.hook_pre_linear`][t * I + j], p = r.hooks[`blocks.${l}.mlp.hook_post`][t * I + j];
   $('walk-gate').textContent = fmt(g); $('walk-silu').textContent = fmt(silu(g)); $('walk-up').textContent = fmt(u); $('walk-out').textContent = fmt(p);
   $('walk-out').dataset.value = p;
+  // the neuron diagram lights the same neuron with the same numbers
+  state.walk = { l, t, j, g, s: silu(g), u, p, piece: state.pieces[t] };
+  drawNeurons(state.info.config, state.walk);
 }
 for (const id of ['walk-layer', 'walk-token']) $(id).addEventListener('change', () => { state.walkFeatureChosen = false; renderWalk(); });
 $('walk-feature').addEventListener('change', () => { state.walkFeatureChosen = true; renderWalk(); });

@@ -1,5 +1,5 @@
 // The static widgets: the SiLU chart, the parameter-budget bars, the MLP drawn as neurons.
-import { $, L, int, silu } from '../core.js';
+import { $, L, fmt, int, silu } from '../core.js';
 
 // ---------------------------------------------------------------- static widgets
 export function drawSilu() {
@@ -60,8 +60,9 @@ $('budget-toggle').addEventListener('click', () => {
 });
 
 /** The MLP as neurons: x feeds two parallel branches, gate (then SiLU) and up, which meet at ⊙;
- *  the product goes through down back to the stream's width. */
-export function drawNeurons(cfg) {
+ *  the product goes through down back to the stream's width. With `live` (the live walk's layer,
+ *  token and neuron, with its values), one neuron's path is lit and carries those numbers. */
+export function drawNeurons(cfg, live = null) {
   const H = cfg ? cfg.hidden_size : 1024, I = cfg ? cfg.intermediate_size : 3584;
   const col = (x, n, color, cy, span, r = 6) => { const ys = Array.from({ length: n }, (_, i) => cy + (i - (n - 1) / 2) * (span / Math.max(n - 1, 1))); return { x, ys, svg: ys.map((y) => `<circle cx="${x}" cy="${y}" r="${r}" fill="${color}"/>`).join('') }; };
   const inp = col(60, 4, 'var(--resid)', 160, 120, 7);
@@ -70,10 +71,26 @@ export function drawNeurons(cfg) {
   const lines = (a, b, c, o = '.22') => a.ys.flatMap((y1) => b.ys.map((y2) => `<line x1="${a.x}" y1="${y1}" x2="${b.x}" y2="${y2}" stroke="${c}" stroke-opacity="${o}"/>`)).join('');
   // neuron i of gate and neuron i of up meet in product i: one line each, no mixing
   const pair = prod.ys.map((y, i) => `<line x1="${gate.x}" y1="${gate.ys[i]}" x2="${prod.x}" y2="${y}" stroke="var(--gate)" stroke-opacity=".7"/><line x1="${up.x}" y1="${up.ys[i]}" x2="${prod.x}" y2="${y}" stroke="var(--up)" stroke-opacity=".7"/>`).join('');
-  $('neuron-svg').innerHTML = `${lines(inp, gate, 'var(--gate)')}${lines(inp, up, 'var(--up)')}${pair}${lines(prod, out, 'var(--down)')}${inp.svg}${gate.svg}${up.svg}${prod.svg}${out.svg}
+  let lit = '';
+  if (live) {
+    // the lit neuron (drawn third of six): its two branch values, their product, its write
+    const k = 2, gy = gate.ys[k], uy = up.ys[k], py = prod.ys[k], f = (x) => fmt(x, 2);
+    lit = `<g class="lit" data-neuron="${live.j}">` +
+      inp.ys.map((y) => `<line x1="${inp.x}" y1="${y}" x2="${gate.x}" y2="${gy}" stroke="var(--gate)" stroke-width="2"/><line x1="${inp.x}" y1="${y}" x2="${up.x}" y2="${uy}" stroke="var(--up)" stroke-width="2"/>`).join('') +
+      `<line x1="${gate.x}" y1="${gy}" x2="${prod.x}" y2="${py}" stroke="var(--gate)" stroke-width="3"/><line x1="${up.x}" y1="${uy}" x2="${prod.x}" y2="${py}" stroke="var(--up)" stroke-width="3"/>` +
+      out.ys.map((y) => `<line x1="${prod.x}" y1="${py}" x2="${out.x}" y2="${y}" stroke="var(--down)" stroke-width="2"/>`).join('') +
+      `<circle cx="${gate.x}" cy="${gy}" r="10" fill="var(--gate)"/><circle cx="${up.x}" cy="${uy}" r="10" fill="var(--up)"/><circle cx="${prod.x}" cy="${py}" r="10" fill="var(--mlp)"/>` +
+      `<text class="val" x="${gate.x + 14}" y="${gy - 8}" data-v="${live.g}">${f(live.g)} → ${f(live.s)}</text>` +
+      `<text class="val" x="${up.x + 14}" y="${uy + 18}" data-v="${live.u}">${f(live.u)}</text>` +
+      `<text class="val" x="${prod.x + 14}" y="${py - 8}" data-v="${live.p}">#${live.j}: ${f(live.p)}</text></g>`;
+  }
+  $('neuron-svg').innerHTML = `${lines(inp, gate, 'var(--gate)')}${lines(inp, up, 'var(--up)')}${pair}${lines(prod, out, 'var(--down)')}${inp.svg}${gate.svg}${up.svg}${prod.svg}${out.svg}${lit}
     <text x="16" y="240">x (${int(H)})</text>
     <text x="176" y="30" fill="var(--gate)">gate_proj → SiLU (${int(I)})</text>
     <text x="196" y="296" fill="var(--up)">up_proj (${int(I)})</text>
     <text x="372" y="66">⊙ (${int(I)})</text>
     <text x="452" y="240" fill="var(--down)">down_proj → ${int(H)}</text>`;
+  $('neuron-live').textContent = !live ? '' : L(
+    `亮起的是第 ${live.l} 层的神经元 #${live.j}，在 token ${JSON.stringify(live.piece)} 上（与上面的逐步计算同一个）：gate ${fmt(live.g)}，经 SiLU 得 ${fmt(live.s)}；up ${fmt(live.u)}；两者相乘 ${fmt(live.p)}，这个数乘上它在 down_proj 里的那一列，写回残差流。`,
+    `Lit: neuron #${live.j} of layer ${live.l} at token ${JSON.stringify(live.piece)} (the same as the walk above): gate ${fmt(live.g)}, through SiLU ${fmt(live.s)}; up ${fmt(live.u)}; their product ${fmt(live.p)}, which times its column of down_proj is written back into the stream.`);
 }
