@@ -225,14 +225,25 @@ function featureDirections(halvesOf, layers, H) {
  *   labels of the probe's spans that overlap the token
  */
 
+/** counts of values in `bins` equal bins from their minimum to their maximum (the last bin closed) */
+function histogram(values, bins) {
+  if (!values.length) return { lo: 0, hi: 0, counts: [] };
+  let lo = Infinity, hi = -Infinity;
+  for (const v of values) { if (v < lo) lo = v; if (v > hi) hi = v; }
+  const counts = new Array(bins).fill(0), w = (hi - lo) / bins || 1;
+  for (const v of values) counts[Math.min(bins - 1, Math.floor((v - lo) / w))]++;
+  return { lo, hi, counts };
+}
+
 /**
  * The tokens where one MLP neuron fires most across a set of texts ("max-activating examples"):
  * blocks.{layer}.mlp.hook_post[neuron] at every token, the k largest of sign × activation.
  * @param {{tokenizer: any, forward: Function, nLayers: number, config: any, contextLength: number}} model
  * @param {(string|Probe)[]} texts
  * @param {{layer: number, neuron: number, k?: number, sign?: 1|-1, window?: number}} opts
- * @returns {{top: TopActivation[], tokens: number, mean: number, positive: number}}
- *   tokens: tokens scanned; mean: mean activation over them; positive: share with sign × activation > 0
+ * @returns {{top: TopActivation[], tokens: number, mean: number, positive: number, histogram: {lo: number, hi: number, counts: number[]}}}
+ *   tokens: tokens scanned; mean: mean activation over them; positive: share with sign × activation > 0;
+ *   histogram: sign × activation of every token in 24 equal bins from lo to hi
  */
 export function neuronTopActivations(model, texts, opts) {
   const { layer, neuron, k = 10, sign = 1, window = 6 } = opts;
@@ -258,6 +269,6 @@ export function neuronTopActivations(model, texts, opts) {
   const top = topIndices(n, k, (a, b) => sign * (acts[a] - acts[b]) > 0 || (acts[a] === acts[b] && a < b));
   return {
     top: top.map((i) => describe(model, texts, idsOf[where[i][0]], where[i][0], where[i][1], acts[i], window)),
-    tokens: n, mean: n ? sum / n : 0, positive: n ? pos / n : 0,
+    tokens: n, mean: n ? sum / n : 0, positive: n ? pos / n : 0, histogram: histogram(acts.map((a) => sign * a), 24),
   };
 }

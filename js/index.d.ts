@@ -329,7 +329,8 @@ export function findFeatureNeurons(model: Model, probes: Probe[], opts?: Feature
 export interface TopActivation { text: number; token: number; activation: number; before: string; piece: string; after: string; labels?: string[] }
 export interface TopActivationOptions { layer: number; neuron: number; k?: number; sign?: 1 | -1; window?: number }
 /** top: the k largest sign × activation; tokens: tokens scanned; mean: their mean activation; positive: share with sign × activation > 0. */
-export interface TopActivationResult { top: TopActivation[]; tokens: number; mean: number; positive: number }
+/** histogram: the activations (times sign) of every token in `counts.length` equal bins from lo to hi */
+export interface TopActivationResult { top: TopActivation[]; tokens: number; mean: number; positive: number; histogram: { lo: number; hi: number; counts: number[] } }
 /** Where one MLP neuron (blocks.{layer}.mlp.hook_post) fires most over a set of texts. */
 export function neuronTopActivations(model: Model, texts: (string | Probe)[], opts: TopActivationOptions): TopActivationResult;
 /** Mann-Whitney AUC: P(a positive scores above a negative), ties count half. */

@@ -230,6 +230,10 @@ test('any neuron: where it fires most in the probe sentences, as neuronTopActiva
     const want = neuronTopActivations(m, probes, { layer: l, neuron: j, sign, k: 8, window: 6 });
     const got = await page.$$eval('#fires-top li', (ls) => ls.map((li) => [Number(li.dataset.text), Number(li.dataset.token), Number(li.dataset.act), li.querySelector('mark').textContent]));
     assert.deepEqual(got, want.top.map((x) => [x.text, x.token, x.activation, x.piece]));
+    // the histogram of every probe token's activation, as in Node, summing to the tokens scanned
+    const counts = await page.$$eval('#fires-hist rect.hbar', (rs) => rs.map((r) => Number(r.dataset.count)));
+    assert.deepEqual(counts, want.histogram.counts);
+    assert.equal(counts.reduce((x, y) => x + y, 0), want.tokens);
     return want;
   };
   // at first: the best city neuron, in its own direction, so its top tokens are inside city names
@@ -698,4 +702,16 @@ test('a contents rail built from the sections (one link each, both languages), a
   assert.equal(vals[2], Number(await page.getAttribute('#walk-out', 'data-value')));
   assert.match(await page.textContent('#neuron-live'), new RegExp(`#${j}`));
   await page.locator('#neurons').screenshot({ path: path.join(SHOTS, 'neurons-lit.png') });
+});
+
+test('the any-neuron card: a colour scale, a token\'s value on a click (phones have no hover), and what the negative direction means', async () => {
+  await page.waitForFunction(() => document.body.dataset.ready === '1');
+  await page.click('#fires-run');
+  await page.waitForFunction(() => document.querySelectorAll('#fires-out .tok').length > 3 && document.querySelector('#fires-hist rect'));
+  const acts = await page.$$eval('#fires-out .tok', (ts) => ts.map((t) => Number(t.dataset.act)));
+  const mx = Math.max(...acts.map(Math.abs));
+  assert.equal(await page.textContent('#fires-scale .hi'), mx.toFixed(2));
+  await page.click('#fires-out .tok:nth-child(3)');
+  assert.match(await page.textContent('#fires-readout'), new RegExp(`token 2\\D.*${acts[2].toFixed(3).replace('-', '\\-')}`));
+  assert.match(await page.textContent('#fires-sign-note'), /负|−value/);
 });

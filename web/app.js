@@ -5,7 +5,7 @@ import { $, DEFAULT_TEXT, L, state, writeUrl } from './core.js';
 import { renderKoText } from './sections/knockout.js';
 import { renderLensTable } from './sections/lens.js';
 import { listModels, load, askHub, renderLoadError, renderProgress, renderHubNote } from './sections/models.js';
-import { renderFeatureText, renderTopActsNote } from './sections/neurons.js';
+import { drawHistogram, renderFeatureText, renderFiresReadout, renderTopActsNote } from './sections/neurons.js';
 import { renderBars, renderEngineStatus, renderLayerChart, renderModelFacts } from './sections/run.js';
 import { renderExFeedback, renderTryStatus } from './sections/tryit.js';
 import { drawAttention } from './sections/mixing.js';
@@ -42,6 +42,8 @@ function renderDynamicText() {
   if (state.run) { renderModelFacts(); renderBars(); renderLayerChart(); renderTryStatus(); }
   renderFeatureText();
   renderTopActsNote();
+  drawHistogram();
+  renderFiresReadout();
   renderLensTable();
   document.querySelectorAll('#quiz input:checked').forEach((el) => el.dispatchEvent(new Event('change', { bubbles: true })));
 }

@@ -226,25 +226,8 @@ static int parse_tokinfo(ms_model *m, const ms_json *j, int32_t tk, ms_err *err)
     return parse_chat(ti, j, ms_json_get(j, tk, "chat"), err);
 }
 
-static int parse_manifest(ms_model *m, const ms_json *j, ms_err *err) {
-    int rc;
-    if (j->nodes[0].type != MS_JOBJ) return ms_fail(err, MS_E_MANIFEST, "manifest: top level must be an object");
-    const char *fmt = ms_json_str(j, ms_json_get(j, 0, "format"));
-    if (!fmt || strcmp(fmt, "mlpscope-weights") != 0)
-        return ms_fail(err, MS_E_MANIFEST, "manifest: 'format' must be \"mlpscope-weights\"");
-    int64_t ver;
-    if (!ms_json_int(j, ms_json_get(j, 0, "version"), 0, 1000, &ver) || ver != 1)
-        return ms_fail(err, MS_E_MANIFEST, "manifest: unsupported 'version' (this engine reads version 1)");
-    const char *fam = ms_json_str(j, ms_json_get(j, 0, "family"));
-    int family = ms_family_from_name(fam);
-    if (!family) return ms_fail(err, MS_E_CONFIG, "manifest: unknown family \"%s\" (expected \"llama\" or \"qwen3_5\")", fam ? fam : "(missing)");
-    int32_t cfg = ms_json_get(j, 0, "config");
-    if (cfg < 0) return ms_fail(err, MS_E_MANIFEST, "manifest: 'config' missing");
-    if ((rc = ms_config_from_json(&m->cfg, family, j, cfg, err))) return rc;
-    if ((rc = parse_tokinfo(m, j, ms_json_get(j, 0, "tokenizer"), err))) return rc;
-
-    /* shards */
-    int32_t sh = ms_json_get(j, 0, "shards");
+/* manifest shards: [{file, bytes, sha256}], each file named once */
+static int parse_shards(ms_model *m, const ms_json *j, int32_t sh, ms_err *err) {
     if (sh < 0 || j->nodes[sh].type != MS_JARR || j->nodes[sh].count < 1 || j->nodes[sh].count > 100000)
         return ms_fail(err, MS_E_MANIFEST, "manifest: 'shards' must be a non-empty array");
     m->n_shards = j->nodes[sh].count;
@@ -266,61 +249,57 @@ static int parse_manifest(ms_model *m, const ms_json *j, ms_err *err) {
         for (int k = 0; k < i; k++)
             if (strcmp(m->shards[k].file, s->file) == 0) return ms_fail(err, MS_E_MANIFEST, "manifest: shard file %s listed twice", s->file);
     }
+    return MS_OK;
+}
 
-    /* tensors: match against the required set */
-    spec_list specs = {0};
-    if (!build_specs(&m->cfg, &specs)) { free(specs.t); return ms_fail(err, MS_E_MEMORY, "out of memory"); }
-    m->tensors = specs.t;
-    m->n_tensors = specs.n;
-    int32_t tl = ms_json_get(j, 0, "tensors");
-    if (tl < 0 || j->nodes[tl].type != MS_JARR) return ms_fail(err, MS_E_MANIFEST, "manifest: 'tensors' must be an array");
-    i = 0;
-    for (int32_t e = j->nodes[tl].child; e >= 0; e = j->nodes[e].next, i++) {
-        if (j->nodes[e].type != MS_JOBJ) return ms_fail(err, MS_E_MANIFEST, "manifest: tensors[%d] is not an object", i);
-        const char *name = ms_json_str(j, ms_json_get(j, e, "name"));
-        if (!name) return ms_fail(err, MS_E_MANIFEST, "manifest: tensors[%d].name missing", i);
-        ms_tensor *t = ms_model_find(m, name);
-        if (!t) return ms_fail(err, MS_E_TENSOR, "tensor %s: not part of a %s model with this config", name, ms_family_name(family));
-        if (t->shard >= 0) return ms_fail(err, MS_E_TENSOR, "tensor %s: listed twice", name);
-        const char *dts = ms_json_str(j, ms_json_get(j, e, "dtype"));
-        int dt = ms_dtype_from_name(dts);
-        if (dt < 0) return ms_fail(err, MS_E_TENSOR, "tensor %s: unknown dtype \"%s\"", name, dts ? dts : "(missing)");
-        if (!t->is_matrix && dt != MS_F32)
-            return ms_fail(err, MS_E_TENSOR, "tensor %s: dtype %s not allowed (norms, conv and gate parameters must be f32)", name, dts);
-        int32_t shp = ms_json_get(j, e, "shape");
-        if (shp < 0 || j->nodes[shp].type != MS_JARR || j->nodes[shp].count != t->ndim)
-            return ms_fail(err, MS_E_TENSOR, "tensor %s: shape must have %d dimensions", name, t->ndim);
-        int d = 0;
-        for (int32_t se = j->nodes[shp].child; se >= 0; se = j->nodes[se].next, d++) {
-            int64_t v;
-            if (!ms_json_int(j, se, 0, (int64_t)1 << 40, &v) || v != t->shape[d]) {
-                if (t->ndim == 1) return ms_fail(err, MS_E_TENSOR, "tensor %s: shape mismatch: expected [%lld]", name, (long long)t->shape[0]);
-                if (t->ndim == 2) return ms_fail(err, MS_E_TENSOR, "tensor %s: shape mismatch: expected [%lld, %lld]", name, (long long)t->shape[0], (long long)t->shape[1]);
-                return ms_fail(err, MS_E_TENSOR, "tensor %s: shape mismatch: expected [%lld, %lld, %lld]", name, (long long)t->shape[0], (long long)t->shape[1], (long long)t->shape[2]);
-            }
+/* one manifest tensor entry (tensors[i]) matched against the tensor the config needs */
+static int parse_tensor(ms_model *m, const ms_json *j, int32_t e, int i, ms_err *err) {
+    if (j->nodes[e].type != MS_JOBJ) return ms_fail(err, MS_E_MANIFEST, "manifest: tensors[%d] is not an object", i);
+    const char *name = ms_json_str(j, ms_json_get(j, e, "name"));
+    if (!name) return ms_fail(err, MS_E_MANIFEST, "manifest: tensors[%d].name missing", i);
+    ms_tensor *t = ms_model_find(m, name);
+    if (!t) return ms_fail(err, MS_E_TENSOR, "tensor %s: not part of a %s model with this config", name, ms_family_name(m->cfg.family));
+    if (t->shard >= 0) return ms_fail(err, MS_E_TENSOR, "tensor %s: listed twice", name);
+    const char *dts = ms_json_str(j, ms_json_get(j, e, "dtype"));
+    int dt = ms_dtype_from_name(dts);
+    if (dt < 0) return ms_fail(err, MS_E_TENSOR, "tensor %s: unknown dtype \"%s\"", name, dts ? dts : "(missing)");
+    if (!t->is_matrix && dt != MS_F32)
+        return ms_fail(err, MS_E_TENSOR, "tensor %s: dtype %s not allowed (norms, conv and gate parameters must be f32)", name, dts);
+    int32_t shp = ms_json_get(j, e, "shape");
+    if (shp < 0 || j->nodes[shp].type != MS_JARR || j->nodes[shp].count != t->ndim)
+        return ms_fail(err, MS_E_TENSOR, "tensor %s: shape must have %d dimensions", name, t->ndim);
+    int d = 0;
+    for (int32_t se = j->nodes[shp].child; se >= 0; se = j->nodes[se].next, d++) {
+        int64_t v;
+        if (!ms_json_int(j, se, 0, (int64_t)1 << 40, &v) || v != t->shape[d]) {
+            if (t->ndim == 1) return ms_fail(err, MS_E_TENSOR, "tensor %s: shape mismatch: expected [%lld]", name, (long long)t->shape[0]);
+            if (t->ndim == 2) return ms_fail(err, MS_E_TENSOR, "tensor %s: shape mismatch: expected [%lld, %lld]", name, (long long)t->shape[0], (long long)t->shape[1]);
+            return ms_fail(err, MS_E_TENSOR, "tensor %s: shape mismatch: expected [%lld, %lld, %lld]", name, (long long)t->shape[0], (long long)t->shape[1], (long long)t->shape[2]);
         }
-        if (t->rows * t->cols > (int64_t)(SIZE_MAX / 4))
-            return ms_fail(err, MS_E_MEMORY, "tensor %s: %lld values do not fit in this build's address space", name, (long long)(t->rows * t->cols));
-        size_t want = ms_dtype_bytes(dt, (size_t)t->rows, (size_t)t->cols);
-        if (!want) return ms_fail(err, MS_E_TENSOR, "tensor %s: dtype %s cannot hold shape (row length %lld)", name, dts, (long long)t->cols);
-        int64_t shard, off, bytes;
-        if (!ms_json_int(j, ms_json_get(j, e, "shard"), 0, m->n_shards - 1, &shard))
-            return ms_fail(err, MS_E_TENSOR, "tensor %s: 'shard' missing or not an index into shards", name);
-        if (!ms_json_int(j, ms_json_get(j, e, "offset"), 0, (int64_t)1 << 40, &off) || off % MS_ALIGN)
-            return ms_fail(err, MS_E_TENSOR, "tensor %s: 'offset' missing, negative or not %d-byte aligned", name, MS_ALIGN);
-        if (!ms_json_int(j, ms_json_get(j, e, "bytes"), 0, (int64_t)1 << 40, &bytes) || (uint64_t)bytes != want)
-            return ms_fail(err, MS_E_TENSOR, "tensor %s: 'bytes' must be %zu for %s with this shape", name, want, dts);
-        if ((uint64_t)off + (uint64_t)bytes > m->shards[shard].bytes)
-            return ms_fail(err, MS_E_TENSOR, "tensor %s: bytes [%lld, %lld) lie outside shard %s (%llu bytes)", name,
-                           (long long)off, (long long)(off + bytes), m->shards[shard].file, (unsigned long long)m->shards[shard].bytes);
-        t->dtype = dt;
-        t->shard = (int)shard;
-        t->offset = (uint64_t)off;
-        t->bytes = want;
     }
-    for (int k = 0; k < m->n_tensors; k++)
-        if (m->tensors[k].shard < 0) return ms_fail(err, MS_E_TENSOR, "tensor %s: missing from the manifest", m->tensors[k].name);
-    /* no overlaps */
+    if (t->rows * t->cols > (int64_t)(SIZE_MAX / 4))
+        return ms_fail(err, MS_E_MEMORY, "tensor %s: %lld values do not fit in this build's address space", name, (long long)(t->rows * t->cols));
+    size_t want = ms_dtype_bytes(dt, (size_t)t->rows, (size_t)t->cols);
+    if (!want) return ms_fail(err, MS_E_TENSOR, "tensor %s: dtype %s cannot hold shape (row length %lld)", name, dts, (long long)t->cols);
+    int64_t shard, off, bytes;
+    if (!ms_json_int(j, ms_json_get(j, e, "shard"), 0, m->n_shards - 1, &shard))
+        return ms_fail(err, MS_E_TENSOR, "tensor %s: 'shard' missing or not an index into shards", name);
+    if (!ms_json_int(j, ms_json_get(j, e, "offset"), 0, (int64_t)1 << 40, &off) || off % MS_ALIGN)
+        return ms_fail(err, MS_E_TENSOR, "tensor %s: 'offset' missing, negative or not %d-byte aligned", name, MS_ALIGN);
+    if (!ms_json_int(j, ms_json_get(j, e, "bytes"), 0, (int64_t)1 << 40, &bytes) || (uint64_t)bytes != want)
+        return ms_fail(err, MS_E_TENSOR, "tensor %s: 'bytes' must be %zu for %s with this shape", name, want, dts);
+    if ((uint64_t)off + (uint64_t)bytes > m->shards[shard].bytes)
+        return ms_fail(err, MS_E_TENSOR, "tensor %s: bytes [%lld, %lld) lie outside shard %s (%llu bytes)", name,
+                       (long long)off, (long long)(off + bytes), m->shards[shard].file, (unsigned long long)m->shards[shard].bytes);
+    t->dtype = dt;
+    t->shard = (int)shard;
+    t->offset = (uint64_t)off;
+    t->bytes = want;
+    return MS_OK;
+}
+
+/* no two tensors share bytes of a shard */
+static int check_overlaps(const ms_model *m, ms_err *err) {
     span *sp = malloc((size_t)m->n_tensors * sizeof *sp);
     if (!sp) return ms_fail(err, MS_E_MEMORY, "out of memory");
     for (int k = 0; k < m->n_tensors; k++)
@@ -334,6 +313,40 @@ static int parse_manifest(ms_model *m, const ms_json *j, ms_err *err) {
                            m->tensors[a].name, m->shards[m->tensors[b].shard].file);
         }
     free(sp);
+    return MS_OK;
+}
+
+static int parse_manifest(ms_model *m, const ms_json *j, ms_err *err) {
+    int rc;
+    if (j->nodes[0].type != MS_JOBJ) return ms_fail(err, MS_E_MANIFEST, "manifest: top level must be an object");
+    const char *fmt = ms_json_str(j, ms_json_get(j, 0, "format"));
+    if (!fmt || strcmp(fmt, "mlpscope-weights") != 0)
+        return ms_fail(err, MS_E_MANIFEST, "manifest: 'format' must be \"mlpscope-weights\"");
+    int64_t ver;
+    if (!ms_json_int(j, ms_json_get(j, 0, "version"), 0, 1000, &ver) || ver != 1)
+        return ms_fail(err, MS_E_MANIFEST, "manifest: unsupported 'version' (this engine reads version 1)");
+    const char *fam = ms_json_str(j, ms_json_get(j, 0, "family"));
+    int family = ms_family_from_name(fam);
+    if (!family) return ms_fail(err, MS_E_CONFIG, "manifest: unknown family \"%s\" (expected \"llama\" or \"qwen3_5\")", fam ? fam : "(missing)");
+    int32_t cfg = ms_json_get(j, 0, "config");
+    if (cfg < 0) return ms_fail(err, MS_E_MANIFEST, "manifest: 'config' missing");
+    if ((rc = ms_config_from_json(&m->cfg, family, j, cfg, err))) return rc;
+    if ((rc = parse_tokinfo(m, j, ms_json_get(j, 0, "tokenizer"), err))) return rc;
+    if ((rc = parse_shards(m, j, ms_json_get(j, 0, "shards"), err))) return rc;
+
+    /* tensors: each matched against the set the config needs; all of them present, none overlapping */
+    spec_list specs = {0};
+    if (!build_specs(&m->cfg, &specs)) { free(specs.t); return ms_fail(err, MS_E_MEMORY, "out of memory"); }
+    m->tensors = specs.t;
+    m->n_tensors = specs.n;
+    int32_t tl = ms_json_get(j, 0, "tensors");
+    if (tl < 0 || j->nodes[tl].type != MS_JARR) return ms_fail(err, MS_E_MANIFEST, "manifest: 'tensors' must be an array");
+    int i = 0;
+    for (int32_t e = j->nodes[tl].child; e >= 0; e = j->nodes[e].next, i++)
+        if ((rc = parse_tensor(m, j, e, i, err))) return rc;
+    for (int k = 0; k < m->n_tensors; k++)
+        if (m->tensors[k].shard < 0) return ms_fail(err, MS_E_TENSOR, "tensor %s: missing from the manifest", m->tensors[k].name);
+    if ((rc = check_overlaps(m, err))) return rc;
     size_t total = 0;
     for (int k = 0; k < m->n_tensors; k++)
         if (!ms_add_size(total, m->tensors[k].bytes, &total)) return ms_fail(err, MS_E_MEMORY, "weights exceed the address space");

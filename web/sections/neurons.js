@@ -147,7 +147,15 @@ export async function showNeuron() {
   const r = await m.forward(ids, { stats: true, topK: 3, logits: 'none', hooks: [hook] });
   const values = Array.from(ids, (_, t) => sign * r.hooks[hook][t * I + j]);
   const pieces = await shadeTokens($('fires-out'), ids, values);
-  state.fires = { stats: r.stats };
+  state.fires = { stats: r.stats, values, pieces };
+  // the colour scale of the shading, and a token's value on a click or tap (phones have no hover)
+  const mx = Math.max(1e-6, ...values.map(Math.abs));
+  $('fires-scale').querySelector('.hi').textContent = mx.toFixed(2);
+  $('fires-readout').textContent = '';
+  $('fires-out').querySelectorAll('.tok').forEach((el, t) => el.addEventListener('click', () => {
+    $('fires-readout').dataset.t = String(t);
+    renderFiresReadout();
+  }));
   $('fires-tok').innerHTML = pieces.map((p, t) => `<option value="${t}">${t}: ${escapeHtml(JSON.stringify(p))}</option>`).join('');
   $('fires-tok').value = String(values.reduce((b, v, t) => (v > values[b] ? t : b), 0)); // where it fires most
   renderNeighbours();
@@ -171,8 +179,9 @@ export async function showNeuron() {
   const texts = probeTexts();
   const res = await state.model.neuronTopActivations(texts, { layer: l, neuron: j, sign, k: 8, window: 6 });
   $('fires-top').innerHTML = res.top.map((x) => `<li data-act="${x.activation}" data-text="${x.text}" data-token="${x.token}"><code>${nl(x.before)}<mark>${escapeHtml(x.piece)}</mark>${nl(x.after)}</code> · ${x.activation.toFixed(3)}</li>`).join('');
-  state.topActs = { l, j, sign, texts: texts.length, tokens: res.tokens, positive: res.positive };
+  state.topActs = { l, j, sign, texts: texts.length, tokens: res.tokens, positive: res.positive, histogram: res.histogram, kth: res.top.at(-1)?.activation, mean: res.mean };
   renderTopActsNote();
+  drawHistogram();
   writeUrl();
 }
 /** a context around a token, its line breaks shown as ⏎ */
@@ -241,3 +250,29 @@ $('fires-ko').addEventListener('click', async () => {
   $('ko-btn').click();
   $('ko-btn').closest('.card').scrollIntoView({ behavior: 'smooth', block: 'start' });
 });
+
+/** the clicked token's value in the any-neuron card */
+export function renderFiresReadout() {
+  const f = state.fires, t = Number($('fires-readout').dataset.t);
+  if (!f || !Number.isInteger(t) || t >= f.values.length) return;
+  const mx = Math.max(1e-6, ...f.values.map(Math.abs)), v = f.values[t];
+  $('fires-readout').textContent = L(`token ${t}（${JSON.stringify(f.pieces[t])}）：${v.toFixed(3)}，是这段文字里最大值的 ${(100 * Math.max(0, v) / mx).toFixed(0)}%`,
+    `token ${t} (${JSON.stringify(f.pieces[t])}): ${v.toFixed(3)}, ${(100 * Math.max(0, v) / mx).toFixed(0)}% of the largest in this text`);
+}
+
+/** every probe token's activation as a histogram, with the mean and the top list's cut marked */
+export function drawHistogram() {
+  const a = state.topActs, hst = a?.histogram;
+  if (!hst || !hst.counts.length) { $('fires-hist').innerHTML = ''; $('fires-hist-cap').textContent = ''; return; }
+  const W = 640, x0 = 40, w = W - 60, y0 = 10, h = 100, n = hst.counts.length, bw = w / n;
+  const top = Math.max(...hst.counts), span = hst.hi - hst.lo || 1;
+  const sx = (v) => x0 + ((v - hst.lo) / span) * w;
+  // counts on a log scale: most tokens sit near 0, the interesting ones are a handful at the right
+  const hy = (c) => (c ? (Math.log1p(c) / Math.log1p(top)) * h : 0);
+  const bars = hst.counts.map((c, i) => `<rect class="hbar" x="${(x0 + i * bw + 1).toFixed(1)}" y="${(y0 + h - hy(c)).toFixed(1)}" width="${(bw - 2).toFixed(1)}" height="${hy(c).toFixed(1)}" fill="var(--mlp)" data-count="${c}"><title>${c}</title></rect>`).join('');
+  const mark = (v, label, cls) => (Number.isFinite(v) ? `<line x1="${sx(v)}" x2="${sx(v)}" y1="${y0 - 4}" y2="${y0 + h}" stroke="var(--fg)" stroke-dasharray="3 3"/><text class="tick ${cls}" x="${sx(v) + 3}" y="${y0 + 8}">${label}</text>` : '');
+  $('fires-hist').innerHTML = bars + mark(a.sign * a.mean, L('均值', 'mean'), 'mean') + mark(a.sign * a.kth, L('前 8 名', 'top 8'), 'kth') +
+    `<text class="tick" x="${x0}" y="${y0 + h + 16}">${hst.lo.toFixed(2)}</text><text class="tick" x="${x0 + w}" y="${y0 + h + 16}" text-anchor="end">${hst.hi.toFixed(2)}</text>`;
+  $('fires-hist-cap').textContent = L(`这个神经元在 ${a.tokens} 个探针 token 上的激活分布（${a.sign > 0 ? '' : '取负后，'}纵轴为对数刻度）：大多数 token 上它几乎不动，上面列出的最强激活是右边的少数。`,
+    `This neuron's activation over ${a.tokens} probe tokens (${a.sign > 0 ? '' : 'negated, '}counts on a log scale): on most tokens it barely moves; the strongest activations listed above are the few on the right.`);
+}
