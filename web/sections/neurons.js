@@ -273,6 +273,7 @@ export function drawHistogram() {
   const mark = (v, label, cls) => (Number.isFinite(v) ? `<line x1="${sx(v)}" x2="${sx(v)}" y1="${y0 - 4}" y2="${y0 + h}" stroke="var(--fg)" stroke-dasharray="3 3"/><text class="tick ${cls}" x="${sx(v) + 3}" y="${y0 + 8}">${label}</text>` : '');
   $('fires-hist').innerHTML = bars + mark(a.sign * a.mean, L('均值', 'mean'), 'mean') + mark(a.sign * a.kth, L('前 8 名', 'top 8'), 'kth') +
     `<text class="tick" x="${x0}" y="${y0 + h + 16}">${hst.lo.toFixed(2)}</text><text class="tick" x="${x0 + w}" y="${y0 + h + 16}" text-anchor="end">${hst.hi.toFixed(2)}</text>`;
+  $('fires-hist').setAttribute('aria-label', L(`第 ${a.l} 层神经元 ${a.j} 的激活直方图`, `histogram of the activations of neuron ${a.j} of layer ${a.l}`));
   $('fires-hist-cap').textContent = L(`这个神经元在 ${a.tokens} 个探针 token 上的激活分布（${a.sign > 0 ? '' : '取负后，'}纵轴为对数刻度）：大多数 token 上它几乎不动，上面列出的最强激活是右边的少数。`,
     `This neuron's activation over ${a.tokens} probe tokens (${a.sign > 0 ? '' : 'negated, '}counts on a log scale): on most tokens it barely moves; the strongest activations listed above are the few on the right.`);
 }
