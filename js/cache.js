@@ -55,6 +55,10 @@ async function diskStore(dir) {
   };
 }
 
+/** The key of a file of a weight set in the store: its folder URL (ending in '/') + file, and its
+ * sha256 (a verified file) or, without one, 'latest' (the last good copy of a file that changes). */
+export const entryKey = (folder, file, sha256) => `${folder}${file}#${sha256 ? `sha256=${sha256}` : 'latest'}`;
+
 /** An entry's key split into the weight set's folder URL, the file and its version (sha256 or 'latest'). */
 function parseKey(key) {
   const m = /^(.*\/)([^/#]+)#(?:sha256=([0-9a-f]{64})|(latest))$/.exec(key);

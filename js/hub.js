@@ -16,7 +16,7 @@
 import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
 import { guardedFetch, chunks, responseBytes, transient, cachedSource } from './source.js';
-import { openStore } from './cache.js';
+import { openStore, entryKey } from './cache.js';
 import { beginModel, endModel, loadWeightSet, withRetry, sleep, eachConcurrently, pickEngine } from './loader.js';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
@@ -66,7 +66,7 @@ export async function hasConvertedCopy(source, opts = {}) {
   if (!/^(https?|blob):/i.test(s) && isNode) return false;
   const store = await openStore({ cache: opts.cache, cacheDir: opts.cacheDir });
   if (!store) return false;
-  return !!(await store.match(`${folderUrl(s).href}mlpscope-${dtypesOf(opts).key}/manifest.json#latest`));
+  return !!(await store.match(entryKey(`${folderUrl(s).href}mlpscope-${dtypesOf(opts).key}/`, 'manifest.json')));
 }
 
 function folderUrl(s) {
@@ -403,7 +403,7 @@ export async function loadHub(source, opts = {}) {
   const cacheDir = opts.cacheDir ?? (remote.cacheFolder && opts.cache !== false ? await defaultCacheDir() : undefined);
   const store = remote.cacheFolder ? await openStore({ cache: opts.cache, cacheDir }) : null;
   const folder = store ? `${remote.cacheFolder}mlpscope-${dtypesOf(opts).key}/` : null;
-  const was = store ? await (await store.match(folder + 'source.json#latest'))?.json().catch(() => null) : null;
+  const was = store ? await (await store.match(entryKey(folder, 'source.json')))?.json().catch(() => null) : null;
   const fromCache = async () => { const src = cachedSource(store, folder); return loadWeightSet(src, await src.text('manifest.json'), withPhase(opts)); };
   /** the converted copy, or null when it is damaged and the source can be converted again */
   const tryCache = async () => {
@@ -457,7 +457,7 @@ async function convertInto(remote, inputs, opts, { store, folder, t0, sinkFiles 
       hexes[s] = hashPieces(e, pieces);
       if (sinkFiles) await sinkFiles.shard(sh.file, e, pieces);
       else {
-        if (store) await store.put(`${folder}${sh.file}#sha256=${hexes[s]}`, new Response(heapStream(e, pieces), { headers: { 'content-type': 'application/octet-stream' } })).catch(() => { job.cacheOk = false; });
+        if (store) await store.put(entryKey(folder, sh.file, hexes[s]), new Response(heapStream(e, pieces), { headers: { 'content-type': 'application/octet-stream' } })).catch(() => { job.cacheOk = false; });
         e.c.model_finish_shard(job.stage.model, s, job.stage.actCode);
       }
       report.shard(sh);
@@ -598,9 +598,9 @@ function convertedTokenizer(e, conv) {
  * leaves no manifest, so it is never taken for a whole one — and older copies' files dropped. */
 async function storeConverted(store, folder, remote, written, manifestText, tokBytes) {
   try {
-    if (tokBytes) await store.put(`${folder}${written.tokenizer.file}#sha256=${written.tokenizer.sha256}`, new Response(tokBytes));
-    await store.put(`${folder}source.json#latest`, new Response(JSON.stringify(remote.identity)));
-    await store.put(`${folder}manifest.json#latest`, new Response(manifestText));
+    if (tokBytes) await store.put(entryKey(folder, written.tokenizer.file, written.tokenizer.sha256), new Response(tokBytes));
+    await store.put(entryKey(folder, 'source.json'), new Response(JSON.stringify(remote.identity)));
+    await store.put(entryKey(folder, 'manifest.json'), new Response(manifestText));
     const keep = [...written.shards, ...(written.tokenizer ? [written.tokenizer] : []), { file: 'source.json' }].map((f) => ({ file: f.file, sha256: f.sha256 }));
     await cachedSource(store, folder).prune(keep);
   } catch { /* a full disk only costs the next visit a conversion */ }

@@ -3,7 +3,7 @@
 // with HTTP Range and, in browsers, a Cache API cache keyed by URL + sha256.
 import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
-import { openStore, pruneStale } from './cache.js';
+import { openStore, pruneStale, entryKey } from './cache.js';
 
 export { CACHE_NAME } from './cache.js';
 
@@ -122,12 +122,12 @@ function urlSource(base, { cache, cacheDir, stallTimeoutMs = 30000 } = {}) {
   const store = () => (storeP ??= openStore({ cache, cacheDir }));
   const get = (file, signal, headers) => guardedFetch(new URL(file, baseUrl), file, { signal, headers, stallTimeoutMs });
   const body = chunks;
-  const cacheKey = (file, sha) => new URL(file, baseUrl).href + '#sha256=' + sha;
+  const cacheKey = (file, sha) => entryKey(baseUrl.href, file, sha);
   // Small files: with a sha256 (tokenizer) cache-first by content; without (manifest.json)
   // network-first, keeping the last good copy for offline use.
   const small = async (file, signal, sha256) => {
     const c = await store();
-    const key = sha256 ? cacheKey(file, sha256) : new URL(file, baseUrl).href + '#latest';
+    const key = cacheKey(file, sha256);
     if (c && sha256) { const hit = await c.match(key); if (hit) return new Uint8Array(await hit.arrayBuffer()); }
     try {
       const r = await get(file, signal);
@@ -211,20 +211,20 @@ async function folderSource(dir) {
 export function cachedSource(store, folder) {
   const missing = (file) => Object.assign(new MlpscopeError(file === 'manifest.json' ? 'E_MANIFEST' : 'E_SHARD_MISSING', `${folder}${file}: not in the cache`), { notFound: true });
   const entry = async (file, sha256) => {
-    const hit = await store.match(folder + file + (sha256 ? '#sha256=' + sha256 : '#latest'));
+    const hit = await store.match(entryKey(folder, file, sha256));
     if (!hit) throw missing(file);
     return hit;
   };
   return {
     name: folder,
     fromCacheOnly: true,
-    forget: async (file, sha256) => { await store.delete(folder + file + '#sha256=' + sha256).catch(() => {}); },
+    forget: async (file, sha256) => { await store.delete(entryKey(folder, file, sha256)).catch(() => {}); },
     prune: async (files) => pruneStale(store, folder, [...files, { file: 'source.json' }]),
     text: async (f) => (await entry(f)).text(),
     bytes: async (f, signal, sha256) => new Uint8Array(await (await entry(f, sha256)).arrayBuffer()),
     async open(file, { sha256 } = {}) {
       const hit = await entry(file, sha256);
-      return { stream: chunks(hit), start: 0, fromCache: true, discard: () => store.delete(folder + file + '#sha256=' + sha256) };
+      return { stream: chunks(hit), start: 0, fromCache: true, discard: () => store.delete(entryKey(folder, file, sha256)) };
     },
   };
 }
