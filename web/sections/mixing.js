@@ -15,16 +15,24 @@ export function fillAttentionPickers() {
   $('attn-card').hidden = !layers.length;
 }
 
-/** the pattern of the chosen layer and head on the current sentence (one forward pass asks for it) */
-export async function renderAttention() {
+/** the hook of the chosen attention layer's pattern (null: the model has no attention layer) */
+export function attentionHook() {
+  return $('attn-card').hidden || $('attn-layer').value === '' ? null : `blocks.${$('attn-layer').value}.attn.hook_pattern`;
+}
+
+/** the pattern of the chosen layer and head on the current sentence: from `run` when that pass
+ *  captured it (the sentence's own run), else one pass asking for it (another layer chosen) */
+export async function renderAttention(run = null) {
   if (!state.run || $('attn-card').hidden) return;
   const m = state.model, l = Number($('attn-layer').value), h = Number($('attn-head').value), ids = state.ids, n = ids.length;
-  const name = `blocks.${l}.attn.hook_pattern`;
-  $('attn-readout').textContent = L('计算中…', 'computing…');
-  const r = await m.forward(ids, { hooks: [name], stats: false, logits: 'none' });
-  if (state.ids !== ids || state.model !== m) return; // another sentence or model meanwhile
-  const P = r.hooks[name].subarray(h * n * n, (h + 1) * n * n);
-  state.attn = { l, h, n, P };
+  const name = attentionHook();
+  let hook = run?.hooks?.[name];
+  if (!hook) {
+    $('attn-readout').textContent = L('计算中…', 'computing…');
+    hook = (await m.forward(ids, { hooks: [name], stats: false, logits: 'none' })).hooks[name];
+    if (state.ids !== ids || state.model !== m) return; // another sentence or model meanwhile
+  }
+  state.attn = { l, h, n, P: hook.subarray(h * n * n, (h + 1) * n * n) };
   drawAttention();
 }
 
@@ -64,4 +72,4 @@ export function drawAttention() {
   show(Math.min(Number($('attn-readout').dataset.q ?? n - 1), n - 1));
 }
 
-for (const id of ['attn-layer', 'attn-head']) $(id).addEventListener('change', () => { $('attn-readout').dataset.q = ''; renderAttention(); });
+for (const id of ['attn-layer', 'attn-head']) $(id).addEventListener('change', () => { $('attn-readout').dataset.q = ''; renderAttention(state.run); }); // another head of the same layer: no new pass

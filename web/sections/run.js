@@ -4,7 +4,7 @@ import { renderKnockoutBefore } from './knockout.js';
 import { renderLens } from './lens.js';
 import { renderExFeedback, renderTryStatus } from './tryit.js';
 import { drawNeurons } from './widgets.js';
-import { fillAttentionPickers, renderAttention } from './mixing.js';
+import { attentionHook, fillAttentionPickers, renderAttention } from './mixing.js';
 
 // ---------------------------------------------------------------- the live run
 export async function runText(text) {
@@ -16,7 +16,10 @@ export async function runText(text) {
   const ids = all.slice(0, m.contextLength);
   if (!ids.length) { $('try-status').textContent = L('请输入一些文字。', 'Please type some text.'); return; }
   const pieces = await m.tokenizer.pieces(ids); // one call: characters split over tokens are shown whole
-  const run = await m.forward(ids, { topK: 8, logits: 'last' });
+  // the chosen attention layer's pattern comes from the same pass (no second pass for its card)
+  fillAttentionPickers();
+  const pattern = attentionHook();
+  const run = await m.forward(ids, { topK: 8, logits: 'last', hooks: pattern ? [pattern] : [] });
   state.ids = ids; state.pieces = pieces.map(pieceLabel); state.piecesRaw = pieces; state.run = run;
   state.cut = all.length > ids.length ? all.length : 0;
   renderModelFacts();
@@ -24,8 +27,7 @@ export async function runText(text) {
   renderLayerChart();
   state.steer = null; // a continuation belongs to the sentence it continued
   for (const id of ['steer-before', 'steer-after', 'steer-note']) $(id).textContent = '';
-  fillAttentionPickers();
-  await renderAttention();
+  await renderAttention(run);
   await renderWalk();
   await renderKnockoutBefore();
   $('lens-token').innerHTML = $('walk-token').innerHTML;
