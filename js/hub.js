@@ -17,7 +17,7 @@ import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
 import { guardedFetch, chunks, responseBytes, transient, cachedSource } from './source.js';
 import { openStore, entryKey } from './cache.js';
-import { beginModel, endModel, loadWeightSet, withRetry, sleep, eachConcurrently, pickEngine } from './loader.js';
+import { beginModel, endModel, loadWeightSet, withRetry, sleep, eachConcurrently, pickEngine, newHasher, loadNodeCrypto } from './loader.js';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 /** dtype names the loader and the CLI accept, and the engine's names for them */
@@ -434,7 +434,7 @@ const withPhase = (opts) => ({ ...opts, onProgress: opts.onProgress && ((p) => o
  * @param {Remote} remote
  */
 async function convertInto(remote, inputs, opts, { store, folder, t0, sinkFiles = null }) {
-  nodeCrypto ??= isNode ? await nodeImport('node:crypto').catch(() => null) : null;
+  await loadNodeCrypto();
   const { e, owns, why } = await engineFor(opts);
   const job = { e, conv: 0, stage: null, staging: [], shardBufs: [], cacheOk: !!store };
   try {
@@ -620,30 +620,18 @@ function shardPieces(plan, s, dst, bytes) {
   return out;
 }
 
-let nodeCrypto;
+/** A shard's sha256 from its pieces in the heap, with the loader's hasher (OpenSSL in Node, the
+ * engine's sha256 elsewhere); padding hashed from a small zeroed heap block. */
 function hashPieces(e, pieces) {
-  const zeros = new Uint8Array(64);
-  if (nodeCrypto) {
-    const h = nodeCrypto.createHash('sha256');
-    for (const [a, n] of pieces) {
-      if (a >= 0) h.update(e.u8.subarray(a, a + n));
-      else for (let k = 0; k < n; k += 64) h.update(zeros.subarray(0, Math.min(64, n - k)));
-    }
-    return h.digest('hex');
-  }
-  const sha = e.c.sha_new(), z = e.malloc(64);
+  const h = newHasher(e), z = e.malloc(64);
   try {
     e.u8.fill(0, z, z + 64);
     for (const [a, n] of pieces) {
-      if (a >= 0) e.c.sha_update(sha, a, n);
-      else for (let k = 0; k < n; k += 64) e.c.sha_update(sha, z, Math.min(64, n - k));
+      if (a >= 0) h.update(e.u8.subarray(a, a + n), a);
+      else for (let k = 0; k < n; k += 64) h.update(e.u8.subarray(z, z + Math.min(64, n - k)), z);
     }
-    const out = e.malloc(65);
-    e.c.sha_final(sha, out);
-    const hex = e.cstr(out);
-    e.free(out);
-    return hex;
-  } finally { e.free(z); e.free(sha); }
+    return h.hex();
+  } finally { h.free(); e.free(z); }
 }
 
 /** A shard streamed out of the heap in copies of CACHE_PIECE bytes (the heap may grow meanwhile). */

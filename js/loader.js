@@ -16,10 +16,10 @@ const WASM32_LIMIT = 4 * 1024 ** 3;
 // node:crypto, imported by the first loadModel in Node (not by a top-level await, which older
 // bundle targets refuse)
 let nodeCrypto;
-const loadNodeCrypto = async () => (nodeCrypto ??= isNode ? await nodeImport('node:crypto').catch(() => null) : null);
+export const loadNodeCrypto = async () => (nodeCrypto ??= isNode ? await nodeImport('node:crypto').catch(() => null) : null);
 
 /** An incremental sha256 over shard bytes: `update(bytes, heapPtr)` sees each piece once, in order. */
-function newHasher(e) {
+export function newHasher(e) {
   if (nodeCrypto) {
     const h = nodeCrypto.createHash('sha256');
     return { update: (bytes) => { h.update(bytes); }, hex: () => h.digest('hex'), free() {} };
