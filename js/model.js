@@ -375,43 +375,8 @@ export class Model {
     this._alive();
     if (this._busy) throw new MlpscopeError('E_STATE', 'the model is busy (another generate() is running)');
     const { maxTokens = 64, temperature = 0, topK = 0, topP = 1, seed = 0, signal } = opts;
-    const bad = (what) => new MlpscopeError('E_ARG', `generate(): ${what}`);
-    if (!Number.isInteger(maxTokens) || maxTokens < 0) throw bad(`maxTokens ${maxTokens} is not an integer >= 0`);
-    if (!(Number.isFinite(temperature) && temperature >= 0)) throw bad(`temperature ${temperature} is not a number >= 0`);
-    if (!Number.isInteger(topK) || topK < 0) throw bad(`topK ${topK} is not an integer >= 0 (0: no top-k cut)`);
-    if (!(topP >= 0 && topP <= 1)) throw bad(`topP ${topP} is outside [0, 1]`);
-    if (!Number.isSafeInteger(seed) || seed < 0) throw bad(`seed ${seed} is not an integer in [0, 2^53)`);
-    if (opts.stop !== undefined && !(Array.isArray(opts.stop) && opts.stop.every((x) => Number.isInteger(x) || (typeof x === 'string' && x.length > 0))))
-      throw bad('stop must be an array of token ids and non-empty strings');
+    const { ids, stop, stops, nReal } = this._generationPlan(prompt, opts);
     const e = this.e, V = this._info.config.vocab_size;
-    const isChat = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] === 'object';
-    if (isChat && !this.tokenizer) throw new MlpscopeError('E_TOKEN', 'this weight set has no tokenizer: chat messages need one');
-    const ids = typeof prompt === 'string' ? this._encodePrompt(prompt)
-      : isChat ? this._encodeChat(prompt, opts.enableThinking)
-      : Array.from(prompt);
-    if (!ids.length) throw new MlpscopeError('E_ARG', 'empty prompt: nothing to continue from');
-    const nReal = this._info.tokenizer.vocab_size || V; // rows past the real vocabulary are never sampled
-    const stopStrings = (opts.stop ?? []).filter((x) => typeof x === 'string');
-    if (stopStrings.length && !this.tokenizer) throw bad('stop strings need a tokenizer (this weight set has none): give token ids');
-    // stop ids given replace the model's end tokens; only strings keep them; [] stops on nothing
-    const stopIds = (opts.stop ?? []).filter((x) => typeof x === 'number');
-    const defaultIds = opts.stop === undefined || (stopIds.length === 0 && stopStrings.length > 0);
-    const stop = new Set(defaultIds ? this._info.tokenizer.eos_token_ids : stopIds);
-    if (this.tokenizer?.kind === 'llama2c' && defaultIds) stop.add(this.tokenizer.bosId); // llama2.c stops at BOS
-    // stop strings are matched in the text across token boundaries: text that could be the start of
-    // one is held back until it is known not to be; the stop string itself is never emitted
-    const held = [];
-    let heldText = '';
-    const findStop = () => {
-      let best = null;
-      for (const str of stopStrings) { const i = heldText.indexOf(str); if (i >= 0 && (!best || i < best.index)) best = { index: i, str }; }
-      return best;
-    };
-    const partialStop = () => { // the longest end of heldText that begins a stop string
-      let k = 0;
-      for (const str of stopStrings) for (let n = Math.min(str.length - 1, heldText.length); n > k; n--) if (heldText.endsWith(str.slice(0, n))) { k = n; break; }
-      return k;
-    };
     this._busy = true;
     const rng = e.c.rng_new(seed);
     const scratch = e.malloc(V * 8), lpp = e.malloc(4);
@@ -443,27 +408,11 @@ export class Model {
         if (signal?.aborted) { finish('abort'); throw new MlpscopeError('E_ABORTED', 'generation aborted'); }
         const id = res.picked;
         const logprob = e.f32[lpp >> 2];
-        if (stop.has(id)) { for (const h of held) yield h; return finish('stop'); }
+        if (stop.has(id)) { yield* stops.flush(); return finish('stop'); }
         usage.generatedTokens++;
-        const token = { id, text: dec ? dec.push(id) : '', logprob };
-        if (!stopStrings.length) yield token;
-        else {
-          held.push(token);
-          heldText += token.text;
-          const hit = findStop();
-          if (hit) { // the tokens before the stop string, the last one cut where it begins
-            let at = 0;
-            for (const h of held) {
-              if (at >= hit.index) break; // this token starts inside the stop string
-              yield { ...h, text: h.text.slice(0, hit.index - at) };
-              at += h.text.length;
-            }
-            summary.stopString = hit.str;
-            return finish('stop');
-          }
-          let free = heldText.length - partialStop();
-          while (held.length && held[0].text.length <= free) { const h = held.shift(); free -= h.text.length; heldText = heldText.slice(h.text.length); yield h; }
-        }
+        const out = stops.push({ id, text: dec ? dec.push(id) : '', logprob });
+        yield* out.ready;
+        if (out.hit) { summary.stopString = out.hit; return finish('stop'); }
         if (e.c.state_pos(this.s) >= this.contextLength) break;
         await null; // let the event loop breathe between tokens
         // the token is fed back (also the last one, so the state holds the whole sequence and a
@@ -474,12 +423,40 @@ export class Model {
         if (n + 1 < maxTokens) { usage.decodeMs += performance.now() - t; decodeSteps++; }
         keep(res);
       }
-      for (const h of held) yield h;
+      yield* stops.flush();
       return finish('length');
     } finally {
       this._busy = false;
       e.free(rng); e.free(scratch); e.free(lpp);
     }
+  }
+
+  /** generate()'s options checked, the prompt's ids, the stop ids and the stop-string matcher */
+  _generationPlan(prompt, opts) {
+    const { maxTokens = 64, temperature = 0, topK = 0, topP = 1, seed = 0 } = opts;
+    const bad = (what) => new MlpscopeError('E_ARG', `generate(): ${what}`);
+    if (!Number.isInteger(maxTokens) || maxTokens < 0) throw bad(`maxTokens ${maxTokens} is not an integer >= 0`);
+    if (!(Number.isFinite(temperature) && temperature >= 0)) throw bad(`temperature ${temperature} is not a number >= 0`);
+    if (!Number.isInteger(topK) || topK < 0) throw bad(`topK ${topK} is not an integer >= 0 (0: no top-k cut)`);
+    if (!(topP >= 0 && topP <= 1)) throw bad(`topP ${topP} is outside [0, 1]`);
+    if (!Number.isSafeInteger(seed) || seed < 0) throw bad(`seed ${seed} is not an integer in [0, 2^53)`);
+    if (opts.stop !== undefined && !(Array.isArray(opts.stop) && opts.stop.every((x) => Number.isInteger(x) || (typeof x === 'string' && x.length > 0))))
+      throw bad('stop must be an array of token ids and non-empty strings');
+    const isChat = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] === 'object';
+    if (isChat && !this.tokenizer) throw new MlpscopeError('E_TOKEN', 'this weight set has no tokenizer: chat messages need one');
+    const ids = typeof prompt === 'string' ? this._encodePrompt(prompt)
+      : isChat ? this._encodeChat(prompt, opts.enableThinking)
+      : Array.from(prompt);
+    if (!ids.length) throw new MlpscopeError('E_ARG', 'empty prompt: nothing to continue from');
+    const nReal = this._info.tokenizer.vocab_size || this._info.config.vocab_size; // rows past the real vocabulary are never sampled
+    const stopStrings = (opts.stop ?? []).filter((x) => typeof x === 'string');
+    if (stopStrings.length && !this.tokenizer) throw bad('stop strings need a tokenizer (this weight set has none): give token ids');
+    // stop ids given replace the model's end tokens; only strings keep them; [] stops on nothing
+    const stopIds = (opts.stop ?? []).filter((x) => typeof x === 'number');
+    const defaultIds = opts.stop === undefined || (stopIds.length === 0 && stopStrings.length > 0);
+    const stop = new Set(defaultIds ? this._info.tokenizer.eos_token_ids : stopIds);
+    if (this.tokenizer?.kind === 'llama2c' && defaultIds) stop.add(this.tokenizer.bosId); // llama2.c stops at BOS
+    return { ids, stop, stops: new StopStrings(stopStrings), nReal };
   }
 
   /** chat messages -> ids: a template that writes the BOS token itself (Llama 3's) gets no second one */
@@ -528,6 +505,55 @@ function perLayer(view, ptr, L, width) {
   const base = ptr / view.BYTES_PER_ELEMENT;
   const all = view.slice(base, base + L * width);
   return Array.from({ length: L }, (_, l) => all.subarray(l * width, (l + 1) * width));
+}
+
+/**
+ * Stop strings matched in generated text across token boundaries: text that could be the start of
+ * one is held back until it is known not to be; the stop string itself is never emitted, and the
+ * last token before it comes out cut where it begins. With no strings every token passes at once.
+ */
+class StopStrings {
+  /** @param {string[]} strings */
+  constructor(strings) { this.strings = strings; this.held = []; this.text = ''; }
+  /** a new token: the tokens now safe to emit, and the stop string if one was completed */
+  push(token) {
+    if (!this.strings.length) return { ready: [token], hit: null };
+    this.held.push(token);
+    this.text += token.text;
+    const hit = this._find();
+    if (hit) { // the tokens before the stop string, the last one cut where it begins
+      const ready = [];
+      let at = 0;
+      for (const h of this.held) {
+        if (at >= hit.index) break; // this token starts inside the stop string
+        ready.push({ ...h, text: h.text.slice(0, hit.index - at) });
+        at += h.text.length;
+      }
+      this.held = []; this.text = '';
+      return { ready, hit: hit.str };
+    }
+    const ready = [];
+    let free = this.text.length - this._partial();
+    while (this.held.length && this.held[0].text.length <= free) {
+      const h = this.held.shift();
+      free -= h.text.length;
+      this.text = this.text.slice(h.text.length);
+      ready.push(h);
+    }
+    return { ready, hit: null };
+  }
+  /** the end of generation: whatever was held back */
+  flush() { const h = this.held; this.held = []; this.text = ''; return h; }
+  _find() {
+    let best = null;
+    for (const str of this.strings) { const i = this.text.indexOf(str); if (i >= 0 && (!best || i < best.index)) best = { index: i, str }; }
+    return best;
+  }
+  _partial() { // the longest end of the held text that begins a stop string
+    let k = 0;
+    for (const str of this.strings) for (let n = Math.min(str.length - 1, this.text.length); n > k; n--) if (this.text.endsWith(str.slice(0, n))) { k = n; break; }
+    return k;
+  }
 }
 
 /** top-k of logits as {id, token, prob} with softmax probabilities */

@@ -56,24 +56,30 @@ static uint32_t pow2_above(uint64_t n) {
     return c;
 }
 
-int ms_bpe_load(ms_tok_bpe *t, const uint8_t *d, size_t n, int vocab_limit, ms_err *err) {
-    memset(t, 0, sizeof *t);
+/* The file's four sections, each read by one function from byte *pp on; an error leaves what was
+ * allocated in t for ms_bpe_load to free. */
+#define NEED(k, what) do { if (n - p < (size_t)(k)) return ms_fail(err, MS_E_TOKEN, "tokenizer file: truncated in %s", what); } while (0)
+#define BAD(...) return ms_fail(err, MS_E_TOKEN, __VA_ARGS__)
+
+static int load_header(ms_tok_bpe *t, const uint8_t *d, size_t n, size_t *pp, int vocab_limit, ms_err *err) {
     size_t p = 0;
-#define NEED(k, what) do { if (n - p < (size_t)(k)) { ms_bpe_free(t); return ms_fail(err, MS_E_TOKEN, "tokenizer file: truncated in %s", what); } } while (0)
-#define BAD(...) do { ms_bpe_free(t); return ms_fail(err, MS_E_TOKEN, __VA_ARGS__); } while (0)
     NEED(40, "the header");
     if (memcmp(d, MAGIC, 8)) BAD("tokenizer file: not a bpe-bytelevel file (bad magic)");
     t->flags = rd(d + 8); t->pretok = rd(d + 12); t->chat = rd(d + 16); t->bos = (int32_t)rd(d + 20);
     t->n_vocab = rd(d + 24); t->n_merges = rd(d + 28); t->n_added = rd(d + 32);
-    p = 40;
     if (t->flags > 3 || t->pretok < 1 || t->pretok > 4 || t->chat > 3) BAD("tokenizer file: unknown flags, pre-tokenizer or template kind");
     if (t->n_vocab < 1 || t->n_vocab > (1u << 22) || (vocab_limit > 0 && t->n_vocab > (uint32_t)vocab_limit))
         BAD("tokenizer file: %u tokens (the model has %d embedding rows)", t->n_vocab, vocab_limit);
     if (t->n_merges > (1u << 23) || t->n_added > 65536) BAD("tokenizer file: too many merges or added tokens");
     if (t->bos < -1 || t->bos >= (int32_t)t->n_vocab) BAD("tokenizer file: BOS id %d out of range", t->bos);
-    /* vocabulary */
+    *pp = 40;
+    return MS_OK;
+}
+
+/* the vocabulary: lengths checked first, then one blob, the offsets and the lookup hash */
+static int load_vocab(ms_tok_bpe *t, const uint8_t *d, size_t n, size_t *pp, ms_err *err) {
+    size_t p = *pp, total = 0, q = p;
     t->off = malloc(((size_t)t->n_vocab + 1) * sizeof *t->off);
-    size_t total = 0, q = p;
     for (uint32_t i = 0; i < t->n_vocab; i++) {
         NEED(q - p + 4, "the vocabulary");
         uint32_t l = rd(d + q);
@@ -104,7 +110,13 @@ int ms_bpe_load(ms_tok_bpe *t, const uint8_t *d, size_t n, int vocab_limit, ms_e
         t->vh[h] = i;
     }
     for (int b = 0; b < 256; b++) { uint8_t c = (uint8_t)b; t->byte_id[b] = vocab_find(t, &c, 1); }
-    /* merges */
+    *pp = p;
+    return MS_OK;
+}
+
+/* the merges: each must concatenate its two tokens; a repeated pair keeps its first rank */
+static int load_merges(ms_tok_bpe *t, const uint8_t *d, size_t n, size_t *pp, ms_err *err) {
+    size_t p = *pp;
     NEED((size_t)t->n_merges * 12, "the merges");
     t->mcap = pow2_above(t->n_merges + 1);
     t->mkey = malloc((size_t)t->mcap * sizeof *t->mkey);
@@ -119,19 +131,23 @@ int ms_bpe_load(ms_tok_bpe *t, const uint8_t *d, size_t n, int vocab_limit, ms_e
         if (!la || !lb || t->off[c + 1] - t->off[c] != la + lb || memcmp(t->blob + t->off[c], t->blob + t->off[a], la) ||
             memcmp(t->blob + t->off[c] + la, t->blob + t->off[b], lb))
             BAD("tokenizer file: merge %u (%u + %u -> %u) does not concatenate", r, a, b, c);
-        if (merge_find(t, a, b, &rr, &cc)) continue; /* a repeated merge keeps its first rank */
+        if (merge_find(t, a, b, &rr, &cc)) continue;
         uint64_t key = ((uint64_t)a << 32) | b;
         uint32_t h = (uint32_t)hash64(key) & (t->mcap - 1);
         while (t->mkey[h] != UINT64_MAX) h = (h + 1) & (t->mcap - 1);
         t->mkey[h] = key; t->mrank[h] = r; t->mres[h] = c;
     }
-    /* added tokens */
+    *pp = p;
+    return MS_OK;
+}
+
+/* the added (special) tokens, to the end of the file: kept longest first so the first match wins */
+static int load_added(ms_tok_bpe *t, const uint8_t *d, size_t n, size_t p, ms_err *err) {
     t->a_id = calloc(t->n_added + 1, sizeof *t->a_id);
     t->a_flags = calloc(t->n_added + 1, sizeof *t->a_flags);
     t->a_off = calloc(t->n_added + 1, sizeof *t->a_off);
     t->a_len = calloc(t->n_added + 1, sizeof *t->a_len);
-    size_t atot = 0;
-    q = p;
+    size_t atot = 0, q = p;
     for (uint32_t i = 0; i < t->n_added; i++) {
         NEED(q - p + 12, "the added tokens");
         uint32_t l = rd(d + q + 8);
@@ -149,8 +165,7 @@ int ms_bpe_load(ms_tok_bpe *t, const uint8_t *d, size_t n, int vocab_limit, ms_e
         if (id >= t->n_vocab) BAD("tokenizer file: added token id %u out of range", id);
         if (!ms_utf8_valid((const char *)d + p + 12, l)) BAD("tokenizer file: added token %u is not UTF-8", id);
         for (uint32_t k = 0; k < i; k++) if (t->a_id[k] == id) BAD("tokenizer file: added token id %u listed twice", id);
-        /* insertion by length, longest first, so the first match is the longest */
-        uint32_t k = i;
+        uint32_t k = i; /* insertion by length, longest first */
         while (k > 0 && t->a_len[k - 1] < l) { t->a_id[k] = t->a_id[k - 1]; t->a_flags[k] = t->a_flags[k - 1]; t->a_off[k] = t->a_off[k - 1]; t->a_len[k] = t->a_len[k - 1]; k--; }
         t->a_id[k] = id; t->a_flags[k] = fl; t->a_off[k] = (uint32_t)ao; t->a_len[k] = l;
         memcpy(t->a_blob + ao, d + p + 12, l);
@@ -158,9 +173,20 @@ int ms_bpe_load(ms_tok_bpe *t, const uint8_t *d, size_t n, int vocab_limit, ms_e
         ao += l;
         p += 12 + l;
     }
+    return MS_OK;
+}
 #undef NEED
 #undef BAD
-    return MS_OK;
+
+int ms_bpe_load(ms_tok_bpe *t, const uint8_t *d, size_t n, int vocab_limit, ms_err *err) {
+    memset(t, 0, sizeof *t);
+    size_t p = 0;
+    int rc = load_header(t, d, n, &p, vocab_limit, err);
+    if (rc == MS_OK) rc = load_vocab(t, d, n, &p, err);
+    if (rc == MS_OK) rc = load_merges(t, d, n, &p, err);
+    if (rc == MS_OK) rc = load_added(t, d, n, p, err);
+    if (rc != MS_OK) ms_bpe_free(t);
+    return rc;
 }
 
 /* ---- encoding ---- */
