@@ -11,6 +11,7 @@ if (!dir || layerArg === undefined || neuronArg === undefined) { console.error('
 const texts = file ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()) : [
   'I flew from Paris to Tokyo last week.', 'The train from Oslo arrives in Rome at noon.', 'The food was not bad at all.',
   'Nobody saw the cat near the museum in Berlin.', 'Try this loop: for i in range(10): print(i)', 'Once upon a time, there was a little girl.',
+  '我上周从巴黎飞到东京。', '从奥斯陆开往罗马的火车12点到站。', '饭菜一点也不好。',
 ];
 const model = await loadModel(dir);
 const layer = Number(layerArg), neuron = Number(neuronArg);

@@ -6,7 +6,7 @@
 //   mlpscope tokenize SOURCE --text T [--json]     SOURCE: a weight set or a tokenizer.json folder
 //   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
 //                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--exact]
-//   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
+//   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--by-lang] [--json]
 //   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
 //   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
 //   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--json]
@@ -33,7 +33,7 @@ const USAGE = `usage:
   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--exact] [--stop S]
                [--dtype D] [--hub-url URL]
-  mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--json]
+  mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--by-lang] [--json]
   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--top N] [--json]
@@ -229,7 +229,7 @@ async function readProbes(file) {
 }
 
 async function features(argv) {
-  const a = parseArgs(argv, { probes: 'v', top: 'v', layers: 'v', directions: 'flag', json: 'flag' });
+  const a = parseArgs(argv, { probes: 'v', top: 'v', layers: 'v', directions: 'flag', 'by-lang': 'flag', json: 'flag' });
   if (a._.length !== 1) throw new MlpscopeError('E_ARG', 'features needs DIR\n' + USAGE);
   const probes = await readProbes(a.probes);
   const model = await load(a._[0]);
@@ -239,17 +239,22 @@ async function features(argv) {
   // progress on a terminal only (a big model takes minutes: one pass per group of layers)
   const line = progressLine('probe passes');
   const onProgress = line && (({ done, total }) => line(done, total));
-  const res = findFeatureNeurons(model, probes, { top, layers, directions: !!a.directions, onProgress });
+  const res = findFeatureNeurons(model, probes, { top, layers, directions: !!a.directions, byLang: !!a['by-lang'], onProgress });
   if (a.json) {
     const dirs = res.directions?.map((d) => ({ ...d, direction: Array.from(d.direction) }));
-    process.stdout.write(JSON.stringify({ tokens: res.tokens, best: res.best, perLayer: res.perLayer, ...(dirs ? { directions: dirs } : {}) }) + '\n');
+    process.stdout.write(JSON.stringify({ tokens: res.tokens, best: res.best, perLayer: res.perLayer, ...(dirs ? { directions: dirs } : {}), ...(res.bestByLang ? { bestByLang: res.bestByLang } : {}) }) + '\n');
   } else {
     console.log(`${probes.length} probe texts, ${res.tokens} tokens; neurons chosen on the first half (AUC), reported on the second (held out)`);
     for (const [name, rows] of Object.entries(res.perLayer)) {
       console.log(`\n${name}\nlayer  neuron  sign     AUC  held-out   pos / neg`);
       for (const r of rows) console.log(`${String(r.layer).padStart(5)}  ${String(r.neuron).padStart(6)}  ${(r.sign > 0 ? '+' : '-').padStart(4)}  ${r.auc.toFixed(3).padStart(6)}  ${r.heldOutAuc.toFixed(3).padStart(8)}  ${r.nPos} / ${r.nNeg}`);
       const b = res.best.find((x) => x.feature === name), d = res.directions?.find((x) => x.feature === name);
-      if (b) console.log(`best: layer ${b.layer} neuron ${b.neuron}, held-out AUC ${b.heldOutAuc.toFixed(3)}`);
+      const byLang = b?.heldOutAucByLang ? ` (${Object.entries(b.heldOutAucByLang).map(([g, v]) => `${g} ${v.toFixed(3)}`).join(', ')})` : '';
+      if (b) console.log(`best: layer ${b.layer} neuron ${b.neuron}, held-out AUC ${b.heldOutAuc.toFixed(3)}${byLang}`);
+      for (const [g, bs] of Object.entries(res.bestByLang ?? {})) {
+        const x = bs.find((y) => y.feature === name);
+        if (x) console.log(`best within ${g}: layer ${x.layer} neuron ${x.neuron}, held-out AUC ${x.heldOutAuc.toFixed(3)}`);
+      }
       if (d) console.log(`mean-difference direction of the MLP input: layer ${d.layer}, held-out AUC ${d.heldOutAuc.toFixed(3)}`);
     }
   }

@@ -8,10 +8,12 @@ import { fail } from './errors.js';
 import { topIndices } from './select.js';
 
 /**
- * @typedef {{text: string, spans: {start: number, end: number, label: string}[]}} Probe
+ * @typedef {{text: string, spans: {start: number, end: number, label: string}[], lang?: string}} Probe
+ *   lang (e.g. 'en', 'zh'): the best neurons also get `heldOutAucByLang`, the held-out AUC within
+ *   the probes of each language
  * @typedef {{pos: string[], neg?: string[], at?: 'token'|'word-end'}} FeatureSpec  neg omitted = every
  *   other token; at 'word-end': a labelled span counts once, at its last token
- * @typedef {{feature: string, layer: number, neuron: number, sign: 1|-1, auc: number, heldOutAuc: number, nPos: number, nNeg: number}} FeatureNeuron
+ * @typedef {{feature: string, layer: number, neuron: number, sign: 1|-1, auc: number, heldOutAuc: number, nPos: number, nNeg: number, heldOutAucByLang?: Record<string, number>}} FeatureNeuron
  * @typedef {{feature: string, layer: number, auc: number, heldOutAuc: number, direction: Float32Array, threshold: number}} FeatureDirection
  *   direction: unit vector over the hidden size, applied to blocks.{layer}.hook_resid_mid / its RMS;
  *   threshold: the projection halfway between the positive and the negative mean
@@ -33,35 +35,42 @@ export function tokenOffsets(tokenizer, ids) {
   return out;
 }
 
-/** Mann-Whitney AUC of scores: P(score of a positive > score of a negative), ties count half. */
+/**
+ * Mann-Whitney AUC of scores: P(score of a positive > score of a negative), ties count half.
+ * Both sides are sorted (numerically, natively) and swept once: for each positive, the negatives
+ * below it and the ones equal to it; the count is exact in doubles, so the result equals the
+ * rank-sum formula bit for bit.
+ * @param {ArrayLike<number>} pos @param {ArrayLike<number>} neg
+ */
 export function auc(pos, neg) {
-  const all = [];
-  for (const v of pos) all.push([v, 1]);
-  for (const v of neg) all.push([v, 0]);
-  all.sort((a, b) => a[0] - b[0]);
-  let rankSum = 0;
-  for (let i = 0; i < all.length;) {
-    let j = i;
-    while (j < all.length && all[j][0] === all[i][0]) j++;
-    const r = (i + j + 1) / 2; // average 1-based rank of the tie group
-    for (let k = i; k < j; k++) if (all[k][1]) rankSum += r;
-    i = j;
-  }
   const np = pos.length, nn = neg.length;
-  return np && nn ? (rankSum - (np * (np + 1)) / 2) / (np * nn) : 0.5;
+  if (!np || !nn) return 0.5;
+  const p = Float64Array.from(pos).sort(), q = Float64Array.from(neg).sort();
+  let below = 0, upto = 0, count = 0; // q[0..below) < v, q[0..upto) <= v
+  for (let i = 0; i < np; i++) {
+    const v = p[i];
+    while (below < nn && q[below] < v) below++;
+    if (upto < below) upto = below;
+    while (upto < nn && q[upto] <= v) upto++;
+    count += below + (upto - below) / 2;
+  }
+  return count / (np * nn);
 }
 
 /**
  * @param {{tokenizer: any, forward: Function, nLayers: number, config: any}} model an in-process Model
  * @param {Probe[]} probes
- * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean, topActivations?: number, maxBytes?: number, onProgress?: (p: {done: number, total: number}) => void}} [opts]
+ * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean, topActivations?: number, maxBytes?: number, byLang?: boolean, onProgress?: (p: {done: number, total: number}) => void}} [opts]
  *   maxBytes (default 256 MiB): activations held at once; past it the layers are taken in groups,
  *   one pass over the probes per group (same results, more forward passes);
  *   onProgress({done, total}): after each forward pass of a probe (total = passes × probes);
  *   directions: also the best mean-difference direction of the MLP input per feature (FeatureDirection);
  *   topActivations: k — each best neuron also gets `top`, its k strongest activations over all the
- *   probes (as neuronTopActivations gives them, from the same forward passes)
- * @returns {{best: FeatureNeuron[], perLayer: Record<string, FeatureNeuron[]>, tokens: number, directions?: FeatureDirection[]}}
+ *   probes (as neuronTopActivations gives them, from the same forward passes);
+ *   byLang: also the search within each language's probes alone (probes that carry `lang`):
+ *   `bestByLang[lang]`, chosen on the first half of that language's probes, reported on its second
+ *   (with topActivations, their `top` from that language's probes)
+ * @returns {{best: FeatureNeuron[], perLayer: Record<string, FeatureNeuron[]>, tokens: number, directions?: FeatureDirection[], bestByLang?: Record<string, FeatureNeuron[]>}}
  */
 export function findFeatureNeurons(model, probes, opts = {}) {
   const features = opts.features ?? DEFAULT_FEATURES;
@@ -83,7 +92,7 @@ export function findFeatureNeurons(model, probes, opts = {}) {
       const labels = new Set(over.map((s) => s.label));
       // the span ends inside this token: the word is complete here
       const ends = new Set(over.filter((s) => s.end <= b).map((s) => s.label));
-      rows.push({ half: p < split ? 0 : 1, p, labels, ends, empty: b === a || !/\S/.test(text.slice(a, b)), t, acts: null, mid: null });
+      rows.push({ half: p < split ? 0 : 1, p, lang: probes[p].lang, labels, ends, empty: b === a || !/\S/.test(text.slice(a, b)), t, acts: null, mid: null });
     }
   }
   // Every layer's activations of every probe token at once would be tokens × layers × (I + H)
@@ -93,7 +102,9 @@ export function findFeatureNeurons(model, probes, opts = {}) {
   const groupSize = Math.max(1, Math.floor((opts.maxBytes ?? 256 * 2 ** 20) / bytesPerLayer));
   const halvesOf = Object.fromEntries(Object.entries(features).map(([name, spec]) => [name, splitRows(rows, spec)]));
   const found = Object.fromEntries(Object.keys(features).map((name) => [name, []]));
-  const tops = new Map(); // `${feature}:${layer}`: the top activations of that layer's first candidate
+  const tops = new Map(); // `[lang:]${feature}:${layer}`: the top activations of that layer's first candidate
+  const langs = opts.byLang ? [...new Set(probes.map((p) => p.lang).filter(Boolean))].sort() : [];
+  const foundByLang = Object.fromEntries(langs.map((g) => [g, Object.fromEntries(Object.keys(features).map((name) => [name, []]))]));
   let directions = opts.directions ? [] : undefined;
   const passes = Math.ceil(layers.length / groupSize), perPass = idsOf.filter(Boolean).length;
   let done = 0;
@@ -117,31 +128,50 @@ export function findFeatureNeurons(model, probes, opts = {}) {
       const halves = halvesOf[name];
       if (!halves[0].pos.length || !halves[0].neg.length) continue;
       for (let li = 0; li < group.length; li++) {
-        const cands = [];
-        for (let j = 0; j < I; j++) {
-          const a = auc(halves[0].pos.map((r) => r.acts[li][j]), halves[0].neg.map((r) => r.acts[li][j]));
-          cands.push({ j, a: Math.max(a, 1 - a), sign: a >= 0.5 ? 1 : -1 });
-        }
-        cands.sort((x, y) => y.a - x.a || x.j - y.j);
-        const top = cands.slice(0, opts.top ?? 3).map((c) => {
-          const h = halves[1];
-          const held = auc(h.pos.map((r) => c.sign * r.acts[li][c.j]), h.neg.map((r) => c.sign * r.acts[li][c.j]));
-          return { feature: name, layer: group[li], neuron: c.j, sign: c.sign, auc: c.a, heldOutAuc: held, nPos: h.pos.length, nNeg: h.neg.length };
-        });
+        const top = layerCandidates(halves, li, group[li], name, I, opts.top ?? 3);
         found[name].push(...top);
         if (opts.topActivations && top.length) tops.set(`${name}:${group[li]}`, topOfRows(model, rows, idsOf, probes, li, top[0], opts.topActivations));
+        // byLang: the same search within each language's probes alone (chosen on its first half,
+        // reported on its second)
+        for (const g of langs) {
+          const hg = halves.map((h) => ({ pos: h.pos.filter((r) => r.lang === g), neg: h.neg.filter((r) => r.lang === g) }));
+          if (!hg[0].pos.length || !hg[0].neg.length) continue;
+          const c = layerCandidates(hg, li, group[li], name, I, 1)[0];
+          foundByLang[g][name].push(c);
+          if (opts.topActivations) tops.set(`${g}:${name}:${group[li]}`, topOfRows(model, rows, idsOf, probes, li, c, opts.topActivations, g));
+        }
       }
     }
   }
   for (const r of rows) { r.acts = null; r.mid = null; }
-  const best = [];
-  for (const name of Object.keys(features)) {
-    // the highest AUC of any layer (the first candidate of its layer; ties: the lower layer)
-    const chosen = [...found[name]].sort((x, y) => y.auc - x.auc || x.layer - y.layer)[0];
-    if (chosen && opts.topActivations) chosen.top = tops.get(`${name}:${chosen.layer}`);
-    if (chosen) best.push(chosen);
+  // per feature, the highest AUC of any layer (the first candidate of its layer; ties: the lower layer)
+  const pick = (cands, key) => Object.keys(features).flatMap((name) => {
+    const chosen = [...cands[name]].sort((x, y) => y.auc - x.auc || x.layer - y.layer)[0];
+    if (chosen && opts.topActivations) chosen.top = tops.get(`${key}${name}:${chosen.layer}`);
+    return chosen ? [chosen] : [];
+  });
+  const best = pick(found, '');
+  const byLang = langs.length ? { bestByLang: Object.fromEntries(langs.map((g) => [g, pick(foundByLang[g], `${g}:`)])) } : {};
+  return { best, perLayer: found, tokens: rows.length, ...(directions ? { directions } : {}), ...byLang };
+}
+
+/** one layer's top candidates for a feature: chosen by AUC on halves[0], reported on halves[1];
+ *  rows that carry their probe's language also give the held-out AUC within each language */
+function layerCandidates(halves, li, layer, name, I, top) {
+  const cands = [];
+  for (let j = 0; j < I; j++) {
+    const a = auc(halves[0].pos.map((r) => r.acts[li][j]), halves[0].neg.map((r) => r.acts[li][j]));
+    cands.push({ j, a: Math.max(a, 1 - a), sign: a >= 0.5 ? 1 : -1 });
   }
-  return { best, perLayer: found, tokens: rows.length, ...(directions ? { directions } : {}) };
+  cands.sort((x, y) => y.a - x.a || x.j - y.j);
+  return cands.slice(0, top).map((c) => {
+    const h = halves[1];
+    const score = (r) => c.sign * r.acts[li][c.j];
+    const out = { feature: name, layer, neuron: c.j, sign: c.sign, auc: c.a, heldOutAuc: auc(h.pos.map(score), h.neg.map(score)), nPos: h.pos.length, nNeg: h.neg.length };
+    const langs = [...new Set(h.pos.map((r) => r.lang).filter(Boolean))].sort();
+    if (langs.length > 1) out.heldOutAucByLang = Object.fromEntries(langs.map((g) => [g, auc(h.pos.filter((r) => r.lang === g).map(score), h.neg.filter((r) => r.lang === g).map(score))]));
+    return out;
+  });
 }
 
 /** per feature, the better of two groups' directions (the earlier group wins a tie, like a lower layer) */
@@ -155,11 +185,13 @@ function mergeDirections(a, b) {
   return out;
 }
 
-/** the k rows where the neuron's sign × activation is largest, as neuronTopActivations reports them (window 6) */
-function topOfRows(model, rows, idsOf, probes, li, { neuron, sign }, k) {
-  const act = (i) => rows[i].acts[li][neuron]; // rows are in probe and token order: ties go to the earlier one
-  return topIndices(rows.length, k, (a, b) => sign * (act(a) - act(b)) > 0 || (act(a) === act(b) && a < b))
-    .map((i) => describe(model, probes, idsOf[rows[i].p], rows[i].p, rows[i].t, act(i), 6));
+/** the k rows (of language `lang`, if given) where the neuron's sign × activation is largest, as
+ *  neuronTopActivations reports them (window 6) */
+function topOfRows(model, rows, idsOf, probes, li, { neuron, sign }, k, lang) {
+  const pool = lang ? rows.filter((r) => r.lang === lang) : rows;
+  const act = (i) => pool[i].acts[li][neuron]; // rows are in probe and token order: ties go to the earlier one
+  return topIndices(pool.length, k, (a, b) => sign * (act(a) - act(b)) > 0 || (act(a) === act(b) && a < b))
+    .map((i) => describe(model, probes, idsOf[pool[i].p], pool[i].p, pool[i].t, act(i), 6));
 }
 
 /** a token in its context: TopActivation */

@@ -309,19 +309,24 @@ export const demoModelUrl: URL;
 export function loadTokenizer(source: string | URL, opts?: { engine?: unknown; jinja?: { Template: any } | null }): Promise<Tokenizer>;
 
 /** A labelled probe text: character spans with labels such as 'city', 'negation', 'code'. */
-export interface Probe { text: string; spans: { start: number; end: number; label: string }[] }
+export interface Probe { text: string; spans: { start: number; end: number; label: string }[]; lang?: string }
 /** pos: labels that make a token positive; neg: labels of the negatives (omitted: every other
  *  non-blank token); at 'word-end': a labelled span counts once, at its last token. */
 export interface FeatureSpec { pos: string[]; neg?: string[]; at?: 'token' | 'word-end' }
 /** A neuron (mlp.hook_post) and its ROC AUC: chosen on the first part of the probes, heldOutAuc on the rest. */
-export interface FeatureNeuron { feature: string; layer: number; neuron: number; sign: 1 | -1; auc: number; heldOutAuc: number; nPos: number; nNeg: number; top?: TopActivation[] }
+export interface FeatureNeuron { feature: string; layer: number; neuron: number; sign: 1 | -1; auc: number; heldOutAuc: number; nPos: number; nNeg: number; top?: TopActivation[];
+  /** probes that carry `lang`: the held-out AUC within each language's probes */
+  heldOutAucByLang?: Record<string, number> }
 /** The mean-difference direction of the MLP input (hook_resid_mid divided by its RMS) for a feature. */
 export interface FeatureDirection { feature: string; layer: number; auc: number; heldOutAuc: number; direction: Float32Array; threshold: number }
 /** topActivations: k, each best neuron also gets `top`, its k strongest activations over all the probes;
  *  maxBytes (default 256 MiB): activations held at once, past it the layers go in groups (one pass each);
- *  onProgress: after each probe's forward pass (total = passes × probes). */
-export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number; maxBytes?: number; onProgress?: (p: { done: number; total: number }) => void }
-export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string, FeatureNeuron[]>; tokens: number; directions?: FeatureDirection[] }
+ *  onProgress: after each probe's forward pass (total = passes × probes);
+ *  byLang: also search within each language's probes alone (probes that carry `lang`). */
+export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number; maxBytes?: number; byLang?: boolean; onProgress?: (p: { done: number; total: number }) => void }
+export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string, FeatureNeuron[]>; tokens: number; directions?: FeatureDirection[];
+  /** byLang: the best neuron per feature within each language's probes (chosen on the first half of them, reported on the second) */
+  bestByLang?: Record<string, FeatureNeuron[]> }
 export const DEFAULT_FEATURES: Record<'city' | 'negation' | 'code', FeatureSpec>;
 /** Ranks MLP neurons by how selectively they fire on labelled tokens. */
 export function findFeatureNeurons(model: Model, probes: Probe[], opts?: FeatureOptions): FeatureResult;

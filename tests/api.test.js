@@ -198,8 +198,9 @@ test('a folder as a file: URL, with a space in its path; demoModelUrl is the shi
   } finally { fs.rmSync(spaced, { recursive: true, force: true }); }
   assert.equal(fileURLToPath(demoModelUrl), path.join(ROOT, 'weights/demo') + path.sep);
   const demo = await loadModel(demoModelUrl, { threads: 1 });
-  assert.equal(demo.config.hidden_size, 96);
-  assert.equal(demo.nLayers, 11);
+  const shipped = JSON.parse(fs.readFileSync(path.join(ROOT, 'weights/demo/manifest.json'), 'utf8')).config;
+  assert.equal(demo.config.hidden_size, shipped.hidden_size);
+  assert.equal(demo.nLayers, shipped.num_hidden_layers);
   demo.dispose();
 });
 

@@ -61,14 +61,19 @@ for (const [name, make, skip] of [
   });
 }
 
-test('the demo model: its city neuron, firing (negatively) inside a city name, pushes down what follows a whole name', async () => {
+test('the demo model: its Chinese city neuron, firing inside a city name, raises what follows a whole name', async () => {
   const dir = path.join(ROOT, 'weights/demo');
   const model = await loadModel(dir);
-  // layer 5 neuron 158 fires negatively on the first pieces of city names ("M[ars]eille"): it
-  // writes minus its column, so what the column promotes is what it lowers as it fires
-  const o = model.neuronOutput(5, 158, { k: 8 });
-  const lowered = o.promoted.map((t) => model.tokenizer.decode([t.id]));
-  console.log(`# layer 5 neuron 158, as it fires: lowers ${lowered.map((s) => JSON.stringify(s)).join(' ')}`);
-  assert.ok(lowered.filter((s) => [' to', ' is', ' was', ' in', ' on', ' at', ' and', ',', '.', '.\n', ' last', ' arrives'].includes(s)).length >= 2, lowered.join('|'));
+  const { probes } = await import('../js/corpus.js');
+  const { findFeatureNeurons } = await import('../js/index.js');
+  const b = findFeatureNeurons(model, probes(9, 160), { top: 1, byLang: true }).bestByLang.zh.find((x) => x.feature === 'city');
+  // as it fires it writes sign × its column: what it raises is the column's promoted list, or its
+  // suppressed one for a neuron that fires negatively
+  const o = model.neuronOutput(b.layer, b.neuron, { k: 10 });
+  const raised = (b.sign > 0 ? o.promoted : o.suppressed).map((t) => model.tokenizer.decode([t.id]));
+  console.log(`# layer ${b.layer} neuron ${b.neuron} (sign ${b.sign}, held-out AUC ${b.heldOutAuc.toFixed(3)}), as it fires: raises ${raised.map((s) => JSON.stringify(s)).join(' ')}`);
+  // the corpus's words after a city: 飞到 / 和 / 去 / 开往 / 的会议 / 的火车 / 是 / 旅行之后 / ，/ 。
+  const after = ['飞到', '和', '去', '开往', '的会议', '的火车', '的', '是', '旅行之后', '，', '。'];
+  assert.ok(raised.filter((s) => after.includes(s)).length >= 3, raised.join('|'));
   model.dispose();
 });

@@ -45,8 +45,9 @@ test('validation lives in the engine: bad hooks, interventions, lens positions a
     err(() => model.forward([1, 2], { hooks: ['blocks.99.hook_mlp_out'] }), /layer 99 does not exist \(the model has 11\)/);
     err(() => model.forward([1, 2], { interventions: [{ layer: 0, hook: 'hook_nothing', scale: 0 }] }), /intervention on "hook_nothing": not a hook point/);
     err(() => model.forward([1, 2], { interventions: [{ layer: 0, hook: 'mlp.hook_post', neurons: [1 << 20], scale: 0 }] }), /blocks\.0\.mlp\.hook_post: neuron 1048576 outside/);
-    err(() => model.forward([1, 2], { interventions: [{ hook: 'blocks.2.hook_resid_mid', op: 'add', dims: [96], value: 1 }] }), /blocks\.2\.hook_resid_mid: dimension 96 outside \[0, 96\)/);
-    err(() => model.forward([1, 2], { interventions: [{ hook: 'blocks.2.hook_resid_mid', op: 'add', vector: [1, 2] }] }), /a vector of 2 values for 96 components/);
+    const H = model.config.hidden_size;
+    err(() => model.forward([1, 2], { interventions: [{ hook: 'blocks.2.hook_resid_mid', op: 'add', dims: [H], value: 1 }] }), new RegExp(`blocks\\.2\\.hook_resid_mid: dimension ${H} outside \\[0, ${H}\\)`));
+    err(() => model.forward([1, 2], { interventions: [{ hook: 'blocks.2.hook_resid_mid', op: 'add', vector: [1, 2] }] }), new RegExp(`a vector of 2 values for ${H} components`));
     err(() => model.forward([1, 2], { interventions: [{ hook: 'blocks.2.hook_mlp_out', op: 'set', value: NaN }] }), /value is not a finite number/);
     err(() => model.forward([1, 2], { interventions: [{ hook: 'blocks.2.hook_mlp_out', op: 'set', positions: [1e6] }] }), /position 1000000 outside the context/);
     err(() => model.forward([1, 2], { logitLens: { positions: [5] } }), /logitLens position 5 outside \[0, 2\)/);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startBrowser } from './browser-harness.js';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import fs from 'node:fs';
 import { CLI, ROOT, DEMO, tmpDir } from './helpers.js';
 
 let h;
@@ -63,8 +64,9 @@ test('Worker wrapper: same logits and greedy ids as in-page, transferred typed a
   assert.equal(r.maxDiff, 0, 'worker and in-page engine compute the same logits');
   assert.deepEqual(r.gen, r.localGen, 'greedy ids in the worker = in the page');
   assert.equal(r.logitsType, 'Float32Array');
-  assert.equal(r.logitsLen, 1024 * r.seqLen);
-  assert.equal(r.hookLen, 336 * r.seqLen);
+  const shipped = JSON.parse(fs.readFileSync(path.join(DEMO, 'manifest.json'), 'utf8')).config;
+  assert.equal(r.logitsLen, shipped.vocab_size * r.seqLen);
+  assert.equal(r.hookLen, shipped.intermediate_size * r.seqLen);
   assert.equal(r.statsType, 'Float32Array');
   assert.equal(r.info.params.total, r.localParams);
   assert.ok(r.outSame, 'neuronOutput in the worker = in the page');

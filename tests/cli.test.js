@@ -38,7 +38,8 @@ test('mlpscope run: the same ids and logits on 1 and 3 threads; a bad thread cou
 });
 
 test('CLI errors carry the code and exit non-zero', () => {
-  const bad = spawnSync(process.execPath, [CLI, 'run', DEMO, '--ids', '1,1024', '--json'], { encoding: 'utf8' });
+  const V = JSON.parse(fs.readFileSync(path.join(DEMO, 'manifest.json'), 'utf8')).config.vocab_size;
+  const bad = spawnSync(process.execPath, [CLI, 'run', DEMO, '--ids', `1,${V}`, '--json'], { encoding: 'utf8' });
   assert.equal(bad.status, 1);
   assert.equal(JSON.parse(bad.stdout).error.code, 'E_TOKEN');
   const missing = spawnSync(process.execPath, [CLI, 'run', '/nonexistent', '--prompt', 'x'], { encoding: 'utf8' });
@@ -61,9 +62,17 @@ test('mlpscope features and mlpscope neuron on the demo model agree with the API
   assert.deepEqual(got.best, want.best);
   assert.equal(got.directions.length, 3);
   got.directions.forEach((d, i) => assert.equal(d.heldOutAuc, want.directions[i].heldOutAuc));
-  const table = execFileSync(process.execPath, [CLI, 'features', DEMO, '--top', '1', '--layers', '5'], { encoding: 'utf8' });
+  const table = execFileSync(process.execPath, [CLI, 'features', DEMO, '--top', '1', '--layers', '5', '--by-lang'], { encoding: 'utf8' });
   assert.match(table, /^city$/m);
-  assert.match(table, /best: layer 5 neuron 158, held-out AUC 0\.919/);
+  const five = findFeatureNeurons(m, probes(9, 160), { top: 1, layers: [5], byLang: true });
+  const c5 = five.best.find((b) => b.feature === 'city');
+  assert.ok(table.includes(`best: layer 5 neuron ${c5.neuron}, held-out AUC ${c5.heldOutAuc.toFixed(3)} (en ${c5.heldOutAucByLang.en.toFixed(3)}, zh ${c5.heldOutAucByLang.zh.toFixed(3)})`), table);
+  for (const g of ['en', 'zh']) {
+    const b = five.bestByLang[g].find((x) => x.feature === 'code');
+    assert.ok(table.includes(`best within ${g}: layer 5 neuron ${b.neuron}, held-out AUC ${b.heldOutAuc.toFixed(3)}`), table);
+  }
+  const gl = JSON.parse(execFileSync(process.execPath, [CLI, 'features', DEMO, '--top', '1', '--layers', '5', '--by-lang', '--json'], { encoding: 'utf8' }));
+  assert.deepEqual(gl.bestByLang, five.bestByLang);
   // a probe file of one's own, and a texts file
   const dir = tmpDir('features');
   const own = [{ text: 'We drove from Oslo to Rome.', spans: [{ start: 14, end: 18, label: 'city' }, { start: 22, end: 26, label: 'city' }] },
@@ -72,25 +81,29 @@ test('mlpscope features and mlpscope neuron on the demo model agree with the API
   const g2 = JSON.parse(execFileSync(process.execPath, [CLI, 'features', DEMO, '--probes', path.join(dir, 'p.json'), '--json'], { encoding: 'utf8' }));
   assert.deepEqual(g2.best, findFeatureNeurons(m, [...own, ...own], { top: 3 }).best);
   fs.writeFileSync(path.join(dir, 't.txt'), 'I flew from Paris to Tokyo.\n\nThe food was not bad at all.\n');
-  // the code neuron (layer 6, neuron 138, fires positively) and the negation neuron (layer 0,
-  // neuron 239, fires negatively: it writes minus its column)
+  // the English code neuron (layer 5, neuron 231, fires positively) and the English negation
+  // neuron (layer 2, neuron 381, fires negatively: it writes minus its column)
   const texts = ['I flew from Paris to Tokyo.', 'The food was not bad at all.'];
-  const n = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '6', '--neuron', '138', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
+  const n = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '5', '--neuron', '231', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
   const { writes, ...top } = n;
-  assert.deepEqual(top, neuronTopActivations(m, texts, { layer: 6, neuron: 138, sign: 1, k: 3 }));
-  const o = m.neuronOutput(6, 138, { k: 10 });
+  assert.deepEqual(top, neuronTopActivations(m, texts, { layer: 5, neuron: 231, sign: 1, k: 3 }));
+  const o = m.neuronOutput(5, 231, { k: 10 });
   assert.deepEqual(writes.up.map((t) => [t.id, t.logit]), o.promoted.map((t) => [t.id, t.logit]));
-  assert.ok(writes.up.some((t) => t.text === ' at'));
-  const nn = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '0', '--neuron', '239', '--sign', '-1', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
-  assert.deepEqual((({ writes: _, ...t }) => t)(nn), neuronTopActivations(m, texts, { layer: 0, neuron: 239, sign: -1, k: 3 }));
-  const on = m.neuronOutput(0, 239, { k: 10 });
+  assert.deepEqual(writes.down.map((t) => [t.id, t.logit]), o.suppressed.map((t) => [t.id, t.logit]));
+  const nn = JSON.parse(execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '2', '--neuron', '381', '--sign', '-1', '--k', '3', '--texts', path.join(dir, 't.txt'), '--json'], { encoding: 'utf8' }));
+  assert.deepEqual((({ writes: _, ...t }) => t)(nn), neuronTopActivations(m, texts, { layer: 2, neuron: 381, sign: -1, k: 3 }));
+  const on = m.neuronOutput(2, 381, { k: 10 });
   assert.deepEqual(nn.writes.up.map((t) => [t.id, t.logit]), on.suppressed.map((t) => [t.id, -t.logit]), 'firing negatively, it pushes up what its column pushes down');
   assert.deepEqual(nn.writes.down.map((t) => [t.id, t.logit]), on.promoted.map((t) => [t.id, -t.logit]));
-  const txt = execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '5', '--neuron', '158', '--sign', '-1', '--k', '2'], { encoding: 'utf8' });
-  assert.match(txt, /6805 tokens of 160 texts/);
+  // the text form over the default probe set (the Chinese city neuron, layer 3 #249, negative):
+  // the count, the top token marked in its context, and the first tokens it pushes up
+  const txt = execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '3', '--neuron', '249', '--sign', '-1', '--k', '2'], { encoding: 'utf8' });
+  const wantTop = neuronTopActivations(m, probes(9, 160), { layer: 3, neuron: 249, sign: -1, k: 2 });
+  assert.match(txt, new RegExp(`${wantTop.tokens} tokens of 160 texts`));
   assert.equal(txt.trim().split('\n').length, 5);
-  assert.match(txt, /M\[\[ars\]\]eille/);
-  assert.match(txt, /pushes up "era" [0-9.]+, " print" [0-9.]+, "ito"/);
+  assert.ok(txt.includes(`[[${wantTop.top[0].piece}]]`), txt);
+  const up = m.neuronOutput(3, 249, { k: 10 }).suppressed.slice(0, 2).map((t) => JSON.stringify(m.tokenizer.decode([t.id])));
+  assert.ok(txt.includes(`pushes up ${up[0]} `) && txt.includes(`, ${up[1]} `), `${txt} / ${up}`);
   m.dispose();
   // bad input: typed errors naming what is wrong
   fs.writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ probes: [{ text: 'x', spans: [{ start: 0 }] }] }));
@@ -99,7 +112,7 @@ test('mlpscope features and mlpscope neuron on the demo model agree with the API
     [['features', DEMO, '--probes', path.join(dir, 'nope.json')], /E_ARG.*nope\.json/],
     [['features', DEMO, '--layers', '11'], /E_ARG.*--layers/],
     [['neuron', DEMO, '--layer', '1'], /E_ARG.*--neuron/],
-    [['neuron', DEMO, '--layer', '1', '--neuron', '336'], /E_ARG.*--neuron/],
+    [['neuron', DEMO, '--layer', '1', '--neuron', String(m.config.intermediate_size)], /E_ARG.*--neuron/],
     [['neuron', DEMO, '--layer', '1', '--neuron', '4', '--sign', '0'], /E_ARG.*--sign/],
   ]) {
     const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });

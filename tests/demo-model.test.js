@@ -6,11 +6,31 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadModel, findFeatureNeurons, neuronTopActivations, tokenOffsets } from '../js/index.js';
-import { corpus, probes, CITIES, NAMES } from '../tools/corpus.mjs';
+import { corpus, probes, CITIES, NAMES, CITIES_ZH, NAMES_ZH } from '../tools/corpus.mjs';
 import { ROOT, tmpDir } from './helpers.js';
 
 const DEMO = path.join(ROOT, 'weights/demo');
 const model = await loadModel(DEMO);
+
+test('the corpus is bilingual: about half the documents Chinese, every labelled span of a word list, probes that say their language', () => {
+  const docs = corpus(1, 2000), zh = docs.filter((d) => /[\u4e00-\u9fff]/.test(d));
+  assert.ok(Math.abs(zh.length / docs.length - 0.5) < 0.05, `${zh.length} of ${docs.length} Chinese`);
+  assert.ok(zh.every((d) => !/\b(flew|the|was)\b/.test(d)), 'a Chinese document has no English prose');
+  const NEG_ZH = new Set(['不', '没', '没有', '并非', '从不', '并不', '没有人']);
+  const P = probes(9, 400), seen = { en: new Set(), zh: new Set() };
+  for (const p of P) {
+    assert.equal(p.lang, /[\u4e00-\u9fff]/.test(p.text) ? 'zh' : 'en');
+    for (const sp of p.spans) {
+      const w = p.text.slice(sp.start, sp.end);
+      seen[p.lang].add(sp.label);
+      if (sp.label === 'city') assert.ok((p.lang === 'zh' ? CITIES_ZH : CITIES).includes(w), `city ${w}`);
+      if (sp.label === 'name') assert.ok((p.lang === 'zh' ? NAMES_ZH : NAMES).includes(w), `name ${w}`);
+      if (sp.label === 'negation' && p.lang === 'zh') assert.ok(NEG_ZH.has(w), `negation ${w}`);
+    }
+  }
+  for (const g of ['en', 'zh']) for (const f of ['city', 'negation', 'code', 'name', 'number']) assert.ok(seen[g].has(f), `${g} probes have ${f} spans`);
+  assert.ok(probes(9, 50, 'zh').every((p) => p.lang === 'zh') && probes(9, 50, 'en').every((p) => p.lang === 'en'));
+});
 
 test('held-out loss is far below the unigram baseline', () => {
   const V = model.config.vocab_size, eos = V - 1;
@@ -37,13 +57,16 @@ test('held-out loss is far below the unigram baseline', () => {
 });
 
 test('greedy samples are sentences of the corpus kinds', async () => {
-  const city = `(${CITIES.join('|')})`, name = `(${NAMES.join('|')})`;
+  const city = `(${CITIES.join('|')})`, name = `(${NAMES.join('|')})`, cityZh = `(${CITIES_ZH.join('|')})`, nameZh = `(${NAMES_ZH.join('|')})`;
   const cases = [
     ['I flew from', new RegExp(`^I flew from ${city} to ${city} [a-z ]+[a-z]\\.`)],
     ['Lily met', new RegExp(`^Lily met ${name} at the [a-z]+ in ${city}\\.`)],
     ['The food was', /^The food was (not )?[a-z]+( at all)?\./],
     ['Try this loop:', /^Try this loop: (for|while|if|def|const|return|[a-z]+ =)/],
     ['On March', /^On March \d+, \d{4}, [A-Z][a-z]+ bought a [a-z]+ for \d+ dollars\./],
+    ['我上周从', new RegExp(`^我上周从${cityZh}飞到${cityZh}。`)],
+    ['李雷在', new RegExp(`^李雷在${cityZh}的\\p{Script=Han}+遇见了${nameZh}。`, 'u')],
+    ['小明住在', new RegExp(`^小明住在${cityZh}，在\\p{Script=Han}+附近。`, 'u')],
   ];
   for (const [prompt, re] of cases) {
     let s = prompt;
@@ -53,14 +76,27 @@ test('greedy samples are sentences of the corpus kinds', async () => {
   }
 });
 
-test('feature neurons: city, negation and code each have a neuron with held-out AUC >= 0.9', () => {
-  const res = findFeatureNeurons(model, probes(9, 160), { top: 2 });
-  const min = { city: 0.9, negation: 0.9, code: 0.9 };
-  for (const f of ['city', 'negation', 'code']) {
-    const b = res.best.find((x) => x.feature === f);
-    console.log(`# ${f}: layer ${b.layer} neuron ${b.neuron} held-out AUC ${b.heldOutAuc.toFixed(3)} (${b.nPos} / ${b.nNeg} tokens)`);
-    assert.ok(b.heldOutAuc >= min[f], `${f}: ${b.heldOutAuc}`);
+test('feature neurons in both languages: searched within each language, a neuron with held-out AUC >= 0.9 for city and code in both and for negation in English', () => {
+  const P = probes(9, 160), res = findFeatureNeurons(model, P, { top: 2, byLang: true });
+  const min = { en: { city: 0.9, negation: 0.9, code: 0.9 }, zh: { city: 0.9, negation: 0.8, code: 0.9 } }; // zh negation: 0.836 (weights/demo/README.md)
+  for (const g of ['en', 'zh']) {
+    for (const f of ['city', 'negation', 'code']) {
+      const b = res.bestByLang[g].find((x) => x.feature === f);
+      console.log(`# ${g} ${f}: layer ${b.layer} neuron ${b.neuron} held-out AUC ${b.heldOutAuc.toFixed(3)} (${b.nPos} / ${b.nNeg} tokens)`);
+      assert.ok(b.heldOutAuc >= min[g][f], `${g} ${f}: ${b.heldOutAuc}`);
+    }
+    // the same search on that language's probes alone, split where byLang splits them, finds the same
+    const mine = P.filter((p) => p.lang === g), first = P.slice(0, 80).filter((p) => p.lang === g).length;
+    const alone = findFeatureNeurons(model, mine, { top: 2, heldOutFrom: first });
+    assert.deepEqual(alone.best.map((b) => [b.feature, b.layer, b.neuron, b.sign, b.auc, b.heldOutAuc]), res.bestByLang[g].map((b) => [b.feature, b.layer, b.neuron, b.sign, b.auc, b.heldOutAuc]));
   }
+  // over both languages at once one neuron must serve both: city does; each neuron's held-out AUC
+  // within each language is given beside it and agrees with the language-only AUC of that neuron
+  for (const b of res.best) {
+    const byLang = b.heldOutAucByLang;
+    console.log(`# both languages ${b.feature}: layer ${b.layer} neuron ${b.neuron} held-out AUC ${b.heldOutAuc.toFixed(3)} (zh ${byLang.zh.toFixed(3)}, en ${byLang.en.toFixed(3)})`);
+  }
+  assert.ok(res.best.find((x) => x.feature === 'city').heldOutAuc >= 0.9);
 });
 
 test('feature directions: the mean-difference direction of the MLP input for code, checked by brute force, beats the best neuron', () => {
@@ -94,8 +130,8 @@ test('feature directions: the mean-difference direction of the MLP input for cod
   assert.ok(d.heldOutAuc >= 0.95 && d.heldOutAuc > b.heldOutAuc + 0.05, `direction ${d.heldOutAuc} vs neuron ${b.heldOutAuc}`);
 });
 
-test('where a neuron fires most: the top tokens equal a brute-force sort of every activation, and at least half of the top 12 of the negation neuron are negation words', () => {
-  const P = probes(9, 160);
+test('where a neuron fires most: the top tokens equal a brute-force sort of every activation, and at least half of the top 12 of the English negation neuron are negation words', () => {
+  const P = probes(9, 160, 'en');
   const best = findFeatureNeurons(model, P, { top: 1, topActivations: 8 }).best;
   // the top activations findFeatureNeurons returns (from its own forward passes) = neuronTopActivations'
   for (const b of best) assert.deepEqual(b.top, neuronTopActivations(model, P, { layer: b.layer, neuron: b.neuron, sign: b.sign, k: 8 }).top, b.feature);
@@ -242,6 +278,17 @@ test('trainer options (dropout, gate init, input noise): a different loss curve 
     assert.equal(err?.status, 2, `${opt} ${bad}`);
     assert.match(String(err.stderr), /--input-noise-end take a probability in \[0, 1\)/);
   }
+  // --bpe-bytes: the vocabulary from the first N bytes (cut after a whole document); more bytes
+  // than the corpus has is the whole corpus, bit for bit
+  const tok = (name) => fs.readFileSync(path.join(work, name, 'tokenizer.msbpe'));
+  assert.deepEqual(run('bpe-all', ['--bpe-bytes', String(1 << 30)]), plain);
+  assert.ok(tok('bpe-all').equals(tok('plain')));
+  run('bpe-part', ['--bpe-bytes', '3000']);
+  assert.ok(!tok('bpe-part').equals(tok('plain')), 'a 3,000-byte prefix learns other merges than the whole corpus');
+  err = undefined;
+  try { run('bad-bpe', ['--bpe-bytes', '-5']); } catch (e) { err = e; }
+  assert.equal(err?.status, 2);
+  assert.match(String(err.stderr), /--bpe-bytes must be an integer in \[0, /);
   // --gate-init: 0.02 is the default, bit for bit; another spread starts from other weights
   assert.deepEqual(run('gate02', ['--gate-init', '0.02']), plain);
   const gate = run('gate30', ['--gate-init', '0.3']);

@@ -58,7 +58,9 @@ for (const [label, dir] of MODELS) {
 }
 
 test('adding v to the last residual stream equals the final norm and head applied to x + v; a neuron pushed up by c equals c times its down_proj column added', async () => {
-  const m = await loadModel(DEMO, { threads: 1 });
+  // exact activations: with int8 ones the pushed neuron goes through the down_proj input's
+  // quantization (its block's scale changes), the added column does not
+  const m = await loadModel(DEMO, { threads: 1, activations: 'exact' });
   const H = m.config.hidden_size, L = m.nLayers - 1, last = `blocks.${L}.hook_resid_post`;
   const x = m.forward(IDS, { hooks: [last], logits: 'none' }).hooks[last].subarray((T - 1) * H, T * H);
   const v = Float32Array.from({ length: H }, (_, i) => Math.sin(i) * 0.7);
@@ -68,8 +70,8 @@ test('adding v to the last residual stream equals the final norm and head applie
   assert.ok(maxRel(got, want) < 1e-4, `head of x + v: ${maxRel(got, want)}`);
   const viaSet = m.forward(IDS, { logits: 'last', interventions: [{ hook: last, op: 'set', vector: xv, positions: [T - 1] }] }).logits;
   assert.deepEqual(viaSet, got, 'add v = set x + v');
-  // the demo model's code neuron, pushed up by 3 at mlp.hook_post = 3 × its down_proj column added to the MLP's output
-  const l = 6, n = 138, c = 3;
+  // the demo model's English code neuron, pushed up by 3 at mlp.hook_post = 3 × its down_proj column added to the MLP's output
+  const l = 5, n = 231, c = 3;
   const col = m.neuronOutput(l, n).direction;
   const a = m.forward(IDS, { logits: 'all', interventions: [{ hook: `blocks.${l}.mlp.hook_post`, op: 'add', neurons: [n], value: c }] }).logits;
   const b = m.forward(IDS, { logits: 'all', interventions: [{ hook: `blocks.${l}.hook_mlp_out`, op: 'add', vector: Float32Array.from(col, (w) => c * w) }] }).logits;
@@ -81,8 +83,8 @@ test('adding v to the last residual stream equals the final norm and head applie
 test('steering during generate(): each decode step is steered as the prefill over the same text is', async () => {
   const m = await loadModel(DEMO, { threads: 1 });
   const prompt = m.tokenizer.encode('I flew from Paris to');
-  const city = m.neuronOutput(5, 158); // the city neuron (it fires negatively): its down_proj column, 20 units along it
-  const steer = [{ hook: 'blocks.5.hook_resid_post', op: 'add', vector: Float32Array.from(city.direction, (w) => -20 * w / city.norm) }];
+  const city = m.neuronOutput(2, 281); // the city neuron over both languages (it fires positively): its down_proj column, 60 units along it
+  const steer = [{ hook: 'blocks.2.hook_resid_post', op: 'add', vector: Float32Array.from(city.direction, (w) => 60 * w / city.norm) }];
   const gen = [], plainGen = [];
   for await (const t of m.generate(prompt, { maxTokens: 8, interventions: steer, stop: [] })) gen.push(t.id);
   for await (const t of m.generate(prompt, { maxTokens: 8, stop: [] })) plainGen.push(t.id);

@@ -39,10 +39,12 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
   const run2 = JSON.parse(execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), [...args, '--threads', '2'], { cwd: proj, encoding: 'utf8' }));
   assert.deepEqual(run2.ids, want.ids);
   assert.equal(run2.build.threads, 2, run2.build.why);
-  const nx = execFileSync(process.execPath, [path.join(proj, 'node_modules/mlpscope/examples/neuron.mjs'), path.join(ROOT, 'weights/demo'), '5', '158'], { cwd: proj, encoding: 'utf8' });
+  // the Chinese city neuron (layer 3 #249, fires negatively): hardest on a city name, and as it
+  // fires it raises what follows one in the corpus (飞到, 和, 开往, 的会议 ...)
+  const nx = execFileSync(process.execPath, [path.join(proj, 'node_modules/mlpscope/examples/neuron.mjs'), path.join(ROOT, 'weights/demo'), '3', '249'], { cwd: proj, encoding: 'utf8' });
   assert.match(nx, /fires negative/);
-  assert.match(nx, /\[ Rom\]e/);
-  assert.match(nx, /raises "era" " print" "ito"/);
+  assert.match(nx.split('\n')[1], /\[(罗马|东京|奥斯陆|巴黎)\]/);
+  assert.match(nx, /raises "和" "飞到"/);
   // the patching example: a layer × position table on the demo model it finds by itself
   const pt = execFileSync(process.execPath, [path.join(proj, 'node_modules/mlpscope/examples/patching.mjs')], { cwd: proj, encoding: 'utf8' });
   const rows = pt.split('\n').filter((l) => /^\s+\d+\s/.test(l));
@@ -50,8 +52,8 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
   assert.match(rows[0], /\s1\.00\s/, 'layer 0: the changed token restores everything');
   // the feature tools from node_modules, with the probe generator the package ships
   // (on the demo model the package ships: @demo on the command line, demoModelUrl in the API)
-  const feats = execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['features', '@demo', '--top', '1', '--layers', '5'], { cwd: proj, encoding: 'utf8' });
-  assert.match(feats, /best: layer 5 neuron 158/);
+  const feats = execFileSync(path.join(proj, 'node_modules/.bin/mlpscope'), ['features', '@demo', '--top', '1', '--layers', '3', '--by-lang'], { cwd: proj, encoding: 'utf8' });
+  assert.match(feats, /best within zh: layer 3 neuron 249, held-out AUC 0\.996/); // weights/demo/README.md
   fs.writeFileSync(path.join(proj, 'demo.mjs'), "import { loadModel, demoModelUrl } from 'mlpscope';\n" +
     "const m = await loadModel(demoModelUrl, { threads: 1 });\n" +
     "const ids = m.tokenizer.encode('I flew from Paris to');\n" +
@@ -59,8 +61,9 @@ test('npm pack -> install offline in a new project -> examples and CLI run', () 
     "const r = m.forward(ids);\nconsole.log('logits', r.logits.length);\nm.dispose();\n");
   const demo = execFileSync(process.execPath, ['demo.mjs'], { cwd: proj, encoding: 'utf8' });
   assert.ok(demo.includes(path.join('node_modules', 'mlpscope', 'weights', 'demo')), demo);
-  assert.match(demo, / 96 /);
-  assert.match(demo, /logits 1024/);
+  const shipped = JSON.parse(fs.readFileSync(path.join(DEMO, 'manifest.json'), 'utf8')).config;
+  assert.match(demo, new RegExp(` ${shipped.hidden_size} `));
+  assert.match(demo, new RegExp(`logits ${shipped.vocab_size}\\b`));
   for (const f of ['manifest.json', 'model-00001-of-00001.bin', 'tokenizer.msbpe', 'README.md'])
     assert.ok(files.includes(`weights/demo/${f}`), `weights/demo/${f} is in the package`);
   assert.ok(!files.includes('weights/demo/train.sh') && !files.includes('weights/demo/training-log.tsv'), 'the training files stay in the repository');

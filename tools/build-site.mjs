@@ -27,17 +27,20 @@ fs.mkdirSync(W, { recursive: true });
 if (fs.existsSync(path.join(root, 'weights/demo/manifest.json'))) {
   fs.mkdirSync(path.join(W, 'demo'));
   for (const f of fs.readdirSync(path.join(root, 'weights/demo'))) if (/\.(json|bin|msbpe)$/.test(f) && f !== 'summary.json') fs.copyFileSync(path.join(root, 'weights/demo', f), path.join(W, 'demo', f));
-  models.push({ id: 'demo', url: 'weights/demo/', kind: 'trained', label: ['mlpscope 演示模型（本项目训练，1.57M 参数）', 'mlpscope demo model (trained by this project, 1.57M parameters)'] });
+  const params = (JSON.parse(fs.readFileSync(path.join(root, 'weights/demo/summary.json'))).params / 1e6).toFixed(2);
+  models.push({ id: 'demo', url: 'weights/demo/', kind: 'trained', languages: ['zh', 'en'],
+    label: [`mlpscope 演示模型（本项目训练，中英双语，${params}M 参数）`, `mlpscope demo model (trained by this project, Chinese and English, ${params}M parameters)`] });
 }
 const cli = path.join(root, 'bin/mlpscope.js');
 const stories = path.join(process.env.MLPSCOPE_SHARED ?? path.join(root, '../shared'), 'models/stories260K');
 if (fs.existsSync(path.join(stories, 'stories260K.bin'))) {
   execFileSync(process.execPath, [cli, 'convert', path.join(stories, 'stories260K.bin'), path.join(stories, 'tok512.bin'), '--out', path.join(W, 'stories260K')], { stdio: 'pipe' });
-  models.push({ id: 'stories260K', url: 'weights/stories260K/', kind: 'trained', label: ['stories260K（TinyStories，Llama 架构）', 'stories260K (TinyStories, Llama architecture)'] });
+  models.push({ id: 'stories260K', url: 'weights/stories260K/', kind: 'trained', languages: ['en'], label: ['stories260K（TinyStories，Llama 架构）', 'stories260K (TinyStories, Llama architecture)'] });
 }
 if (models.some((m) => m.id === 'demo')) {
   // Qwen3.5 hybrid layout (Gated DeltaNet + gated attention), random weights, the demo tokenizer
-  const cfg = { family: 'qwen3_5', config: { hidden_size: 128, intermediate_size: 448, num_hidden_layers: 8, vocab_size: 1024, num_attention_heads: 4, num_key_value_heads: 2,
+  const demoVocab = JSON.parse(fs.readFileSync(path.join(root, 'weights/demo/manifest.json'))).config.vocab_size;
+  const cfg = { family: 'qwen3_5', config: { hidden_size: 128, intermediate_size: 448, num_hidden_layers: 8, vocab_size: demoVocab, num_attention_heads: 4, num_key_value_heads: 2,
     head_dim: 64, linear_num_key_heads: 4, linear_num_value_heads: 4, linear_key_head_dim: 32, linear_value_head_dim: 32, full_attention_interval: 4, max_position_embeddings: 512 } };
   const cfgFile = path.join(out, 'synth-config.json');
   fs.writeFileSync(cfgFile, JSON.stringify(cfg));

@@ -1,11 +1,11 @@
 // The lesson page: a live model (in a Web Worker) behind every chart. Plain ES modules, no
 // framework: shared state in core.js, one module per section in sections/, this file wires them
 // together (language, the URL, start-up).
-import { $, DEFAULT_TEXT, L, state, writeUrl } from './core.js';
+import { $, DEFAULT_TEXTS, L, state, writeUrl } from './core.js';
 import { renderKoText } from './sections/knockout.js';
 import { renderLensTable } from './sections/lens.js';
 import { listModels, load, askHub, renderLoadError, renderProgress, renderHubNote } from './sections/models.js';
-import { drawHistogram, renderFeatureText, renderFiresReadout, renderTopActsNote } from './sections/neurons.js';
+import { bilingual, drawHistogram, renderFeatureCards, renderFeatureText, renderFiresReadout, renderTopActsNote } from './sections/neurons.js';
 import { renderBars, renderEngineStatus, renderLayerChart, renderModelFacts } from './sections/run.js';
 import { renderExFeedback, renderTryStatus } from './sections/tryit.js';
 import { drawAttention } from './sections/mixing.js';
@@ -40,7 +40,8 @@ function renderDynamicText() {
   drawBudget();
   if (state.models) { const v = $('model-select').value; listModelsLabels(); $('model-select').value = v; }
   if (state.run) { renderModelFacts(); renderBars(); renderLayerChart(); renderTryStatus(); }
-  renderFeatureText();
+  // a bilingual model's cards follow the page language's neurons: drawn again; else only words
+  if (bilingual()) renderFeatureCards(); else renderFeatureText();
   renderTopActsNote();
   drawHistogram();
   renderFiresReadout();
@@ -61,6 +62,9 @@ async function start() {
   const q = new URLSearchParams(location.search);
   if (q.get('lang') === 'en' || q.get('lang') === 'zh') lang = q.get('lang');
   setLang(lang);
+  // the example sentence in the language the page opens in (the demo model knows both)
+  state.defaultText = state.text = DEFAULT_TEXTS[lang];
+  $('try-text').value = $('fires-text').value = state.text;
   state.fromUrl = { layer: q.get('layer'), neuron: q.get('neuron') };
   if (q.get('text')) { state.text = q.get('text').slice(0, 4000); $('try-text').value = state.text; }
   drawNeurons(null);

@@ -4,12 +4,19 @@ export const $ = (id) => document.getElementById(id);
 export const fmt = (x, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : '–');
 export const int = (n) => Number(n).toLocaleString('en-US');
 export const silu = (z) => z / (1 + Math.exp(-z));
-export const DEFAULT_TEXT = 'I flew from Paris to Tokyo last week. The food was not bad at all.';
-export const PROBE_SENTENCES = { city: 'I flew from Paris to Tokyo last week', negation: 'The food was not bad at all', code: 'Try this loop: for i in range(10):' };
+/** the sentence the page starts with, in the page's starting language */
+export const DEFAULT_TEXTS = { en: 'I flew from Paris to Tokyo last week. The food was not bad at all.', zh: '我上周从巴黎飞到东京。饭菜一点也不好。' };
+/** each feature card's sentence, per language */
+export const PROBE_SENTENCES = {
+  en: { city: 'I flew from Paris to Tokyo last week', negation: 'The food was not bad at all', code: 'Try this loop: for i in range(10):' },
+  zh: { city: '我上周从巴黎飞到东京', negation: '饭菜一点也不好。我从不在星期一去北京', code: '试试这个循环：for i in range(10):' },
+};
+/** the languages the loaded model was trained on (a weight set that does not say: English) */
+export const modelLangs = () => state.entry?.languages ?? ['en'];
 export const FEATURE_NAMES_ZH = { city: '城市名', negation: '否定词', code: '代码' };
 export const FEATURE_TITLES = { city: ['在城市名上激活', 'fires on city names'], negation: ['在否定词上激活', 'fires on negation'], code: ['在代码内部激活', 'fires inside code'] };
 
-export const state = { model: null, entry: null, ids: [], text: DEFAULT_TEXT, run: null, features: null, busy: Promise.resolve(), lang: 'zh' };
+export const state = { model: null, entry: null, ids: [], text: DEFAULT_TEXTS.zh, defaultText: DEFAULT_TEXTS.zh, run: null, features: null, busy: Promise.resolve(), lang: 'zh' };
 window.__mlpscope = state; // for tests and the curious
 export const L = (zh, en) => (state.lang === 'zh' ? zh : en);
 export const nl = (t) => escapeHtml(t).replace(/\n/g, '⏎');
@@ -27,6 +34,11 @@ export function pieceLabel(p) { return p.of ? `${p.text} (${p.part}/${p.of})` : 
 export function pieceShort(p) { return p.part > 1 ? [...p.text].slice(1).join('') || '·' : p.text; }
 /** one token on its own as text: a lone byte of a character as \xNN, never "�" */
 export async function tokText(id) { return (await state.model.tokenizer.pieces([id]))[0].text; }
+/** a token piece as HTML with its whitespace visible: each space a dotted space (still a space to
+ *  copy and to screen readers), a newline ⏎, a tab → */
+export function pieceHtml(s) {
+  return escapeHtml(s).replace(/ /g, '<span class="ws"> </span>').replace(/\n/g, '<span class="ws">⏎</span>').replace(/\t/g, '<span class="ws">→</span>');
+}
 export function escapeHtml(s) { return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c])); }
 
 // ---------------------------------------------------------------- the page's state in its URL
@@ -40,7 +52,7 @@ export function writeUrl() {
   const hub = new URLSearchParams(location.search).get('hub'); // a mirror for the hub model stays
   if (hub) q.set('hub', hub);
   q.set('lang', state.lang);
-  if (state.text !== DEFAULT_TEXT) q.set('text', state.text);
+  if (state.text !== state.defaultText) q.set('text', state.text);
   q.set('layer', $('corr-layer').value);
   if (state.topActs) q.set('neuron', `${state.topActs.l}:${state.topActs.j}:${state.topActs.sign}`);
   history.replaceState(null, '', `${location.pathname}?${q}`);

@@ -25,6 +25,7 @@ typedef struct {
     double noise_end; /* --input-noise-end: the probability at the last step (linear from --input-noise) */
     double noise_share; /* --noise-share: the share of the training sequences that get input noise (others stay clean) */
     double gate_init; /* standard deviation of the initial gate matrix w1 */
+    long bpe_bytes;   /* --bpe-bytes: learn the vocabulary from the first N bytes of --train (0: all of it) */
     int stop_at;      /* stop after this step with a checkpoint, as an interruption would (0: run to --steps) */
     tcfg c;
     tadam o;
@@ -68,7 +69,7 @@ static uint8_t *learn_bpe(const char *text, size_t n, int vocab, size_t *out_len
         uint32_t k = (uint32_t)h & (cap * 2 - 1);
         while (slot[k] != UINT32_MAX && !(w[slot[k]].n == l && !memcmp(w[slot[k]].b, text + i, l))) k = (k + 1) & (cap * 2 - 1);
         if (slot[k] == UINT32_MAX) {
-            if (nw == cap) { fprintf(stderr, "too many distinct words\n"); exit(1); }
+            if (nw == cap) { fprintf(stderr, "mlpscope-train: more than %u distinct pre-tokenized words to learn the vocabulary from; take fewer bytes with --bpe-bytes N\n", cap); exit(2); }
             slot[k] = nw;
             w[nw].b = xmalloc(l, "a BPE word");
             memcpy(w[nw].b, text + i, l);
@@ -391,6 +392,7 @@ static char *read_text(const char *path, size_t *n) {
 static _Noreturn void usage(void) {
     fprintf(stderr, "usage: mlpscope-train --train FILE --val FILE --out DIR [--out-f32 DIR] [--steps N] [--batch B] [--threads K]\n"
                     "         [--vocab V] [--hidden H] [--layers L] [--heads N] [--inter I] [--ctx T] [--lr X] [--wd X] [--mlp-dropout P] [--attn-dropout P] [--input-noise P]\n"
+                    "         [--bpe-bytes N] (learn the vocabulary from the first N bytes of --train)\n"
                     "         [--input-noise-end P] [--noise-share S] [--gate-init SD] [--seed S]\n"
                     "         [--ckpt FILE] [--resume] [--ckpt-every N] [--stop-at N] [--log FILE] [--eval-every N]\n"
                     "         (--stop-at N: stop after step N with a checkpoint, as an interruption would; --resume goes on)\n"
@@ -420,6 +422,7 @@ static void parse_args(int argc, char **argv, opts_t *O, const char **logits_ckp
         else if (OPT("--gate-init")) O->gate_init = atof(v); else if (OPT("--input-noise")) O->noise = atof(v);
         else if (OPT("--input-noise-end")) { O->noise_end = atof(v); *noise_end_given = 1; }
         else if (OPT("--noise-share")) O->noise_share = atof(v);
+        else if (OPT("--bpe-bytes")) O->bpe_bytes = atol(v);
         else if (OPT("--logits")) *logits_ckpt = v; else if (OPT("--ids")) *ids_s = v;
         else if (!strcmp(a, "--resume")) O->resume = 1;
         else if (OPT("--stop-at")) O->stop_at = atoi(v);
@@ -434,7 +437,7 @@ static int check_opts(opts_t *O, int noise_end_given) {
         {"--steps", O->steps, 1, 100000000}, {"--batch", O->batch, 1, 1 << 16}, {"--threads", O->threads, 1, 16},
         {"--eval-every", O->eval_every, 1, 1 << 30}, {"--ckpt-every", O->ckpt_every, 1, 1 << 30}, {"--vocab", O->vocab, 258, 1 << 16},
         {"--hidden", O->c.H, 2, 8192}, {"--layers", O->c.L, 1, 256}, {"--heads", O->c.nh, 1, 256}, {"--inter", O->c.I, 1, 1 << 16},
-        {"--ctx", O->c.T, 2, 1 << 14}};
+        {"--ctx", O->c.T, 2, 1 << 14}, {"--bpe-bytes", O->bpe_bytes, 0, 1L << 40}};
     for (size_t i = 0; i < sizeof range / sizeof range[0]; i++)
         if (range[i].v < range[i].lo || range[i].v > range[i].hi) {
             fprintf(stderr, "mlpscope-train: %s must be an integer in [%ld, %ld] (got %ld)\n", range[i].name, range[i].lo, range[i].hi, range[i].v);
@@ -531,7 +534,14 @@ static int start_or_resume(opts_t *O, const char *train, size_t ntrain, run_stat
         return 0;
     }
     c->V = O->vocab;
-    R->tokblob = learn_bpe(train, ntrain, O->vocab, &R->toklen);
+    /* --bpe-bytes: a prefix of the corpus, cut after the last whole document (blank line) in it */
+    size_t nbpe = ntrain;
+    if (O->bpe_bytes > 0 && (size_t)O->bpe_bytes < ntrain) {
+        nbpe = (size_t)O->bpe_bytes;
+        while (nbpe > 1 && !(train[nbpe - 1] == '\n' && train[nbpe - 2] == '\n')) nbpe--;
+        if (nbpe <= 1) nbpe = (size_t)O->bpe_bytes;
+    }
+    R->tokblob = learn_bpe(train, nbpe, O->vocab, &R->toklen);
     fprintf(stderr, "learned a %d-token BPE vocabulary in %.1f s\n", O->vocab, now_s() - t0);
     R->np = tparams_count(c);
     R->w = xcalloc(R->np, sizeof(real), "the weights"); R->m = xcalloc(R->np, sizeof(real), "the optimizer state"); R->v = xcalloc(R->np, sizeof(real), "the optimizer state");

@@ -7,7 +7,7 @@ import { renderEngineStatus, runText } from './run.js';
 // ---------------------------------------------------------------- models
 /** The lesson's own model, straight from its Hugging Face repository (converted while it streams
  * in, then kept converted in this browser's cache). `?hub=URL` points it at a mirror. */
-export const HUB_MODEL = { id: 'hf-qwen3.5-0.8b', source: 'hf:Qwen/Qwen3.5-0.8B', kind: 'hf', dtype: 'q8',
+export const HUB_MODEL = { id: 'hf-qwen3.5-0.8b', source: 'hf:Qwen/Qwen3.5-0.8B', kind: 'hf', dtype: 'q8', languages: ['zh', 'en'],
   label: ['Qwen3.5-0.8B（Hugging Face）', 'Qwen3.5-0.8B (Hugging Face)'], downloadBytes: 1.6e9 };
 
 export async function listModels() {

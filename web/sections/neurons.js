@@ -1,6 +1,6 @@
 // Neurons that fire: token shading, the feature search (cached per weight set), the any-neuron card.
 import { fillSteerOptions } from './steer.js';
-import { $, FEATURE_NAMES_ZH, FEATURE_TITLES, L, PROBE_SENTENCES, checkNeuron, escapeHtml, nl, pieceLabel, pieceShort, state, tokText, writeUrl } from '../core.js';
+import { $, FEATURE_NAMES_ZH, FEATURE_TITLES, L, PROBE_SENTENCES, checkNeuron, modelLangs, escapeHtml, nl, pieceHtml, pieceLabel, pieceShort, state, tokText, writeUrl } from '../core.js';
 
 // ---------------------------------------------------------------- neurons that fire
 export async function shade(el, text, layer, neuron, sign = 1) {
@@ -35,7 +35,7 @@ export async function shadeTokens(el, ids, values) {
     const a = values[t], alpha = shadeAlpha(Math.max(0, a) / mx); // readable text on every shade
     // a character split over several tokens shows once, on the token where it starts
     const shown = pieceShort(raw[t]);
-    parts.push(`<span class="tok${raw[t].of ? ' split' : ''}" data-act="${a}" title="${escapeHtml(pieces[t])}: ${a.toFixed(3)}" style="background:rgba(var(--shade),${alpha.toFixed(2)});color:${textOn(alpha)}">${escapeHtml(shown)}</span>`);
+    parts.push(`<span class="tok${raw[t].of ? ' split' : ''}" data-act="${a}" title="${escapeHtml(pieces[t])}: ${a.toFixed(3)}" style="background:rgba(var(--shade),${alpha.toFixed(2)});color:${textOn(alpha)}">${pieceHtml(shown)}</span>`);
   }
   el.innerHTML = parts.join('');
   return pieces;
@@ -54,49 +54,22 @@ export async function findFeatures() {
   // the search result is kept per weight set (its manifest hash) and probe set: a second visit
   // shows the cards at once instead of searching again
   const which = state.entry?.manifestSha256 ?? (state.entry?.kind === 'hf' ? `${state.entry.source}:${state.entry.dtype}` : null);
-  const key = which ? `mlpscope-features-v1:${which}:${probes.length}:${probes[0]?.text.length ?? 0}` : null;
+  const key = which ? `mlpscope-features-v2:${which}:${probes.length}:${probes[0]?.text.length ?? 0}` : null;
   let res = null;
   try { res = key && JSON.parse(localStorage.getItem(key) ?? 'null'); } catch { res = null; }
   document.body.dataset.featuresFrom = res ? 'cache' : 'search';
   if (!res) {
     searching(null);
     state.searching = true;
-    try { res = await m.findFeatureNeurons(probes, { top: 2, directions: true, topActivations: 8, onProgress: searching }); } finally { state.searching = false; }
+    // a small model trained on both languages: also one search per language (its own neurons)
+    const byLang = modelLangs().includes('zh') && modelLangs().includes('en') && probes.length === state.probes.length;
+    try { res = await m.findFeatureNeurons(probes, { top: 2, directions: true, topActivations: 8, byLang, onProgress: searching }); } finally { state.searching = false; }
     if (key) try { localStorage.setItem(key, JSON.stringify(res, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v))); } catch { /* storage full or private mode: search again next time */ }
   }
   if (state.model !== m) return; // another model was chosen meanwhile
   state.features = res;
-  fillSteerOptions();
-  const cards = [];
-  for (const name of ['city', 'negation', 'code']) {
-    const b = res.best.find((x) => x.feature === name);
-    cards.push(`<div class="card" id="feature-${name}" data-layer="${b?.layer ?? ''}" data-neuron="${b?.neuron ?? ''}" data-auc="${b?.heldOutAuc ?? ''}">
-      <h3 class="feature-title"></h3>
-      <p class="note feature-meta"></p><div class="tokens"></div><p class="note feature-top"></p>
-      ${b ? `<button type="button" class="link feature-inspect" data-layer="${b.layer}" data-neuron="${b.neuron}" data-sign="${b.sign}"></button>` : ''}</div>`);
-  }
-  $('features').innerHTML = cards.join('');
-  // "look closer": the neuron goes into the any-neuron card below
-  for (const btn of document.querySelectorAll('.feature-inspect')) btn.addEventListener('click', async () => {
-    $('fires-layer').value = btn.dataset.layer; $('fires-neuron').value = btn.dataset.neuron; $('fires-sign').value = btn.dataset.sign;
-    await showNeuron();
-    $('fires-card').scrollIntoView({ behavior: 'smooth', block: 'start' });
-  });
-  state.featureTops = {};
-  for (const name of ['city', 'negation', 'code']) {
-    const b = res.best.find((x) => x.feature === name), card = $(`feature-${name}`);
-    if (b) await shade(card.querySelector('.tokens'), PROBE_SENTENCES[name], b.layer, b.neuron, b.sign);
-    // its strongest activations: is the selective neuron also a clean one?
-    if (b) state.featureTops[name] = b.top;
-    // where no single neuron is clean, show that a direction of the residual stream is
-    const d = weakWithDirection(name);
-    if (d) {
-      card.insertAdjacentHTML('beforeend', `<p class="note feature-dir" data-layer="${d.layer}" data-auc="${d.heldOutAuc}"></p><div class="tokens dir-tokens"></div>`);
-      await shadeDirection(card.querySelector('.dir-tokens'), PROBE_SENTENCES[name], d);
-    }
-  }
-  renderFeatureText();
-  const b0 = res.best[0];
+  await renderFeatureCards();
+  const b0 = featureBest()[0];
   // the neuron card: the one a shared link names (once), else the best feature neuron
   const shared = /^(\d+):(\d+):(-?1)$/.exec(state.fromUrl?.neuron ?? '');
   if (shared && Number(shared[1]) < state.info.config.num_hidden_layers) {
@@ -104,6 +77,59 @@ export async function findFeatures() {
     state.fromUrl.neuron = null;
     await showNeuron();
   } else if (b0) { $('fires-layer').value = String(b0.layer); $('fires-neuron').value = b0.neuron; $('fires-sign').value = String(b0.sign); await showNeuron(); }
+}
+/** whether the cards show one neuron per language (a small model trained on both languages) */
+export const bilingual = () => !!state.features?.bestByLang?.zh && !!state.features?.bestByLang?.en;
+/** the feature neurons the page works with: the page language's own for a bilingual model, else
+ *  the best over all probes */
+export function featureBest(lang = state.lang) {
+  return bilingual() ? state.features.bestByLang[lang] : state.features?.best ?? [];
+}
+/** the three feature cards from the search result: each neuron shading its sentence (for a
+ *  bilingual model one neuron and one sentence per language, the page's language first); run
+ *  again on a language switch, since the page language's neuron is the card's */
+export async function renderFeatureCards() {
+  const res = state.features, m = state.model, run = (state.cardsRun = (state.cardsRun ?? 0) + 1);
+  if (!res) return;
+  const stale = () => state.model !== m || state.features !== res || state.cardsRun !== run; // a newer draw took over
+  delete document.body.dataset.featureCards; // set again when every card is drawn (tests wait for it)
+  fillSteerOptions();
+  const langs = bilingual() ? [state.lang, state.lang === 'zh' ? 'en' : 'zh'] : ['en'];
+  const cards = [];
+  for (const name of ['city', 'negation', 'code']) {
+    const b = featureBest().find((x) => x.feature === name);
+    const rows = langs.map((g) => `<p class="note feature-meta" data-lang="${g}"></p><div class="tokens" data-lang="${g}"></div>`).join('');
+    cards.push(`<div class="card" id="feature-${name}" data-layer="${b?.layer ?? ''}" data-neuron="${b?.neuron ?? ''}" data-auc="${b?.heldOutAuc ?? ''}">
+      <h3 class="feature-title"></h3>${rows}<p class="note feature-same"></p><p class="note feature-top"></p>
+      ${b ? `<button type="button" class="link feature-inspect" data-layer="${b.layer}" data-neuron="${b.neuron}" data-sign="${b.sign}"></button>` : ''}</div>`);
+  }
+  $('features').innerHTML = cards.join('');
+  // its strongest activations: is the selective neuron also a clean one?
+  state.featureTops = Object.fromEntries(featureBest().map((b) => [b.feature, b.top]));
+  renderFeatureText(); // titles, numbers and buttons at once; the shading follows
+  // "look closer": the neuron goes into the any-neuron card below
+  for (const btn of document.querySelectorAll('.feature-inspect')) btn.addEventListener('click', async () => {
+    $('fires-layer').value = btn.dataset.layer; $('fires-neuron').value = btn.dataset.neuron; $('fires-sign').value = btn.dataset.sign;
+    await showNeuron();
+    $('fires-card').scrollIntoView({ behavior: 'smooth', block: 'start' });
+  });
+  for (const name of ['city', 'negation', 'code']) {
+    const card = $(`feature-${name}`);
+    for (const g of langs) {
+      const b = (bilingual() ? featureBest(g) : featureBest()).find((x) => x.feature === name);
+      if (b) await shade(card.querySelector(`.tokens[data-lang="${g}"]`), PROBE_SENTENCES[bilingual() ? g : 'en'][name], b.layer, b.neuron, b.sign);
+      if (stale()) return;
+    }
+    // where no single neuron is clean, show that a direction of the residual stream is
+    const d = weakWithDirection(name);
+    if (d) {
+      card.insertAdjacentHTML('beforeend', `<p class="note feature-dir" data-layer="${d.layer}" data-auc="${d.heldOutAuc}"></p><div class="tokens dir-tokens"></div>`);
+      await shadeDirection(card.querySelector('.dir-tokens'), PROBE_SENTENCES[bilingual() ? state.lang : 'en'][name], d);
+      if (stale()) return;
+    }
+  }
+  renderFeatureText();
+  document.body.dataset.featureCards = langs[0];
 }
 /** the probe sentences a neuron's top activations are taken from: fewer for the big models (each one is a forward pass) */
 export const probeTexts = () => (state.info.config.hidden_size >= 512 ? state.probes.slice(0, 48) : state.probes);
@@ -194,7 +220,7 @@ export function renderTopActsNote() {
 }
 /** the best direction for a feature whose best neuron is below 0.9 held out (trained models only) */
 export function weakWithDirection(name) {
-  const f = state.features, b = f?.best.find((x) => x.feature === name), d = f?.directions?.find((x) => x.feature === name);
+  const f = state.features, b = featureBest().find((x) => x.feature === name), d = f?.directions?.find((x) => x.feature === name);
   return b && d && b.heldOutAuc < 0.9 && d.heldOutAuc > b.heldOutAuc && state.entry?.kind !== 'random' ? d : null;
 }
 export async function shadeDirection(el, text, d) {
@@ -209,13 +235,18 @@ export async function shadeDirection(el, text, d) {
   });
   await shadeTokens(el, ids, proj);
 }
+/** the held-out AUC within each language's probes, when the probes carry both */
+function byLang(b) {
+  const a = b.heldOutAucByLang;
+  return a?.zh !== undefined && a?.en !== undefined ? L(`；中文 ${a.zh.toFixed(3)}，英文 ${a.en.toFixed(3)}`, `; Chinese ${a.zh.toFixed(3)}, English ${a.en.toFixed(3)}`) : '';
+}
 export function renderFeatureText() {
   if (!state.features) return;
+  const two = bilingual(), LANG = { zh: ['中文', 'Chinese'], en: ['英文', 'English'] };
   for (const name of ['city', 'negation', 'code']) {
-    const b = state.features.best.find((x) => x.feature === name), card = $(`feature-${name}`);
+    const b = featureBest().find((x) => x.feature === name), card = $(`feature-${name}`);
     if (!card) continue;
     card.querySelector('.feature-title').textContent = `“${L(...FEATURE_TITLES[name])}”`;
-    const meta = card.querySelector('.feature-meta');
     const dirNote = card.querySelector('.feature-dir'), d = weakWithDirection(name);
     if (dirNote && d) {
       const zh = FEATURE_NAMES_ZH[name] ?? name;
@@ -232,14 +263,25 @@ export function renderFeatureText() {
       topNote.textContent = L(`它在探针句子里最强的 ${k} 次激活中，有 ${n} 次${what[0]}：${pieces}。`, `Of its ${k} strongest activations in the probe sentences, ${n} ${n === 1 ? 'is' : 'are'} ${n === 1 ? what[1] : what[2]}: ${pieces}.`)
         + (n < k / 2 && state.entry?.kind !== 'random' ? L('有选择性不等于单义：它把这类 token 排在其它 token 前面（这就是 AUC），但激活最强的却是别的东西。', ' Selective is not the same as monosemantic: it ranks these tokens above the others (that is the AUC), yet it fires hardest on other things.') : '');
     }
-    meta.textContent = b ? L(`第 ${b.layer} 层 · 神经元 ${b.neuron}${b.sign < 0 ? '（负向）' : ''} · 留出探针上的 AUC = ${b.heldOutAuc.toFixed(3)}（${b.nPos} 个正例 / ${b.nNeg} 个反例）`, `layer ${b.layer} · neuron ${b.neuron}${b.sign < 0 ? ' (negative direction)' : ''} · AUC on held-out probes = ${b.heldOutAuc.toFixed(3)} (${b.nPos} positive / ${b.nNeg} negative tokens)`) : L('没有找到。', 'none found.');
+    for (const meta of card.querySelectorAll('.feature-meta')) {
+      const g = meta.dataset.lang, x = two ? featureBest(g).find((y) => y.feature === name) : b;
+      const pre = two ? L(`${LANG[g][0]}：`, `${LANG[g][1]}: `) : '', where = two ? L(`${LANG[g][0]}留出探针`, `held-out ${LANG[g][1]} probes`) : L('留出探针', 'held-out probes');
+      meta.textContent = x ? pre + L(`第 ${x.layer} 层 · 神经元 ${x.neuron}${x.sign < 0 ? '（负向）' : ''} · ${where}上的 AUC = ${x.heldOutAuc.toFixed(3)}（${x.nPos} 个正例 / ${x.nNeg} 个反例${byLang(x)}）`,
+        `layer ${x.layer} · neuron ${x.neuron}${x.sign < 0 ? ' (negative direction)' : ''} · AUC on ${where} = ${x.heldOutAuc.toFixed(3)} (${x.nPos} positive / ${x.nNeg} negative tokens${byLang(x)})`) : pre + L('没有找到。', 'none found.');
+    }
+    // the two languages' neurons: the same one, or two different ones
+    const same = card.querySelector('.feature-same'), zh = two && featureBest('zh').find((y) => y.feature === name), en = two && featureBest('en').find((y) => y.feature === name);
+    same.textContent = !(zh && en) ? '' : zh.layer === en.layer && zh.neuron === en.neuron
+      ? L('两种语言找到的是同一个神经元。', 'Both languages found the same neuron.')
+      : L(`两种语言各有各的神经元（第 ${zh.layer} 层 #${zh.neuron} 和第 ${en.layer} 层 #${en.neuron}）：这个小模型没有一个同时管两种语言的${FEATURE_NAMES_ZH[name]}神经元。`,
+        `Each language has a neuron of its own (layer ${zh.layer} #${zh.neuron} and layer ${en.layer} #${en.neuron}): this small model has no single ${name} neuron for both languages.`);
   }
-  const weak = state.features.best.filter((b) => b.heldOutAuc < 0.9);
+  const weak = featureBest().filter((b) => b.heldOutAuc < 0.9);
   const random = state.entry?.kind === 'random';
   $('features-note').textContent = random
     ? L('注意：这是随机权重的模型，没有学到任何东西——上面的“最佳”神经元只是噪声里挑出来的，不代表真实特征。', 'Note: this model has random weights and has learned nothing; the “best” neurons above are picked from noise and are not real features.')
-    : weak.length ? L(`这个模型里${weak.map((b) => FEATURE_NAMES_ZH[b.feature] ?? b.feature).join('、')}没有干净的单个神经元（最好的 AUC 也低于 0.9）——它们各自只覆盖一部分这类 token，太小的模型常常如此。`, `This model has no clean single neuron for ${weak.map((b) => b.feature).join(', ')} (the best held-out AUC is below 0.9): each candidate covers only some tokens of the kind, as is common in small models.`)
-      : L(`在 ${state.features.tokens} 个探针 token 上找到；选择用一半探针，AUC 在另一半上计算。`, `Found over ${state.features.tokens} probe tokens; chosen on half of the probes, AUC measured on the other half.`);
+    : weak.length ? L(`这个模型${two ? `在${LANG[state.lang][0]}里` : '里'}${weak.map((b) => FEATURE_NAMES_ZH[b.feature] ?? b.feature).join('、')}没有干净的单个神经元（最好的 AUC 也低于 0.9）——它们各自只覆盖一部分这类 token，太小的模型常常如此。`, `This model has no clean single neuron for ${weak.map((b) => b.feature).join(', ')}${two ? ` in ${LANG[state.lang][1]}` : ''} (the best held-out AUC is below 0.9): each candidate covers only some tokens of the kind, as is common in small models.`)
+      : L(`在 ${state.features.tokens} 个探针 token 上找到；选择用一半探针，AUC 在另一半上计算${two ? '（每种语言各自找、各自算）' : ''}。`, `Found over ${state.features.tokens} probe tokens; chosen on half of the probes, AUC measured on the other half${two ? ' (each language searched and measured on its own probes)' : ''}.`);
 }
 $('fires-run').addEventListener('click', showNeuron);
 // the same neuron into the knock-out card, switched off on the reader's sentence

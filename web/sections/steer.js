@@ -3,10 +3,11 @@
 // intervention on blocks.L.mlp.hook_post, the same as adding that much of the neuron's down_proj
 // column to the residual stream.
 import { $, FEATURE_TITLES, L, state } from '../core.js';
+import { featureBest } from './neurons.js';
 
 /** the feature neurons to push, once the search has found them */
 export function fillSteerOptions() {
-  const best = state.features?.best ?? [], sel = $('steer-feature'), v = sel.value;
+  const best = featureBest(), sel = $('steer-feature'), v = sel.value; // the page language's neurons
   sel.innerHTML = best.filter((b) => FEATURE_TITLES[b.feature]).map((b) =>
     `<option value="${b.layer}:${b.neuron}:${b.sign}" data-feature="${b.feature}">${L(FEATURE_TITLES[b.feature][0], FEATURE_TITLES[b.feature][1])} · ${L(`第 ${b.layer} 层 #${b.neuron}`, `layer ${b.layer} #${b.neuron}`)}</option>`).join('');
   if (v && [...sel.options].some((o) => o.value === v)) sel.value = v;

@@ -1,5 +1,5 @@
 // The reader's own sentence, the exercise and the quiz.
-import { $, L, state } from '../core.js';
+import { $, L, modelLangs, state } from '../core.js';
 import { layerRatios, runText } from './run.js';
 
 // ---------------------------------------------------------------- try it, exercise, quiz
@@ -62,6 +62,9 @@ export function renderTryStatus() {
   const known = state.entry?.kind === 'trained';
   $('try-status').textContent = L(`${n} 个 token，前向用时 ${ms} 毫秒。`, `${n} tokens, forward pass ${ms} ms.`)
     + (state.cut ? L(` 文字有 ${state.cut} 个 token，超出上下文长度：只用了前 ${n} 个。`, ` The text has ${state.cut} tokens, more than the context length: only the first ${n} are used.`) : '')
-    + (split && known ? L(` 有 ${split} 个 token 只是某个字符的一部分（字节级 token）：内置的小模型只用英文训练过，中文等文字会被拆成字节，图表照常计算，但模型的预测没有意义。想看中文，请加载 Qwen3.5-0.8B 这样的真实模型。`,
-      ` ${split} tokens are only part of a character (byte-level tokens): the bundled small models were trained on English only, so other scripts are split into bytes. The charts are computed as usual, but the model's predictions mean nothing here. Load a real model such as Qwen3.5-0.8B for Chinese.`) : '');
+    + (split && known ? (modelLangs().includes('zh')
+      ? L(` 有 ${split} 个 token 只是某个字符的一部分（字节级 token）：这个模型的词表里没有这些字符，它们被拆成了字节。图表照常计算，但模型在这些地方的预测意义不大。`,
+        ` ${split} tokens are only part of a character (byte-level tokens): this model's vocabulary has no token for those characters, so they are split into bytes. The charts are computed as usual, but the model's predictions there mean little.`)
+      : L(` 有 ${split} 个 token 只是某个字符的一部分（字节级 token）：这个模型只用英文训练过，中文等文字会被拆成字节，图表照常计算，但模型的预测没有意义。想看中文，请选中英双语的演示模型，或加载 Qwen3.5-0.8B 这样的真实模型。`,
+        ` ${split} tokens are only part of a character (byte-level tokens): this model was trained on English only, so other scripts are split into bytes. The charts are computed as usual, but the model's predictions mean nothing here. For Chinese, pick the bilingual demo model or load a real model such as Qwen3.5-0.8B.`)) : '');
 }
