@@ -73,13 +73,17 @@ class Text {
   add(str, label) { if (label) this.spans.push({ start: this.s.length, end: this.s.length + str.length, label }); this.s += str; return this; }
 }
 
-function sentence(r) {
+/** a new piece of text and the labelled word makers for one language's lists */
+function writer(r, lists) {
   const t = new Text();
-  const city = () => t.add(r.pick(CITIES), 'city');
-  const name = () => t.add(r.pick(NAMES), 'name');
-  const noun = () => t.add(r.pick(NOUNS), 'noun');
-  const num = (n) => t.add(String(n), 'number');
-  const neg = (w) => t.add(w, 'negation');
+  return {
+    t, city: () => t.add(r.pick(lists.cities), 'city'), name: () => t.add(r.pick(lists.names), 'name'),
+    noun: () => t.add(r.pick(lists.nouns), 'noun'), num: (n) => t.add(String(n), 'number'), neg: (w) => t.add(w, 'negation'),
+  };
+}
+
+function sentence(r) {
+  const { t, city, name, noun, num, neg } = writer(r, { cities: CITIES, names: NAMES, nouns: NOUNS });
   switch (r.int(22)) {
     case 0: t.add('I flew from '); city(); t.add(' to '); city(); t.add(' ' + r.pick(TIMES) + '.'); break;
     case 1: name(); t.add(' drove from '); city(); t.add(' to '); city(); t.add(' in ' + r.pick(MONTHS) + '.'); break;
@@ -108,12 +112,7 @@ function sentence(r) {
 }
 
 function sentenceZh(r) {
-  const t = new Text();
-  const city = () => t.add(r.pick(CITIES_ZH), 'city');
-  const name = () => t.add(r.pick(NAMES_ZH), 'name');
-  const noun = () => t.add(r.pick(NOUNS_ZH), 'noun');
-  const num = (n) => t.add(String(n), 'number');
-  const neg = (w) => t.add(w, 'negation');
+  const { t, city, name, noun, num, neg } = writer(r, { cities: CITIES_ZH, names: NAMES_ZH, nouns: NOUNS_ZH });
   switch (r.int(22)) {
     case 0: t.add('我' + r.pick(TIMES_ZH) + '从'); city(); t.add('飞到'); city(); t.add('。'); break;
     case 1: name(); t.add(`${r.int(12) + 1}月开车从`); city(); t.add('去'); city(); t.add('。'); break;

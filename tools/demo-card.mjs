@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadModel, findFeatureNeurons } from '../js/index.js';
 import { probes } from '../js/corpus.js';
+import { mlpRatios } from './train/residual-picture.mjs';
 
 const dir = path.join(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), 'weights/demo');
 const sum_ = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
@@ -34,14 +35,7 @@ const fresh = ['zh', 'en'].flatMap((g) => ['city', 'negation', 'code'].map((f) =
 }));
 const dirs = res.directions.map((d) => `- ${d.feature}: layer ${d.layer}, held-out AUC ${d.heldOutAuc.toFixed(3)}`);
 // the lesson's chart: per layer, the mean |mlp_out| / |resid_post| over the probes
-const L = m.nLayers, sum = new Float64Array(L);
-let nTok = 0;
-for (const p of P) {
-  const st = m.forward(m.tokenizer.encode(p.text), { logits: 'none', topK: 0 }).stats;
-  for (let l = 0; l < L; l++) for (const r of st.mlp_ratio[l]) sum[l] += r;
-  nTok += st.T;
-}
-const ratios = Array.from(sum, (x) => 100 * x / nTok), sorted = [...ratios].sort((a, b) => a - b);
+const L = m.nLayers, ratios = mlpRatios(m, P).map((r) => 100 * r), sorted = [...ratios].sort((a, b) => a - b);
 const ratioText = `${ratios.map((r) => r.toFixed(0)).join(', ')}% (median ${sorted[Math.floor((L - 1) / 2)].toFixed(0)}%, ${ratios.filter((r) => r < 50).length} of ${L} layers under 50%, ${ratios.filter((r) => r < 25).length} under 25%)`;
 const card = fs.readFileSync(path.join(dir, 'README.md.in'), 'utf8')
   .replace('@WEIGHT_BYTES@', man.shards.reduce((a, s) => a + s.bytes, 0).toLocaleString('en-US'))
