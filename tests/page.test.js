@@ -232,7 +232,8 @@ test('the live features: the bilingual demo model shows each language its own ne
   };
   await page.waitForFunction(() => document.body.dataset.featureCards === 'zh');
   await cards('zh');
-  assert.match(await page.textContent('#feature-city .feature-same'), /各有各的神经元|同一个神经元/);
+  const same = await page.textContent('#feature-city .feature-same'), zhCity = want.bestByLang.zh.find((x) => x.feature === 'city'), enCity = want.bestByLang.en.find((x) => x.feature === 'city');
+  assert.match(same, zhCity.neuron === enCity.neuron && zhCity.layer === enCity.layer ? /是同一个神经元/ : new RegExp(`不是同一个（中文：第 ${zhCity.layer} 层 #${zhCity.neuron}；英文：第 ${enCity.layer} 层 #${enCity.neuron}）`));
   await page.screenshot({ path: path.join(SHOTS, 'features-bilingual.png'), fullPage: false, clip: await page.$eval('#features', (e) => { const r = e.getBoundingClientRect(); return { x: 0, y: r.top + window.scrollY, width: 1280, height: Math.min(900, r.height) }; }) }).catch(() => {});
   // the page in English: the cards follow the English neurons, then back
   await page.click('#lang-toggle');

@@ -272,9 +272,9 @@ export function renderFeatureText() {
     // the two languages' neurons: the same one, or two different ones
     const same = card.querySelector('.feature-same'), zh = two && featureBest('zh').find((y) => y.feature === name), en = two && featureBest('en').find((y) => y.feature === name);
     same.textContent = !(zh && en) ? '' : zh.layer === en.layer && zh.neuron === en.neuron
-      ? L('两种语言找到的是同一个神经元。', 'Both languages found the same neuron.')
-      : L(`两种语言各有各的神经元（第 ${zh.layer} 层 #${zh.neuron} 和第 ${en.layer} 层 #${en.neuron}）：这个小模型没有一个同时管两种语言的${FEATURE_NAMES_ZH[name]}神经元。`,
-        `Each language has a neuron of its own (layer ${zh.layer} #${zh.neuron} and layer ${en.layer} #${en.neuron}): this small model has no single ${name} neuron for both languages.`);
+      ? L('两种语言里最好的是同一个神经元。', 'The best neuron is the same in both languages.')
+      : L(`两种语言里最好的神经元不是同一个（中文：第 ${zh.layer} 层 #${zh.neuron}；英文：第 ${en.layer} 层 #${en.neuron}）：这个小模型为两种语言的${FEATURE_NAMES_ZH[name]}各学了自己的神经元。`,
+        `The best neuron is not the same in the two languages (Chinese: layer ${zh.layer} #${zh.neuron}; English: layer ${en.layer} #${en.neuron}): this small model learned a ${name} neuron for each language.`);
   }
   const weak = featureBest().filter((b) => b.heldOutAuc < 0.9);
   const random = state.entry?.kind === 'random';
