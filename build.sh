@@ -7,15 +7,17 @@
 #   build/asan/                the same with AddressSanitizer + UndefinedBehaviorSanitizer
 #   build/site/                the lesson page with the engine and weight sets (static files)
 #   build/fuzz/                libFuzzer targets (clang, ASan + UBSan), with `./build.sh fuzz`
-# Usage: ./build.sh [all|native|trainer|wasm|site|fuzz]   (default all; trainer: only
+#   build/native/stress-threads, build/tsan/stress-threads   the threads' stress harness
+#                              (bench/stress_threads.c; -O2, and clang ThreadSanitizer), with `./build.sh stress`
+# Usage: ./build.sh [all|native|trainer|wasm|site|fuzz|stress]   (default all; trainer: only
 #   build/native/mlpscope-train, what weights/demo/train.sh needs). Warnings are errors.
 #   A target already newer than its sources is skipped; FORCE=1 rebuilds it.
 set -euo pipefail
 cd "$(dirname "$0")"
 what="${1:-all}"
 case "$what" in
-  all|native|trainer|wasm|site|fuzz) ;;
-  *) echo "build.sh: unknown target '$what' (one of: all native trainer wasm site fuzz)" >&2; exit 2 ;;
+  all|native|trainer|wasm|site|fuzz|stress) ;;
+  *) echo "build.sh: unknown target '$what' (one of: all native trainer wasm site fuzz stress)" >&2; exit 2 ;;
 esac
 
 ENGINE_SRC=$(find src -name '*.c' | sort)
@@ -139,4 +141,15 @@ if { [ "$what" = all ] || [ "$what" = fuzz ]; } && ! fresh build/fuzz/chat src f
     echo "build.sh: clang with libFuzzer not found; fuzz targets skipped (apt-get install clang libclang-rt-14-dev)" >&2
     [ "$what" = fuzz ] && exit 1
   fi
+fi
+
+# The threads' stress harness (not part of `all`: bench/README.md says how to run it): the pthread
+# pool natively, plain and under ThreadSanitizer (clang; libclang-rt-14-dev has its runtime).
+if [ "$what" = stress ]; then
+  mkdir -p build/native build/tsan
+  # shellcheck disable=SC2086
+  gcc $CFLAGS_COMMON -O2 -g -pthread -o build/native/stress-threads bench/stress_threads.c $ENGINE_SRC $TOOL_SRC -lm
+  # shellcheck disable=SC2086
+  clang $CFLAGS_COMMON -O1 -g -fsanitize=thread -pthread -o build/tsan/stress-threads bench/stress_threads.c $ENGINE_SRC $TOOL_SRC -lm
+  echo "built build/native/stress-threads and build/tsan/stress-threads"
 fi

@@ -1,5 +1,7 @@
 // Shared test helpers: paths, a converted stories260K weight set, tolerances.
 import { execFileSync } from 'node:child_process';
+import { after } from 'node:test';
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,12 +27,30 @@ export const LESSON = path.join(SHARED, 'reference/lesson-swiglu-mlp.zh.txt');
 export const NEEDS_LESSON = fs.existsSync(LESSON) ? false
   : `the lesson text is not in the repository and was not found at ${LESSON} (MLPSCOPE_SHARED names the folder holding reference/)`;
 
+// The user's home is left alone: every test process (and every command it starts) gets an empty
+// home of its own, and after its tests a check that nothing wrote the default cache there
+// (~/.cache/mlpscope, where `loadModel('hf:…')` and `mlpscope run hf:…` keep converted checkpoints):
+// tests name a temporary cacheDir for everything they cache. MLPSCOPE_TEST_KEEP_HOME=1 keeps the
+// real home (to debug a test that needs it).
+export const TEST_HOME = process.env.MLPSCOPE_TEST_KEEP_HOME === '1' ? os.homedir() : fs.mkdtempSync(path.join(os.tmpdir(), 'mlpscope-home-'));
+if (process.env.MLPSCOPE_TEST_KEEP_HOME !== '1') {
+  process.env.HOME = TEST_HOME;
+  process.env.XDG_CACHE_HOME = path.join(TEST_HOME, '.cache');
+  delete process.env.MLPSCOPE_CACHE;
+  after(() => {
+    const cache = path.join(TEST_HOME, '.cache', 'mlpscope');
+    const found = fs.existsSync(cache) ? fs.readdirSync(cache, { recursive: true }).slice(0, 5) : null;
+    assert.equal(found, null, `a test wrote the default cache under the home folder (${cache}): ${found?.join(', ')}`);
+  });
+}
+
 // Every folder a test makes is removed when its test process exits (node --test runs each file in
 // a process of its own); MLPSCOPE_KEEP_TMP=1 keeps them for a post-mortem.
 const made = [];
 process.on('exit', () => {
   if (process.env.MLPSCOPE_KEEP_TMP === '1') return;
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+  if (process.env.MLPSCOPE_TEST_KEEP_HOME !== '1') fs.rmSync(TEST_HOME, { recursive: true, force: true });
 });
 
 export function tmpDir(tag) {

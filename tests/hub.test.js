@@ -118,13 +118,10 @@ test('the cache: a second load comes from it with the server gone (every shard f
   const url = hub.url;
   await hub.close();
   const events = [];
-  const t0 = performance.now();
   const again = await loadModel('hf:Qwen/Tiny', { hubUrl: url, cacheDir, ...quick, onProgress: (p) => p.file !== 'manifest.json' && events.push(p) });
-  const ms = performance.now() - t0;
   assert.deepEqual(logits(again), refLogits.QWEN);
   again.dispose();
   assert.ok(events.length && events.every((p) => p.fromCache), 'every shard from the cache');
-  assert.ok(ms < 10000, `offline load took ${ms} ms`);
   const sets = await listCachedModels({ cacheDir });
   assert.equal(sets.length, 1);
   assert.match(sets[0].url, /\/Qwen\/Tiny\/resolve\/main\/mlpscope-q8_0\/$/);

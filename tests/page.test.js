@@ -479,13 +479,12 @@ test('neuron numbers out of range get a visible message, never an uncaught error
 test('the second visit shows the feature cards from the cache, without searching again', async () => {
   const p = await context.newPage();
   try {
-    const t0 = Date.now();
     await p.goto(server.url);
     await p.waitForFunction(() => document.querySelector('#feature-city')?.dataset.auc, null, { timeout: 60000 });
-    const ms = Date.now() - t0;
+    // the structural fact behind "at once": the cards come from the cache and no search ran
+    // (how long either visit takes is measured by bench/page.mjs, not here)
     assert.equal(await p.evaluate(() => document.body.dataset.featuresFrom), 'cache');
-    assert.ok(ms < 3000, `feature cards after ${ms} ms`);
-    console.log(`# second visit: feature cards after ${ms} ms`);
+    assert.equal(await p.evaluate(() => document.body.dataset.featureSearches ?? '0'), '0', 'the second visit ran no feature search');
   } finally { await p.close(); }
 });
 

@@ -88,3 +88,32 @@ test('200 seeded random fault schedules: a correct model or a typed error naming
   console.log(`# 200 runs: ${JSON.stringify(outcomes)}`);
   assert.ok(outcomes.loaded >= 50, 'most schedules are survivable with retries');
 });
+
+// Tests leave the user's home alone (tests/helpers.js gives every test process an empty home and
+// checks after its tests that nothing wrote the default cache there). The check itself is tested:
+// a test file that writes into the default cache folder fails, one that does not passes.
+test('the home-folder check: a test that writes the default cache fails, and the real home is not touched', async () => {
+  const { TEST_HOME } = await import('./helpers.js');
+  const os = await import('node:os');
+  assert.equal(os.homedir(), TEST_HOME, 'this process runs with an empty home of its own');
+  assert.notEqual(process.env.HOME, undefined);
+  const d = tmpDir('home-check');
+  const probe = (write) => {
+    const f = path.join(d, `${write ? 'writes' : 'clean'}.test.mjs`);
+    fs.writeFileSync(f, `import { test } from 'node:test';
+import fs from 'node:fs';
+import path from 'node:path';
+import { defaultCacheDir } from ${JSON.stringify(path.join(ROOT, 'js/hub.js'))};
+import ${JSON.stringify(path.join(ROOT, 'tests/helpers.js'))};
+test('t', async () => { const c = await defaultCacheDir(); if (${write}) { fs.mkdirSync(c, { recursive: true }); fs.writeFileSync(path.join(c, 'x'), 'x'); } });
+`);
+    const env = { ...process.env, HOME: d };
+    delete env.NODE_TEST_CONTEXT; // a test runner of its own, not a child of this one
+    try { execFileSync(process.execPath, ['--test', f], { stdio: 'pipe', env }); return { ok: true, out: '' }; } catch (e) { return { ok: false, out: String(e.stdout) }; }
+  };
+  const clean = probe(false), dirty = probe(true);
+  assert.ok(clean.ok, clean.out);
+  assert.ok(!dirty.ok, 'a test writing the default cache fails');
+  assert.match(dirty.out, /wrote the default cache under the home folder/);
+  assert.deepEqual(fs.readdirSync(d).filter((n) => n.startsWith('.')), [], 'the home given to the child (its HOME) got nothing: it ran in an empty home of its own');
+});

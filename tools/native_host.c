@@ -91,6 +91,10 @@ ms_tokenizer *ms_load_tokenizer_file(const char *dir, const ms_tokinfo *ti, ms_e
 }
 
 ms_model *ms_load_weightset(const char *dir, ms_tokenizer **tok, ms_err *err) {
+    return ms_load_weightset_opts(dir, NULL, tok, err);
+}
+
+ms_model *ms_load_weightset_opts(const char *dir, const ms_native_load_opts *o, ms_tokenizer **tok, ms_err *err) {
     char path[1100];
     size_t len;
     snprintf(path, sizeof path, "%s/manifest.json", dir);
@@ -99,6 +103,10 @@ ms_model *ms_load_weightset(const char *dir, ms_tokenizer **tok, ms_err *err) {
     ms_model *m = ms_model_from_manifest((const char *)text, len, 1, err);
     free(text);
     if (!m) return NULL;
+    if (o) {
+        m->pool = o->pool;
+        if (ms_model_set_activations(m, o->activations, err)) goto fail;
+    }
     for (int s = 0; s < m->n_shards; s++) {
         snprintf(path, sizeof path, "%s/%s", dir, m->shards[s].file);
         FILE *f = fopen(path, "rb");

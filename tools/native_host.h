@@ -21,6 +21,11 @@ int ms_native_convert_llama2c(const char *ckpt, const char *tok, const char *out
 /* Reads dir/manifest.json, allocates, reads and verifies every shard, finalizes. simd ignored
  * natively. Tokenizer optional (tok may be NULL). */
 ms_model *ms_load_weightset(const char *dir, ms_tokenizer **tok, ms_err *err);
+/* The same with options: the activation mode (ms_activations; the model's default when
+ * use_default_activations) and a thread pool attached before the weights are laid out, so the
+ * repack for integer activations is shared over its threads (the pool is not owned). */
+typedef struct { int activations; struct ms_pool *pool; } ms_native_load_opts;
+ms_model *ms_load_weightset_opts(const char *dir, const ms_native_load_opts *o, ms_tokenizer **tok, ms_err *err);
 /* Reads and verifies (sha256) the tokenizer file a manifest names, then loads it. */
 ms_tokenizer *ms_load_tokenizer_file(const char *dir, const ms_tokinfo *ti, ms_err *err);
 /* Reads a whole file; returns NULL and sets err on failure. */

@@ -63,6 +63,7 @@ export async function findFeatures() {
     state.searching = true;
     // a small model trained on both languages: also one search per language (its own neurons)
     const byLang = modelLangs().includes('zh') && modelLangs().includes('en') && probes.length === state.probes.length;
+    document.body.dataset.featureSearches = String(Number(document.body.dataset.featureSearches ?? 0) + 1); // tests: a cached visit runs none
     try { res = await m.findFeatureNeurons(probes, { top: 2, directions: true, topActivations: 8, byLang, onProgress: searching }); } finally { state.searching = false; }
     if (key) try { localStorage.setItem(key, JSON.stringify(res, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v))); } catch { /* storage full or private mode: search again next time */ }
   }
