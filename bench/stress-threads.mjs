@@ -92,11 +92,68 @@ async function child(out) {
   console.log(JSON.stringify(result));
 }
 
+/** --browser: the same loop in Chromium's threaded build, `procs` tabs at once, each alternating
+ *  between the page's main thread (it polls for the workers) and a Worker (it sleeps) */
+async function browserRuns(out) {
+  const { chromium } = await import('playwright-core');
+  const { serve } = await import('../tools/serve.mjs');
+  const mounts = Object.fromEntries(dtypes.map((dt) => [`/w/${dt}`, path.join(out, dt)]));
+  const server = await serve({ root: ROOT, mounts });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-quic', '--no-first-run', '--disable-sync', '--disable-dev-shm-usage'] });
+  try {
+    return await Promise.all(Array.from({ length: procs }, async () => {
+      const page = await browser.newPage();
+      await page.goto(server.url + 'tests/browser/api.html');
+      await page.waitForFunction(() => window.mlpscope);
+      return page.evaluate(async ({ dtypes, modes, threadsList, passes, fresh, T, ids, HOOKS }) => {
+        const { loadModel, loadModelInWorker } = window.mlpscope;
+        const same = (a, b) => a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
+        const pass = async (m) => {
+          const pre = await m.forward(ids.slice(0, T), { logits: 'all', hooks: HOOKS });
+          const dec = await m.forward(ids.slice(T), { continue: true });
+          return { pre, dec };
+        };
+        const differs = (w, g) => {
+          const out = [];
+          if (!same(w.pre.logits, g.pre.logits)) out.push('prefill logits');
+          if (!same(w.dec.logits, g.dec.logits)) out.push('decode logits');
+          for (const h of HOOKS) if (!same(w.pre.hooks[h], g.pre.hooks[h])) out.push(h);
+          return out.join('; ');
+        };
+        const result = { passes: 0, differ: 0, cases: [] };
+        for (const dt of dtypes) for (const mode of dt === 'f32' ? ['plain'] : modes) {
+          const int8Activations = mode === 'int8', url = `/w/${dt}/`;
+          const one = await loadModel(url, { threads: 1, cache: false, int8Activations });
+          const want = await pass(one);
+          one.dispose();
+          for (const threads of threadsList) for (const where of ['page', 'worker']) {
+            let m = null, differ = 0;
+            const first = [];
+            const open = () => (where === 'page' ? loadModel : loadModelInWorker)(url, { threads, cache: false, int8Activations });
+            for (let p = 0; p < passes; p++) {
+              if (p % fresh === 0) { await m?.dispose(); m = await open(); }
+              const what = differs(want, await pass(m));
+              if (what) { differ++; if (first.length < 3) first.push(`pass ${p}: ${what}`); }
+            }
+            const info = await m.info();
+            if (info.build.threads !== threads) throw new Error(`asked for ${threads} threads, got ${info.build.why}`);
+            await m.dispose();
+            result.passes += passes; result.differ += differ;
+            result.cases.push({ dt, mode: `${mode} (${where})`, threads, passes, differ, first });
+          }
+        }
+        return result;
+      }, { dtypes, modes, threadsList, passes, fresh, T, ids, HOOKS });
+    }));
+  } finally { await browser.close(); await server.close(); }
+}
+
 async function parent() {
   const out = opt('--out', fs.mkdtempSync(path.join(os.tmpdir(), 'mlpscope-stress-')));
   models(out);
   const t0 = Date.now();
-  const runs = await Promise.all(Array.from({ length: procs }, () => new Promise((resolve, reject) => {
+  const runs = args.includes('--browser') ? await browserRuns(out) : await Promise.all(Array.from({ length: procs }, () => new Promise((resolve, reject) => {
     const c = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', out, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
     c.stdout.on('data', (d) => { text += d; });
@@ -112,7 +169,7 @@ async function parent() {
   console.log(`| case | passes | differ from 1 thread |\n|---|---|---|`);
   for (const [k, s] of byCase) console.log(`| ${k} | ${s.passes} | ${s.differ} |${s.first.length ? ' ' + s.first.slice(0, 3).join(' / ') : ''}`);
   const total = runs.reduce((n, r) => n + r.passes, 0), differ = runs.reduce((n, r) => n + r.differ, 0);
-  console.log(`\n${total} threaded passes in ${procs} processes on ${os.availableParallelism?.() ?? os.cpus().length} cores ` +
+  console.log(`\n${total} threaded passes in ${procs} ${args.includes('--browser') ? 'Chromium tabs' : 'processes'} on ${os.availableParallelism?.() ?? os.cpus().length} cores ` +
     `(${((Date.now() - t0) / 1000).toFixed(0)} s, Node ${process.version}): ${differ} differ from one thread`);
   if (!args.includes('--out')) fs.rmSync(out, { recursive: true, force: true });
   process.exitCode = differ ? 1 : 0;

@@ -49,6 +49,7 @@ export class Tokenizer {
     }
     try {
       this._jinja = new mod.Template(this.chat.template);
+      this._jinjaModule = mod;
       this.chatTemplate = 'jinja';
     } catch (err) { this._jinjaError = `the template does not parse (${err.message})`; }
     return this;
@@ -189,7 +190,7 @@ export class Tokenizer {
     if (this._jinja) {
       const vars = { messages, add_generation_prompt: !!addGenerationPrompt, bos_token: this.chat.bos_token ?? '', eos_token: this.chat.eos_token ?? '' };
       if (enableThinking !== undefined) vars.enable_thinking = !!enableThinking;
-      try { return this._jinja.render(vars); } catch (err) { throw new MlpscopeError('E_TOKEN', `chat template: ${err.message}`); }
+      try { return renderBounded(this._jinjaModule, this._jinja, vars); } catch (err) { throw new MlpscopeError('E_TOKEN', `chat template: ${err.message}`); }
     }
     if (this._fastChat === 'none') {
       throw new MlpscopeError('E_TOKEN', this.chat
@@ -279,4 +280,48 @@ async function chatOfFolder(e, src, configBytes) {
   let template = new Uint8Array(0);
   try { template = await src.bytes('chat_template.jinja'); } catch { /* older checkpoints keep it in tokenizer_config.json */ }
   return JSON.parse(e.c.tok_chat_info(configBytes, template));
+}
+
+/**
+ * How much work a chat template may do: a template is code from the model's repository, and one
+ * that loops for ever, or renders gigabytes, must end in an error instead of freezing the page or
+ * the worker. Counted in template-node evaluations (a real chat template on a long conversation
+ * takes tens of thousands) and in characters of any value it makes; `range()` is capped likewise.
+ */
+export const CHAT_TEMPLATE_LIMITS = Object.freeze({ steps: 2_000_000, chars: 4 << 20, range: 100_000 });
+
+/**
+ * Renders with @huggingface/jinja inside those limits: its interpreter's evaluate() is wrapped for
+ * the length of this (synchronous) call, counting every node, checking the size of what it returns,
+ * and checking the arguments of every range() call before it runs; so is renderBlock(). A renderer without that
+ * interpreter (another module passed as `jinja`) runs as it is.
+ */
+function renderBounded(mod, template, vars, limits = CHAT_TEMPLATE_LIMITS) {
+  const proto = mod?.Interpreter?.prototype;
+  if (!proto || typeof proto.evaluate !== 'function') return template.render(vars);
+  const evaluate = proto.evaluate;
+  let steps = 0;
+  proto.evaluate = function bounded(node, env) {
+    if (++steps > limits.steps) throw new Error(`stopped after ${limits.steps} steps: the template loops far longer than a chat prompt needs`);
+    if (node?.type === 'CallExpression' && node.callee?.type === 'Identifier' && node.callee.value === 'range') {
+      const a = node.args.map((x) => evaluate.call(this, x, env).value);
+      const [start, stop, step = 1] = a.length === 1 ? [0, a[0]] : a;
+      const n = Number.isFinite(start) && Number.isFinite(stop) && Number.isFinite(step) && step ? Math.ceil((stop - start) / step) : 0;
+      if (n > limits.range) throw new Error(`range() of ${n} numbers: more than the ${limits.range} a chat template may make`);
+    }
+    const v = evaluate.call(this, node, env);
+    if (typeof v?.value === 'string' && v.value.length > limits.chars) throw new Error(`a value grew past ${limits.chars} characters: far longer than a chat prompt`);
+    return v;
+  };
+  // the library renders blocks (literal text, if, for, set) without evaluate(): counted here too,
+  // one step per statement of each pass through a block
+  const renderBlock = proto.renderBlock;
+  if (typeof renderBlock === 'function') proto.renderBlock = function boundedBlock(statements, env) {
+    steps += Math.max(1, statements?.length ?? 0);
+    if (steps > limits.steps) throw new Error(`stopped after ${limits.steps} steps: the template loops far longer than a chat prompt needs`);
+    const out = renderBlock.call(this, statements, env);
+    if (typeof out === 'string' && out.length > limits.chars) throw new Error(`its text grew past ${limits.chars} characters: far longer than a chat prompt`);
+    return out;
+  };
+  try { return template.render(vars); } finally { proto.evaluate = evaluate; if (renderBlock) proto.renderBlock = renderBlock; }
 }

@@ -87,3 +87,38 @@ test('the converter keeps the template (chat_template.jinja before tokenizer_con
   assert.match(await w.tokenizer.applyChatTemplate(CONVERSATIONS[0]), /^<\|begin_of_text\|><\|start_header_id\|>user/);
   await w.dispose();
 });
+
+// A chat template is code from the model's repository. One that loops for ever, makes a huge
+// range, doubles a string until it is gigabytes, or recurses without end ends in E_TOKEN (counted
+// steps and sizes, tokenizer.js CHAT_TEMPLATE_LIMITS), never a frozen page; an ordinary long
+// conversation still renders. (Without the limits this test would not end: its timeout says so.)
+test('hostile chat templates end in E_TOKEN: endless loops, huge ranges, exploding strings, endless recursion', { timeout: 120000 }, async () => {
+  const { CHAT_TEMPLATE_LIMITS } = await import('../js/tokenizer.js');
+  const cfg = JSON.parse(fs.readFileSync(path.join(QWEN3, 'tokenizer_config.json'), 'utf8'));
+  const withTemplate = async (template) => {
+    const d = tmpDir('chat-hostile');
+    fs.copyFileSync(path.join(QWEN3, 'tokenizer.json'), path.join(d, 'tokenizer.json'));
+    fs.writeFileSync(path.join(d, 'tokenizer_config.json'), JSON.stringify({ ...cfg, chat_template: template }));
+    return loadTokenizer(d, { engine });
+  };
+  const hostile = { // template: what must stop it (this renderer's own refusal counts too, e.g. string * int)
+    'a nested loop of 10^10 steps': ['{% for a in range(100000) %}{% for b in range(100000) %}x{% endfor %}{% endfor %}', /stopped after \d+ steps/],
+    'a range of 10^12 numbers': ['{% for i in range(1000000000000) %}{{ i }}{% endfor %}', /range\(\) of 1000000000000 numbers/],
+    'a string doubled 40 times': ["{% set ns = namespace(s='xy') %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s }}", /grew past \d+ characters/],
+    'a loop whose text grows past the limit': ["{% for a in range(100000) %}{% for b in range(100) %}{{ messages[0].content }}{% endfor %}{% endfor %}", /grew past \d+ characters|stopped after/],
+    'a macro that calls itself for ever': ['{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}', /stack|stopped after/],
+    'a string multiplied to a gigabyte': ["{{ 'x' * 1000000000 }}", /./],
+  };
+  for (const [what, [template, why]] of Object.entries(hostile)) {
+    const t = await withTemplate(template);
+    assert.equal(t.chatTemplate, 'jinja', what);
+    assert.throws(() => t.applyChatTemplate([{ role: 'user', content: 'hello there, '.repeat(40) }]), (e) => e.code === 'E_TOKEN' && /chat template/.test(e.message) && why.test(e.message), what);
+    t.dispose();
+  }
+  // the real Qwen3 template on a long conversation (200 turns) is far inside the limits
+  const real = await loadTokenizer(QWEN3, { engine });
+  const long = Array.from({ length: 200 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i}: ${'word '.repeat(50)}` }));
+  assert.ok(real.applyChatTemplate(long).length > 200 * 250);
+  assert.ok(CHAT_TEMPLATE_LIMITS.steps >= 1e6 && CHAT_TEMPLATE_LIMITS.range >= 1e4);
+  real.dispose();
+});
