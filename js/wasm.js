@@ -1,8 +1,9 @@
 // The wasm boundary, JS side: instantiates build/wasm/mlpscope.wasm (a standalone module, no
 // Emscripten JS runtime) in Node, browsers and workers, and binds the C ABI of src/api/api.c from
 // one table (ABI below): every other module calls `engine.c.<name>(...)` and never touches raw
-// exports. What the engine can show (hook points, statistics, error codes, activation modes) is
-// read from the engine itself (`engine.info`, C's ms_engine_info), never copied here.
+// exports. The engine's tables (hook points, statistics, error codes, activation modes, chat
+// kinds, logits modes, the lens layout, dtypes) are read from the engine itself (`engine.info`,
+// C's ms_engine_info), never copied here or anywhere else on the JS side.
 import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
 import { startThreads, stopThreads, threadSupport } from './threads.js';
@@ -115,11 +116,14 @@ export class Engine {
     /** whether this is a test build (its extra exports bound too) */
     this.testBuild = typeof this.x.ms_dbg_matmul === 'function';
     if (this.testBuild) for (const [name, sig] of Object.entries(TEST_ABI)) this.c[name] = bind(this, name, sig);
-    /** @type {{hooks: {name: string, id: number, width: string, what: string}[], interventions: string[], intervention_ops: string[],
+    /** what the engine can show, from C's own tables (js/index.d.ts, EngineInfo)
+     * @type {{hooks: {name: string, id: number, width: string, what: string}[], interventions: string[], intervention_ops: string[],
      *   stats: {name: string, id: number, type: 'f32'|'i32'|'f64', shape: string[], when: 'always'|'gdn', what: string}[],
-     *   errors: string[], activations: string[], gemm_kernels: {id: number, name: string, weights: string, activations: string, isa: string,
+     *   errors: string[], activations: string[], chat_kinds: string[], logits_modes: string[], lens: {shape: string[], kinds: string[]},
+     *   dtypes: {name: string, id: number, short: string | null, in_files: boolean}[],
+     *   gemm_kernels: {id: number, name: string, weights: string, activations: string, isa: string,
      *   tile_rows: number, tile_tokens: number, decode_rows: number, row_step: number, col_step: number, col_block: number,
-     *   col_chunk: number, row_chunk: number, max_cols: number}[]}} what the engine can show, from C */
+     *   col_chunk: number, row_chunk: number, max_cols: number}[]}} */
     this.info = this.c.engine_info();
     /** threads running the matmuls (1: the single-threaded build) */
     this.threads = 1;

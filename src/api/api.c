@@ -1,6 +1,7 @@
 /* The C ABI exported to JS: thin wrappers, no logic (the test build adds api_test.c). Pointers and sizes cross as 32-bit ints;
  * 64-bit quantities as doubles. Every function that can fail takes an ms_err*. */
 #include "../analysis/attribution.h"
+#include "../analysis/engine_info.h"
 #include "../analysis/run.h"
 #include "../model/describe.h"
 #include "../engine/forward.h"
@@ -82,7 +83,7 @@ API(ms_model_n_tensors) int ms_model_n_tensors(const ms_model *m) { return m->n_
 
 /* Model description as JSON (config, counts, dtypes, shards, tokenizer, activation mode). Caller frees. */
 API(ms_model_info) char *ms_model_info(const ms_model *m) { return ms_describe_model(m); }
-/* The engine's own tables as JSON: hook points, statistics, error codes, activation modes. Caller frees. */
+/* The engine's own tables as JSON (analysis/engine_info.h). Caller frees. */
 API(ms_engine_info) char *ms_engine_info(void) { return ms_describe_engine(); }
 
 /* ---- state and forward ---- */

@@ -61,7 +61,15 @@ typedef struct {
  *                 the same for these block types)
  *   MS_ACT_EXACT  activations split into two 16-bit codes per value: exact up to f32 rounding
  *   MS_ACT_PLAIN  no repack: the plain layouts with f32 activations (the reference kernels) */
-typedef enum { MS_ACT_PLAIN = 0, MS_ACT_INT8 = 1, MS_ACT_EXACT = 2 } ms_activations;
+/* X(ID, name): one row per mode, in code order; the engine lists them by name (engine info
+ * "activations", index = code), which is how the JS side names them */
+#define MS_ACT_LIST(X) X(PLAIN, "plain") X(INT8, "int8") X(EXACT, "exact")
+typedef enum {
+#define MS_X(id, name) MS_ACT_##id,
+    MS_ACT_LIST(MS_X)
+#undef MS_X
+    MS_ACT__COUNT
+} ms_activations;
 
 typedef struct ms_model {
     ms_config cfg;
