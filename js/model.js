@@ -384,13 +384,12 @@ export class Model {
     const { ids, stop, stops, nReal } = this._generationPlan(prompt, opts);
     const e = this.e, V = this._info.config.vocab_size;
     this._busy = true;
-    const rng = e.c.rng_new(seed);
-    const scratch = e.malloc(V * 8), lpp = e.malloc(4);
+    const sampler = e.c.sampler_create(seed, V);
     const dec = this.tokenizer?.decoder();
     if (dec) for (const id of ids) dec.push(id); // prime the decoder with the prompt
     // the next token is drawn from the logits where the engine left them (no 1 MB copy per token
     // for a 248k vocabulary)
-    const pick = (lp) => e.c.sample_next(lp, nReal, temperature, topK, topP, rng, lpp, scratch);
+    const pick = (lp) => e.c.sampler_draw(sampler, lp, nReal, temperature, topK, topP);
     const fwd = { stats: !!opts.stats, topK: opts.statsTopK ?? 8, logits: 'last', _pick: pick, interventions: opts.interventions ?? [] };
     const steps = [];
     let decodeSteps = 0; // timed decode passes: each drew a token (the stop token too)
@@ -413,7 +412,7 @@ export class Model {
       for (let n = 0; n < maxTokens; n++) {
         if (signal?.aborted) { finish('abort'); throw new MlpscopeError('E_ABORTED', 'generation aborted'); }
         const id = res.picked;
-        const logprob = e.f32[lpp >> 2];
+        const logprob = e.c.sampler_last_logprob(sampler);
         if (stop.has(id)) { yield* stops.flush(); return finish('stop'); }
         usage.generatedTokens++;
         const out = stops.push({ id, text: dec ? dec.push(id) : '', logprob });
@@ -433,7 +432,7 @@ export class Model {
       return finish('length');
     } finally {
       this._busy = false;
-      e.free(rng); e.free(scratch); e.free(lpp);
+      e.c.sampler_destroy(sampler);
     }
   }
 

@@ -64,8 +64,9 @@ export const ABI = {
   run_lens: ['rc', 'p', 'i32n', 'i', 'i', 'i', 'err'], run_exec: ['rc', 'p', 'i32', 'err'], run_logits: ['p', 'p'],
   run_stat: ['p', 'p', 'i'], run_lens_top_ids: ['p', 'p'], run_lens_top_logits: ['p', 'p'], run_lens_top_probs: ['p', 'p'],
   run_free: ['v', 'p'],
-  // sampling
-  rng_new: ['p!', 'f'], sample_next: ['i', 'p', 'i', 'f', 'i', 'f', 'p', 'p', 'p'],
+  // sampling: one sampler per generation (its random state, scratch and the last logprob)
+  sampler_create: ['p!', 'f', 'i', 'err'], sampler_destroy: ['v', 'p'], sampler_draw: ['i', 'p', 'p', 'i', 'f', 'i', 'f'],
+  sampler_last_logprob: ['f', 'p'],
   // tokenizer
   tok_load: ['p!', 's0', 'sz', 'i', 'err'], tok_free: ['v', 'p'], tok_encode: ['i!', 'p', 'sz', 'i', 'p', 'i', 'err'],
   tok_piece: ['i', 'p', 'i', 'i', 'p', 'p'], tok_vocab: ['i', 'p'], tok_bos: ['i', 'p'], tok_max_ids: ['i', 'i'],

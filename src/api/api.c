@@ -1,19 +1,18 @@
-/* The C ABI exported to JS: thin wrappers, no logic (the test build adds api_test.c). Pointers and sizes cross as 32-bit ints;
- * 64-bit quantities as doubles. Every function that can fail takes an ms_err*. */
+/* The C ABI exported to JS: thin wrappers, no logic (the test build adds api_test.c); each calls one
+ * function of the layer it belongs to. Pointers and sizes cross as 32-bit ints; 64-bit quantities
+ * as doubles; an empty string from the host means "none" (NULL). Every function that can fail takes
+ * an ms_err*. A wrapper whose export name is already the layer's function name is called <name>_api. */
 #include "../analysis/attribution.h"
 #include "../analysis/engine_info.h"
 #include "../analysis/run.h"
 #include "../model/describe.h"
 #include "../engine/forward.h"
-#include "../engine/sample.h"
+#include "../engine/sampler.h"
 #include "../io/convert.h"
 #include "../io/hf_config.h"
 #include "../kernels/dtype.h"
 #include "../kernels/quant.h"
 #include "../tokenizer/tokenizer.h"
-#include "../tokenizer/chat.h"
-#include "../tokenizer/pretokenize.h"
-#include "../tokenizer/unicode.h"
 #include "../util/threads.h"
 #include "../util/json.h"
 #include "../util/sha256.h"
@@ -44,25 +43,15 @@ void *sbrk(intptr_t increment);
 API(ms_heap_break) double ms_heap_break(void) { return (double)(uintptr_t)sbrk(0); }
 #endif
 
-/* ---- model ---- */
+/* ---- model: the weight-set load (model/model.h: open, shards finished as they arrive, finish) ---- */
 API(ms_model_create) ms_model *ms_model_create(const char *text, size_t len, int allocate, int simd, ms_err *err) {
-    ms_model *m = ms_model_from_manifest(text, len, allocate, err);
-    if (m) ms_kernels_init(&m->kern, simd);
-    return m;
+    return ms_model_open(text, len, allocate, simd, err);
 }
 API(ms_model_destroy) void ms_model_destroy(ms_model *m) { ms_model_free(m); }
-/* Shard s is in place (hash checked): check and lay out its tensors now, while other shards are
- * still arriving. activations (ms_activations) must be the same in every call and in ms_model_finish. */
-API(ms_model_finish_shard) int ms_model_finish_shard(ms_model *m, int s, int activations, ms_err *err) {
-    if (s < 0) return ms_fail(err, MS_E_ARG, "shard %d: not a shard index", s);
-    if (m->finalized) return ms_fail(err, MS_E_STATE, "model is already finished");
-    if (ms_model_set_activations(m, activations, err)) return err->code;
-    return ms_model_prepare(m, s, err);
+API(ms_model_finish_shard) int ms_model_finish_shard_api(ms_model *m, int s, int activations, ms_err *err) {
+    return ms_model_finish_shard(m, s, activations, err);
 }
-API(ms_model_finish) int ms_model_finish(ms_model *m, int activations, ms_err *err) {
-    if (ms_model_set_activations(m, activations, err)) return err->code;
-    return ms_model_finalize(m, err);
-}
+API(ms_model_finish) int ms_model_finish_api(ms_model *m, int activations, ms_err *err) { return ms_model_finish(m, activations, err); }
 /* ---- threads (util/threads.h): js/threads.js creates the pool, starts workers that call
  * ms_pool_worker in their own instances, waits until all run, then hands the pool to a model ---- */
 API(ms_pool_create) ms_pool *ms_pool_create(int n_threads, ms_err *err) { return ms_pool_new(n_threads, err); }
@@ -91,12 +80,7 @@ API(ms_state_new) ms_state *ms_state_new(const ms_model *m, int ctx, int batch, 
 API(ms_state_destroy) void ms_state_destroy(ms_state *s) { ms_state_free(s); }
 API(ms_state_clear) void ms_state_clear(ms_state *s) { ms_state_reset(s); }
 API(ms_state_pos) int ms_state_pos(const ms_state *s) { return s->pos; }
-API(ms_state_set_gdn) int ms_state_set_gdn(ms_state *s, int recurrent, int chunk, ms_err *err) {
-    if (chunk < 1 || chunk > MS_GDN_CHUNK_MAX) return ms_fail(err, MS_E_ARG, "DeltaNet chunk %d is outside [1, %d]", chunk, MS_GDN_CHUNK_MAX);
-    s->gdn_recurrent = recurrent != 0;
-    s->gdn_chunk = chunk;
-    return MS_OK;
-}
+API(ms_state_set_gdn) int ms_state_set_gdn(ms_state *s, int recurrent, int chunk, ms_err *err) { return ms_state_set_gdn_mode(s, recurrent, chunk, err); }
 
 /* A forward call (analysis/run.h): set up, executed once, read, freed. */
 API(ms_run_new) ms_run *ms_run_new(ms_state *s, int T, int want_stats, int topk, int logits_mode, ms_err *err) {
@@ -127,19 +111,13 @@ API(ms_run_free) void ms_run_free(ms_run *r) { ms_run_destroy(r); }
 /* final norm + head of an arbitrary residual vector (logit lens) */
 API(ms_unembed_vec) void ms_unembed_vec(ms_state *s, const float *resid, float *logits) { ms_unembed(s, resid, logits); }
 
-/* ---- sampling ---- */
-API(ms_rng_new) uint64_t *ms_rng_new(double seed) {
-    uint64_t *r = malloc(sizeof *r);
-    /* a seed outside [0, 2^64) (or NaN) would make the conversion undefined: such seeds mean 0 */
-    if (r) *r = ms_rng_seed(seed >= 0 && seed < 18446744073709551616.0 ? (uint64_t)seed : 0);
-    return r;
+/* ---- sampling (engine/sampler.h): one sampler per generation ---- */
+API(ms_sampler_create) ms_sampler *ms_sampler_create(double seed, int n_vocab, ms_err *err) { return ms_sampler_new(seed, n_vocab, err); }
+API(ms_sampler_destroy) void ms_sampler_destroy(ms_sampler *s) { ms_sampler_free(s); }
+API(ms_sampler_draw) int ms_sampler_draw(ms_sampler *s, const float *logits, int n, float temperature, int top_k, float top_p) {
+    return ms_sampler_next(s, logits, n, temperature, top_k, top_p);
 }
-API(ms_sample_next) int ms_sample_next(const float *logits, int n, float temperature, int top_k, float top_p, uint64_t *rng,
-                                        float *logprob, float *scratch) {
-    ms_kernels k;
-    ms_kernels_init(&k, 1);
-    return ms_sample(logits, n, temperature, top_k, top_p, rng, logprob, scratch, k.exp_sum);
-}
+API(ms_sampler_last_logprob) float ms_sampler_last_logprob(const ms_sampler *s) { return ms_sampler_logprob(s); }
 
 /* ---- tokenizer ---- */
 API(ms_tok_load) ms_tokenizer *ms_tok_load(const char *kind, const uint8_t *data, size_t len, int vocab, ms_err *err) {
@@ -161,26 +139,15 @@ API(ms_tok_max_ids) int ms_tok_max_ids(int len) { return (int)ms_tokenizer_max_i
 API(ms_tok_chat_kind) int ms_tok_chat_kind(const ms_tokenizer *t) { return ms_tokenizer_chat_kind(t); }
 API(ms_tok_token_string) char *ms_tok_token_string(const ms_tokenizer *t, int id) { return ms_tokenizer_token_string(t, id); }
 API(ms_tok_token_id) int ms_tok_token_id(const ms_tokenizer *t, const char *s, size_t n) { return ms_tokenizer_token_id(t, s, n); }
-/* Renders a JSON message list with the tokenizer's chat template; returns a malloc'd string
- * (length in *len) or NULL with err set. */
+/* A JSON message list rendered with the tokenizer's chat template: a malloc'd string (length in
+ * *len) or NULL with err set */
 API(ms_tok_chat) char *ms_tok_chat(const ms_tokenizer *t, const char *msgs, size_t n, int add_gen, int thinking, size_t *len, ms_err *err) {
     char *out = NULL;
-    if (ms_chat_render(ms_tokenizer_chat_kind(t), msgs, n, add_gen, thinking, &out, len, err)) return NULL;
-    return out;
+    return ms_tokenizer_chat(t, msgs, n, add_gen, thinking, &out, len, err) ? NULL : out;
 }
-/* Pre-tokenization of (NFC) text into pieces: writes piece end offsets (bytes) into ends[cap];
- * returns the count, or -1 if cap is too small. One piece for tokenizers without a pre-tokenizer. */
+/* piece end offsets of (NFC) text, or -1 if cap is too small */
 API(ms_tok_pretokenize) int ms_tok_pretokenize(const ms_tokenizer *t, const char *s, size_t n, int32_t *ends, int cap) {
-    int k = 0;
-    if (t->kind != MS_TOK_BPE) { if (cap < 1) return -1; ends[0] = (int32_t)n; return n ? 1 : 0; }
-    for (size_t i = 0; i < n;) {
-        size_t l = ms_pretok_next((int)t->bpe.pretok, s, n, i);
-        if (!l) l = 1;
-        if (k >= cap) return -1;
-        i += l;
-        ends[k++] = (int32_t)i;
-    }
-    return k;
+    return ms_tokenizer_pretokenize(t, s, n, ends, cap);
 }
 /* tokenizer.json (+ tokenizer_config.json, may be empty) -> bpe-bytelevel bytes (malloc'd) */
 API(ms_tok_import) uint8_t *ms_tok_import(const char *tj, size_t tl, const char *cj, size_t cl, size_t *out_len, ms_err *err) {
@@ -193,27 +160,13 @@ API(ms_tok_import) uint8_t *ms_tok_import(const char *tj, size_t tl, const char 
  * eos_token}, or "null" when there is none. tpl: chat_template.jinja's text ("" when absent), which
  * wins over tokenizer_config.json's chat_template (cj, may be empty). NULL: the error in err. */
 API(ms_tok_chat_info) char *ms_tok_chat_info(const char *cj, size_t cl, const char *tpl, size_t tl, ms_err *err) {
-    char *out = NULL;
-    if (ms_chat_info_json(cl ? cj : NULL, cl, tl ? tpl : NULL, &out, err)) return NULL;
-    if (out) return out;
-    char *none = malloc(5);
-    if (!none) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
-    memcpy(none, "null", 5);
-    return none;
+    return ms_chat_info_text(cl ? cj : NULL, cl, tl ? tpl : NULL, err);
 }
 
 /* ---- sha256 ---- */
-API(ms_sha_new) ms_sha256 *ms_sha_new(void) {
-    ms_sha256 *s = malloc(sizeof *s);
-    if (s) ms_sha256_init(s);
-    return s;
-}
+API(ms_sha_new) ms_sha256 *ms_sha_new(void) { return ms_sha256_new(); }
 API(ms_sha_update) void ms_sha_update(ms_sha256 *s, const void *p, size_t n) { ms_sha256_update(s, p, n); }
-API(ms_sha_final) void ms_sha_final(ms_sha256 *s, char *hex65) {
-    uint8_t d[32];
-    ms_sha256_final(s, d);
-    ms_sha256_hex(d, hex65);
-}
+API(ms_sha_final) void ms_sha_final(ms_sha256 *s, char *hex65) { ms_sha256_final_hex(s, hex65); }
 
 /* ---- converter (host I/O through imported functions; wasm only) ---- */
 #ifdef __wasm__

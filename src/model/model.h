@@ -87,6 +87,17 @@ typedef struct ms_model {
     struct ms_pool *pool; /* threads for the matmuls (util/threads.h); NULL: one thread. Not owned. */
 } ms_model;
 
+/* Loading a weight set, the one sequence every host runs (js/weightset.js through src/api/api.c,
+ * tools/native_host.c): ms_model_open; for each shard, the host writes its bytes where
+ * ms_model_shard_layout says and checks them against the manifest's size and sha256, then
+ * ms_model_finish_shard (checked and laid out while other shards are still arriving); at the end
+ * ms_model_finish. `activations` (ms_activations) must be the same in every call.
+ * ms_model_open: the manifest parsed and validated (allocate=0: the table only, for a memory
+ * preflight) with the kernels of `simd` (0: the portable C ones). */
+ms_model *ms_model_open(const char *manifest, size_t len, int allocate, int simd, ms_err *err);
+int ms_model_finish_shard(ms_model *m, int shard, int activations, ms_err *err);
+int ms_model_finish(ms_model *m, int activations, ms_err *err);
+
 /* Parse + validate a manifest. With allocate=0 nothing but the table is allocated (preflight). */
 ms_model *ms_model_from_manifest(const char *text, size_t len, int allocate, ms_err *err);
 void ms_model_free(ms_model *m);

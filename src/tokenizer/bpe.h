@@ -57,6 +57,8 @@ int ms_bpe_import(const char *tok_json, size_t tlen, const char *cfg_json, size_
  * chat_template.jinja file) or tokenizer_config.json's chat_template (a string, or the "default"
  * entry of a list of {name, template}); the token strings are tokenizer_config.json's. */
 int ms_chat_info_json(const char *cfg_json, size_t clen, const char *tpl_override, char **out, ms_err *err);
+/* The same as a malloc'd text that is "null" when there is no template; NULL: the error in err */
+char *ms_chat_info_text(const char *cfg_json, size_t clen, const char *tpl_override, ms_err *err);
 /* GPT-2's byte -> code point map */
 uint32_t ms_byte_to_unicode(uint8_t b);
 #endif
