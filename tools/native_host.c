@@ -1,5 +1,6 @@
 #include "native_host.h"
 #include "../src/util/sha256.h"
+#include "../src/io/llama2c_checkpoint.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

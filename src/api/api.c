@@ -8,13 +8,14 @@
 #include "../model/describe.h"
 #include "../engine/forward.h"
 #include "../engine/sampler.h"
-#include "../io/convert.h"
-#include "../io/hf_config.h"
+#include "../io/conv_stream.h"
+#include "../io/hf_checkpoint.h"
+#include "../io/llama2c_checkpoint.h"
+#include "../io/synth.h"
 #include "../kernels/dtype.h"
 #include "../kernels/quant.h"
 #include "../tokenizer/tokenizer.h"
 #include "../util/threads.h"
-#include "../util/json.h"
 #include "../util/sha256.h"
 #include <stdlib.h>
 #include <string.h>
@@ -190,66 +191,32 @@ static void io_progress(void *c, double done, double total) { (void)c; ms_host_p
  * Face model folder. */
 API(ms_convert) int ms_convert(const char *src, const char *tok, int hf_dir, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
     ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
-    ms_conv_plan p;
-    int rc = hf_dir ? ms_plan_hf(&p, &io, src, err) : ms_plan_llama2c(&p, &io, src, tok && *tok ? tok : NULL, err);
     ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
-    if (rc) { ms_plan_free(&p); return rc; }
-    return ms_convert_finish(&p, &io, &o, err);
+    return hf_dir ? ms_convert_hf(&io, src, &o, err) : ms_convert_llama2c(&io, src, tok && *tok ? tok : NULL, &o, err);
+}
+/* Synthetic weight set from a config (JSON text or a preset name) into the host's output folder. */
+API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
+    ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
+    ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
+    return ms_convert_synth(&io, config_or_preset, len, (uint64_t)seed, &o, err);
 }
 
-/* ---- conversion while the source streams in (the loader's Hugging Face path) ----
+/* ---- conversion while the source streams in (js/hub.js; io/conv_stream.h) ----
  * The plan is built through the host's files (the loader serves config.json, the tokenizer files
  * and the safetensors headers from memory under "hub/"); the loader then fetches each tensor's
  * source bytes itself and hands them over in row blocks, converted straight into the tensor. */
 API(ms_conv_open_hf) ms_conv_stream *ms_conv_open_hf(int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
     ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
     ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
-    ms_conv_stream *s = malloc(sizeof *s);
-    if (!s) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
-    if (ms_conv_stream_open_hf(s, &io, "hub", &o, err)) { free(s); return NULL; }
-    return s;
+    return ms_conv_stream_new_hf(&io, "hub", &o, err);
 }
 #endif
 /* manifest.json text (caller frees); hex: the shards' sha256 joined, or "" for zeros */
 API(ms_conv_manifest) char *ms_conv_manifest(const ms_conv_stream *s, const char *hex, ms_err *err) {
-    ms_buf b = {0};
-    if (ms_conv_stream_manifest(s, hex && *hex ? hex : NULL, &b, err)) { ms_buf_free(&b); return NULL; }
-    return b.p;
+    return ms_conv_stream_manifest_text(s, hex && *hex ? hex : NULL, err);
 }
-/* The plan as JSON: the source files' names; the output shards [{file, bytes}] and tokenizer file
- * ({file, sha256, bytes} or null); and per tensor where its source bytes are and where its output
- * goes: [{"name", "file" (source file index), "src_offset", "row_bytes" (source bytes per row),
- * "rows", "shard", "offset", "bytes"}]. */
-API(ms_conv_plan_json) char *ms_conv_plan_json(const ms_conv_stream *s) {
-    ms_buf b = {0};
-    ms_buf_puts(&b, "{\"files\": [");
-    for (int k = 0; k < s->plan.n_src_files; k++) {
-        const char *f = strrchr(s->plan.src_files[k], '/');
-        ms_buf_puts(&b, k ? ", " : "");
-        ms_buf_json_str(&b, f ? f + 1 : s->plan.src_files[k]);
-    }
-    ms_buf_puts(&b, "], \"shards\": [");
-    uint64_t *sizes = calloc((size_t)s->n_shards, sizeof *sizes);
-    if (!sizes) { ms_buf_free(&b); return NULL; }
-    ms_plan_shard_sizes(&s->plan, s->n_shards, sizes);
-    for (int k = 0; k < s->n_shards; k++) {
-        char nm[64];
-        ms_shard_name(nm, sizeof nm, k, s->n_shards);
-        ms_buf_printf(&b, "%s{\"file\": \"%s\", \"bytes\": %llu}", k ? ", " : "", nm, (unsigned long long)sizes[k]);
-    }
-    free(sizes);
-    if (s->tok) ms_buf_printf(&b, "], \"tokenizer\": {\"file\": \"%s\", \"sha256\": \"%s\", \"bytes\": %lld}, \"tensors\": [", s->plan.tok_out, s->tok_hex, (long long)s->tok_bytes);
-    else ms_buf_puts(&b, "], \"tokenizer\": null, \"tensors\": [");
-    for (int i = 0; i < s->plan.n; i++) {
-        const ms_conv_tensor *t = &s->plan.t[i];
-        ms_buf_printf(&b, "%s{\"name\": \"%s\", \"file\": %d, \"src_offset\": %llu, \"row_bytes\": %zu, \"rows\": %lld, \"shard\": %d, \"offset\": %llu, \"bytes\": %zu}",
-                      i ? ", " : "", t->name, t->src_file, (unsigned long long)t->src_off, ms_conv_row_src_bytes(t), (long long)t->shape[0],
-                      t->shard, (unsigned long long)t->offset, t->bytes);
-    }
-    ms_buf_puts(&b, "]}");
-    if (b.oom) { ms_buf_free(&b); return NULL; }
-    return b.p;
-}
+/* the plan as JSON (io/conv_stream.h) */
+API(ms_conv_plan_json) char *ms_conv_plan_json(const ms_conv_stream *s) { return ms_conv_stream_plan_json(s); }
 API(ms_conv_rows) int ms_conv_rows(ms_conv_stream *s, int i, const void *src, double r0, double nr, void *tensor_base, ms_err *err) {
     return ms_conv_stream_rows(s, i, src, (size_t)r0, (size_t)nr, tensor_base, err);
 }
@@ -258,22 +225,5 @@ API(ms_conv_tokenizer) const uint8_t *ms_conv_tokenizer(const ms_conv_stream *s,
     *len = (double)s->tok_bytes;
     return s->tok;
 }
-API(ms_conv_close) void ms_conv_close(ms_conv_stream *s) {
-    if (!s) return;
-    ms_conv_stream_close(s);
-    free(s);
-}
-#ifdef __wasm__
-/* Synthetic weight set from a config (JSON text or a preset name) into the host's output folder. */
-API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
-    ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
-    const char *preset = ms_config_preset(config_or_preset);
-    ms_conv_plan p;
-    int rc = ms_plan_synth(&p, preset ? preset : config_or_preset, preset ? strlen(preset) : len, (uint64_t)seed, err);
-    ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
-    if (rc) { ms_plan_free(&p); return rc; }
-    return ms_convert_finish(&p, &io, &o, err);
-}
-#endif
+API(ms_conv_close) void ms_conv_close(ms_conv_stream *s) { ms_conv_stream_free(s); }
 API(ms_dtype_id) int ms_dtype_id(const char *name) { return ms_dtype_from_name(name); }
-
