@@ -19,6 +19,7 @@ import { loadTokenizer } from './tokenizer.js';
 import { createEngine } from './wasm.js';
 import { nodeHost } from './node-host.js';
 import { progressLine } from './progress.js';
+import { fileDtype } from './options.js';
 import { MlpscopeError } from './errors.js';
 import { demoModelUrl } from './demo.js';
 import { isHubSpec, convertHub } from './hub.js';
@@ -79,11 +80,9 @@ function num(v, name, { int = false, min = -Infinity, max = Infinity } = {}) {
   return n;
 }
 
+/** the engine's code of a --dtype / --embed-dtype value (the engine's list of dtypes: q8 or q8_0, ...); -1 when not given */
 function dtypeArg(e, v, name) {
-  if (v === undefined) return -1;
-  const dt = DTYPES[v];
-  if (!dt) throw new MlpscopeError('E_ARG', `--${name} must be f32, f16, bf16, q8 or q4, not "${v}"`);
-  return e.c.dtype_id(dt);
+  return v === undefined ? -1 : fileDtype(e.info, v, `--${name}`).id;
 }
 
 async function convert(argv) {
@@ -110,8 +109,6 @@ async function convert(argv) {
   } finally { host.closeAll(); }
   console.log(`weight set written to ${a.out}`);
 }
-
-const DTYPES = { f32: 'f32', f16: 'f16', bf16: 'bf16', q8: 'q8_0', q4: 'q4_0', q8_0: 'q8_0', q4_0: 'q4_0' };
 
 async function synth(argv) {
   const a = parseArgs(argv, { config: 'v', seed: 'v', dtype: 'v', 'embed-dtype': 'v', out: 'v', 'shard-size': 'v' });

@@ -6,7 +6,7 @@
 // C's ms_engine_info), never copied here or anywhere else on the JS side.
 import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
-import { startThreads, stopThreads, threadSupport } from './threads.js';
+import { startThreads, stopThreads, threadSupport, hardwareThreads } from './threads.js';
 
 
 /** Default location of the module, relative to this file (works from node_modules and static hosting). */
@@ -76,15 +76,11 @@ export const ABI = {
   // sha256 of shards as they stream in
   sha_new: ['p!'], sha_update: ['v', 'p', 'p', 'i'], sha_final: ['v', 'p', 'p'],
   // converter and synthetic weight sets (host I/O through the imports below)
-  convert: ['rc', 's0', 's0', 'i', 'i', 'i', 'f', 'err'], synth: ['rc', 'sz', 'f', 'i', 'i', 'f', 'err'], dtype_id: ['i', 's0'],
+  convert: ['rc', 's0', 's0', 'i', 'i', 'i', 'f', 'err'], synth: ['rc', 'sz', 'f', 'i', 'i', 'f', 'err'],
   // conversion while a Hugging Face checkpoint streams in (js/hub.js)
   conv_open_hf: ['p!', 'i', 'i', 'f', 'err'], conv_manifest: ['text!', 'p', 's0', 'err'], conv_plan_json: ['json', 'p'],
   conv_rows: ['rc', 'p', 'i', 'p', 'f', 'f', 'p', 'err'], conv_tokenizer: ['p', 'p', 'p'], conv_close: ['v', 'p'],
 };
-
-/** The two exports a helper thread calls (js/thread-worker.js stands alone, so a bundle can copy
- * it as it is: the engine hands it these names with its start-up data). */
-export const THREAD_ENTRY = { stackRestore: 'stackRestore', enter: 'ms_pool_enter' };
 
 /** Exports of the test builds only (src/api/api_test.c): kernels by dtype and ISA, bench probes. */
 export const TEST_ABI = {
@@ -245,6 +241,31 @@ export async function createEngine(opts = {}) {
     engine.threads = threads;
   }
   return engine;
+}
+
+/**
+ * The engine for a load, and who owns it: the one passed in (`engine`; the caller keeps it), else
+ * the multi-threaded build when threads can run here and more than one is wanted ('auto': one per
+ * hardware thread, at most 4), else the single-threaded one; `why` says which and why.
+ * @param {{engine?: Engine, threads?: number|'auto', build?: 'release'|'test', urls?: {wasmUrl?: URL|string, mtWasmUrl?: URL|string, threadWorkerUrl?: URL|string}}} o
+ * @returns {Promise<{e: Engine, owns: boolean, why: string}>}
+ */
+export async function engineFor({ engine, threads: want = 'auto', build, urls = {} }) {
+  if (engine) return { e: engine, owns: false, why: 'the engine passed in' };
+  if (want !== 'auto' && !(Number.isInteger(want) && want >= 1 && want <= 64))
+    throw new MlpscopeError('E_ARG', `threads: ${JSON.stringify(want)} is neither 'auto' nor an integer in [1, 64]`);
+  const base = { ...urls, build };
+  const sup = threadSupport();
+  const hw = await hardwareThreads();
+  const n = want === 'auto' ? Math.min(hw, 4) : want;
+  const one = async (why) => ({ e: await createEngine(base), owns: true, why });
+  if (n < 2) return one(want === 'auto' ? `threads: auto, ${hw} hardware thread` : 'threads: 1 asked for');
+  if (!sup.ok) return one(`threads: ${want}, but ${sup.why}`);
+  try {
+    return { e: await createEngine({ ...base, threads: n }), owns: true, why: `threads: ${want}${want === 'auto' ? `, ${hw} hardware threads` : ''}` };
+  } catch (err) {
+    return one(`threads: ${want}, but the threaded build did not start: ${err.message}`);
+  }
 }
 
 /** A JS function for export ms_<name> with signature sig (see ABI). */

@@ -12,7 +12,6 @@
 #include "../io/hf_checkpoint.h"
 #include "../io/llama2c_checkpoint.h"
 #include "../io/synth.h"
-#include "../kernels/dtype.h"
 #include "../kernels/quant.h"
 #include "../tokenizer/tokenizer.h"
 #include "../util/threads.h"
@@ -226,4 +225,3 @@ API(ms_conv_tokenizer) const uint8_t *ms_conv_tokenizer(const ms_conv_stream *s,
     return s->tok;
 }
 API(ms_conv_close) void ms_conv_close(ms_conv_stream *s) { ms_conv_stream_free(s); }
-API(ms_dtype_id) int ms_dtype_id(const char *name) { return ms_dtype_from_name(name); }
