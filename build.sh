@@ -118,6 +118,9 @@ if { [ "$what" = all ] || [ "$what" = wasm ]; } && ! fresh build/wasm/mlpscope-m
       if (f.includes("-test") !== (testOnly.length > 0)) { console.error("build.sh: " + f + (testOnly.length ? " exports test functions: " + testOnly.join(", ") : " lacks the test exports")); process.exit(1); }
     }
   '
+  # the parts of js/index.d.ts that mirror the engine's tables (error codes, hooks, statistics, ...)
+  # are generated from the engine just built: rewritten when a table changed (commit the result)
+  node tools/gen-types.mjs
   echo "built build/wasm/mlpscope.wasm ($(stat -c %s build/wasm/mlpscope.wasm) bytes) and mlpscope-mt.wasm ($(stat -c %s build/wasm/mlpscope-mt.wasm) bytes)"
 fi
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../src/model/model.h"
-#include "../src/io/convert.h"
+#include "../src/io/llama2c_checkpoint.h"
 #include "../src/io/hf_config.h"
 #include "../src/io/safetensors.h"
 #include "../src/tokenizer/tokenizer.h"

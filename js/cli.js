@@ -19,6 +19,8 @@ import { loadTokenizer } from './tokenizer.js';
 import { createEngine } from './wasm.js';
 import { nodeHost } from './node-host.js';
 import { progressLine } from './progress.js';
+import { statsTable, statsJson } from './stats-table.js';
+import { fileDtype } from './options.js';
 import { MlpscopeError } from './errors.js';
 import { demoModelUrl } from './demo.js';
 import { isHubSpec, convertHub } from './hub.js';
@@ -79,11 +81,9 @@ function num(v, name, { int = false, min = -Infinity, max = Infinity } = {}) {
   return n;
 }
 
+/** the engine's code of a --dtype / --embed-dtype value (the engine's list of dtypes: q8 or q8_0, ...); -1 when not given */
 function dtypeArg(e, v, name) {
-  if (v === undefined) return -1;
-  const dt = DTYPES[v];
-  if (!dt) throw new MlpscopeError('E_ARG', `--${name} must be f32, f16, bf16, q8 or q4, not "${v}"`);
-  return e.c.dtype_id(dt);
+  return v === undefined ? -1 : fileDtype(e.info, v, `--${name}`).id;
 }
 
 async function convert(argv) {
@@ -110,8 +110,6 @@ async function convert(argv) {
   } finally { host.closeAll(); }
   console.log(`weight set written to ${a.out}`);
 }
-
-const DTYPES = { f32: 'f32', f16: 'f16', bf16: 'bf16', q8: 'q8_0', q4: 'q4_0', q8_0: 'q8_0', q4_0: 'q4_0' };
 
 async function synth(argv) {
   const a = parseArgs(argv, { config: 'v', seed: 'v', dtype: 'v', 'embed-dtype': 'v', out: 'v', 'shard-size': 'v' });
@@ -187,10 +185,9 @@ async function run(argv) {
   const layerMs = st.layer_ms.map((x) => Array.from(x));
   const timings = { load_ms: loadMs, prompt_tokens: usage.promptTokens, prefill_ms: usage.prefillMs, prefill_tok_per_s: usage.prefillTokPerS,
     time_to_first_token_ms: usage.timeToFirstTokenMs, generated_tokens: usage.generatedTokens, decode_ms: usage.decodeMs, decode_tok_per_s: usage.decodeTokPerS, finish_reason: finishReason };
-  const names = ['resid_pre_l2', 'attn_out_l2', 'resid_mid_l2', 'mlp_out_l2', 'resid_post_l2', 'mlp_ratio'];
+  const info = model.e.info; // the engine's tables: the statistics it lists are the ones printed
   if (a.json) {
-    const stats = {};
-    for (const n of names) stats[n] = st[n].map((r) => Array.from(r));
+    const stats = statsJson(info, st);
     const out = { build: model.info().build, prompt_ids: promptIds, ids, text: model.tokenizer ? model.tokenizer.decode(promptIds) + text : '', generated_text: text, stats,
       mixer: st.mixer, layer_ms: layerMs.map((r) => r.reduce((x, y) => x + y, 0)), timings };
     if (topLogits) { // an analysis of its own: one more pass with the logits of every position
@@ -200,11 +197,8 @@ async function run(argv) {
     }
     process.stdout.write(JSON.stringify(out) + '\n');
   } else {
-    const mean = (r) => r.reduce((x, y) => x + y, 0) / r.length;
-    console.log(`\nper-layer statistics over ${st.T} tokens (mean L2 norm per token; ratio = |mlp_out| / |resid_post|; ms: the layer's time over all passes)`);
-    console.log('layer  mixer  resid_pre  attn_out   mlp_out  resid_post  mlp/out   ms');
-    for (let l = 0; l < st.layers; l++)
-      console.log(`${String(l).padStart(5)}  ${st.mixer[l].padEnd(6)} ${[st.resid_pre_l2, st.attn_out_l2, st.mlp_out_l2, st.resid_post_l2].map((x) => mean(x[l]).toFixed(3).padStart(9)).join(' ')}  ${(100 * mean(st.mlp_ratio[l])).toFixed(1).padStart(6)}%  ${layerMs[l].reduce((x, y) => x + y, 0).toFixed(2)}`);
+    console.log(`\nper-layer statistics over ${st.T} tokens (each the mean over the tokens (and heads); *_l2: L2 norms; mlp_ratio = |mlp_out| / |resid_post|; ms: the layer's time over all passes)`);
+    for (const line of statsTable(info, st, layerMs)) console.log(line);
     const b = model.info().build;
     console.error(`\nload: ${(loadMs / 1000).toFixed(2)} s; ${b.activations} activations, ${b.threads} thread${b.threads > 1 ? 's' : ''}`);
     console.error(`prompt: ${usage.promptTokens} tokens in ${usage.prefillMs.toFixed(1)} ms = ${usage.prefillTokPerS.toFixed(1)} tok/s (time to first token ${usage.timeToFirstTokenMs.toFixed(1)} ms)`);

@@ -1,7 +1,12 @@
 // Typed errors: every failure carries a stable `code` (docs/api.md, Error codes) and a message naming the
 // file / tensor / field at fault.
 
-/** @typedef {'E_MANIFEST'|'E_SHARD_MISSING'|'E_SHARD_SIZE'|'E_SHARD_HASH'|'E_TENSOR'|'E_CONFIG'|'E_MEMORY'|'E_ABORTED'|'E_NETWORK'|'E_TOKEN'|'E_CONTEXT'|'E_CHECKPOINT'|'E_ARG'|'E_STATE'|'E_ENGINE'} ErrorCode */
+/** The codes only the JS side raises, beside the engine's own (engine.info.errors, C's
+ * MS_ERROR_LIST): E_ENGINE, the engine's .wasm is missing (there is no engine to ask). js/index.d.ts's
+ * ErrorCode is generated from both lists (tools/gen-types.mjs). */
+export const HOST_ERROR_CODES = ['E_ENGINE'];
+
+/** @typedef {string} ErrorCode one of engine.info.errors or HOST_ERROR_CODES (js/index.d.ts, ErrorCode) */
 
 export class MlpscopeError extends Error {
   /** @param {ErrorCode} code @param {string} message @param {object} [details] */

@@ -1,7 +1,54 @@
 // Types for the mlpscope package (plain ESM; see README for usage).
 
-export type ErrorCode = 'E_MANIFEST' | 'E_SHARD_MISSING' | 'E_SHARD_SIZE' | 'E_SHARD_HASH' | 'E_TENSOR' | 'E_CONFIG'
-  | 'E_MEMORY' | 'E_ABORTED' | 'E_NETWORK' | 'E_TOKEN' | 'E_CONTEXT' | 'E_CHECKPOINT' | 'E_ARG' | 'E_STATE' | 'E_ENGINE';
+// ---- GENERATED from the engine's tables by tools/gen-types.mjs (./build.sh wasm): do not edit by hand ----
+/** Error codes: the engine's (MS_ERROR_LIST) and those only the JS side raises (js/errors.js HOST_ERROR_CODES). */
+export type ErrorCode = 'E_MANIFEST' | 'E_SHARD_MISSING' | 'E_SHARD_SIZE' | 'E_SHARD_HASH' | 'E_TENSOR' | 'E_CONFIG' | 'E_MEMORY' | 'E_ABORTED' | 'E_NETWORK' | 'E_TOKEN' | 'E_CONTEXT' | 'E_CHECKPOINT' | 'E_ARG' | 'E_STATE' | 'E_ENGINE';
+/** The hook points of a block (MS_HOOK_LIST), in forward order. */
+export type HookKind = 'hook_resid_pre' | 'hook_attn_out' | 'hook_resid_mid' | 'hook_mlp_out' | 'hook_resid_post' | 'mlp.hook_pre' | 'mlp.hook_pre_linear' | 'mlp.hook_post';
+/** How q8 / q4 matrices meet their inputs (MS_ACT_LIST). */
+export type ActivationMode = 'plain' | 'int8' | 'exact';
+/** The chat templates the engine renders itself (MS_CHAT_LIST). */
+export type ChatKind = 'none' | 'chatml' | 'qwen3' | 'qwen3.5';
+/** Which logits a forward call returns (MS_LOGITS_LIST). */
+export type LogitsMode = 'none' | 'last' | 'all';
+/** The dtypes a checkpoint converts to, by short and full name (MS_DTYPE_LIST). */
+export type DType = 'f32' | 'f16' | 'bf16' | 'q8' | 'q8_0' | 'q4' | 'q4_0';
+/** The dimensions statistics are laid out in. */
+export type StatDim = 'layer' | 'token' | 'top_k' | 'gdn_head';
+/** The name of a statistic (MS_STAT_LIST). */
+export type StatName = 'resid_pre_l2' | 'attn_out_l2' | 'resid_mid_l2' | 'mlp_out_l2' | 'resid_post_l2' | 'mlp_ratio' | 'top_idx' | 'top_val' | 'layer_ms' | 'gdn_state_norm' | 'gdn_decay' | 'gdn_beta' | 'gdn_decay_head' | 'gdn_beta_head';
+/** The statistics of a forward call with a value per token, one per row of the engine's table (MS_STAT_LIST):
+ *  stats.X[layer] holds the values over the other dimensions ([token], or [token × …]); the ones collected
+ *  only for models with Gated DeltaNet layers are optional. */
+export interface StatArrays {
+  /** L2 norm of hook_resid_pre: [layer][token] */
+  resid_pre_l2: Float32Array[];
+  /** L2 norm of hook_attn_out (the mixer's write): [layer][token] */
+  attn_out_l2: Float32Array[];
+  /** L2 norm of hook_resid_mid: [layer][token] */
+  resid_mid_l2: Float32Array[];
+  /** L2 norm of hook_mlp_out (the MLP's write): [layer][token] */
+  mlp_out_l2: Float32Array[];
+  /** L2 norm of hook_resid_post: [layer][token] */
+  resid_post_l2: Float32Array[];
+  /** mlp_out_l2 / resid_post_l2: [layer][token] */
+  mlp_ratio: Float32Array[];
+  /** the top_k neurons of mlp.hook_post by |value|, descending: [layer][token][top_k] */
+  top_idx: Int32Array[];
+  /** their signed values: [layer][token][top_k] */
+  top_val: Float32Array[];
+  /** Frobenius norm of each DeltaNet head's state: [layer][token][gdn_head] */
+  gdn_state_norm?: Float32Array[];
+  /** mean exp(g) over the DeltaNet heads (state decay): [layer][token] */
+  gdn_decay?: Float32Array[];
+  /** mean beta over the DeltaNet heads (write strength): [layer][token] */
+  gdn_beta?: Float32Array[];
+  /** exp(g) of each DeltaNet head: how much of its state it keeps: [layer][token][gdn_head] */
+  gdn_decay_head?: Float32Array[];
+  /** beta of each DeltaNet head: how strongly it writes the token: [layer][token][gdn_head] */
+  gdn_beta_head?: Float32Array[];
+}
+// ---- end of GENERATED ----
 
 export class MlpscopeError extends Error {
   code: ErrorCode;
@@ -32,7 +79,7 @@ export interface LoadOptions {
   /** how q8 / q4 matrices meet their inputs: 'int8' (the default: activations rounded to int8 per
    * block of 32, fastest), 'exact' (two 16-bit codes per input: exact up to f32 rounding), 'plain'
    * (the reference f32-activation kernels; slow) */
-  activations?: 'int8' | 'exact' | 'plain';
+  activations?: ActivationMode;
   /** true: activations 'exact' */
   exact?: boolean;
   /** the earlier name: true = 'int8', false = 'exact' */
@@ -63,14 +110,17 @@ export interface LoadOptions {
    * the hub to ask (default $HF_ENDPOINT in Node, else https://huggingface.co) */
   hubUrl?: string;
   /** Hugging Face sources: the converted matrices' dtype (default 'q8'; vectors stay f32) */
-  dtype?: 'q8' | 'q4' | 'f16' | 'bf16' | 'f32';
+  dtype?: DType;
   /** Hugging Face sources: the embedding's and head's dtype (default: as dtype) */
-  embedDtype?: 'q8' | 'q4' | 'f16' | 'bf16' | 'f32';
+  embedDtype?: DType;
   /** where a bundle keeps the engine (build/wasm/mlpscope.wasm), its threaded build
    * (mlpscope-mt.wasm) and js/thread-worker.js; default: beside the package's own files */
   wasmUrl?: URL | string;
   mtWasmUrl?: URL | string;
   threadWorkerUrl?: URL | string;
+  /** 'test': a checkout's test build of the engine (its kernel and benchmark exports, and the
+   * statistics of the test builds); default 'release' */
+  build?: 'release' | 'test';
 }
 
 /** A weight set in the cache: its folder URL, files (sha256 null for a manifest's last good copy) and bytes. */
@@ -83,8 +133,6 @@ export function deleteCachedModel(url: string | URL, opts?: { cacheDir?: string 
 /** A model's own chat template, as the weight set keeps it. */
 export interface ChatTemplateInfo { template: string; bos_token: string | null; eos_token: string | null }
 
-export type HookKind = 'hook_resid_pre' | 'hook_attn_out' | 'hook_resid_mid' | 'hook_mlp_out' | 'hook_resid_post'
-  | 'mlp.hook_pre' | 'mlp.hook_pre_linear' | 'mlp.hook_post';
 /** `blocks.${layer}.${HookKind}` */
 export type HookName = string;
 
@@ -113,34 +161,22 @@ export interface ForwardOptions {
   topK?: number;
   hooks?: HookName[];
   interventions?: Intervention[];
-  logits?: 'last' | 'all' | 'none';
+  logits?: LogitsMode;
   /** afterMixer: also the lens of hook_resid_mid (the stream before each layer's MLP) */
   logitLens?: { positions: number[]; k?: number; afterMixer?: boolean };
   /** extend the current sequence instead of starting a fresh one */
   continue?: boolean;
 }
 
-/** Per-layer arrays: stats.X[layer] is a Float32Array over positions. */
-export interface Stats {
+/** Per-layer arrays: stats.X[layer] is a typed array over positions (and the statistic's other
+ * dimensions: top_k neurons, DeltaNet heads), one for every statistic of the engine's table (StatArrays). */
+export interface Stats extends StatArrays {
   T: number;
   layers: number;
   topK: number;
   mixer: ('full' | 'linear')[];
-  resid_pre_l2: Float32Array[];
-  attn_out_l2: Float32Array[];
-  resid_mid_l2: Float32Array[];
-  mlp_out_l2: Float32Array[];
-  resid_post_l2: Float32Array[];
-  /** |mlp_out| / |resid_post| */
-  mlp_ratio: Float32Array[];
-  /** [layer] -> Int32Array(T * topK): neurons with the largest |mlp.hook_post|, by position */
-  top_idx: Int32Array[];
-  top_val: Float32Array[];
-  /** Gated DeltaNet layers (qwen3_5): [layer] -> Float32Array(T * heads) */
+  /** with Gated DeltaNet layers (qwen3_5): the heads of the per-head statistics */
   gdn_heads?: number;
-  gdn_state_norm?: Float32Array[];
-  gdn_decay?: Float32Array[];
-  gdn_beta?: Float32Array[];
 }
 
 export interface LensToken { id: number; token: string | undefined; logit: number; prob: number }
@@ -212,7 +248,7 @@ export interface ModelInfo {
   memory: { weights: number; state: number; heap: number };
   mixers: ('full' | 'linear')[];
   /** which build runs: thread count, SIMD128 or scalar kernels, int8 activations, and why */
-  build: { threads: number; simd: boolean; activations: 'int8' | 'exact' | 'plain' | 'f32'; int8Activations: boolean; why: string };
+  build: { threads: number; simd: boolean; activations: ActivationMode | 'f32'; int8Activations: boolean; why: string };
   /** the hook points of a block, as the engine lists them: name, width for this model, what it holds */
   hooks: { name: HookKind; width: number; what: string }[];
   /** the hooks an intervention can change (every hook point) */
@@ -228,7 +264,7 @@ export class Tokenizer {
   vocabSize: number;
   /** who renders chat messages: 'jinja' (the model's own template through @huggingface/jinja), a
    * kind the engine renders itself, or 'none' (applyChatTemplate throws E_TOKEN) */
-  chatTemplate: 'jinja' | 'chatml' | 'qwen3' | 'qwen3.5' | 'none';
+  chatTemplate: 'jinja' | ChatKind;
   /** the weight set's own chat template, or null */
   chat: ChatTemplateInfo | null;
   encode(text: string, opts?: { addSpecial?: boolean }): number[];
@@ -383,7 +419,14 @@ export interface EngineInfo {
   hooks: { name: HookKind; id: number; width: 'hidden_size' | 'intermediate_size'; what: string }[];
   interventions: HookKind[];
   intervention_ops: ('scale' | 'set' | 'add')[];
-  stats: { name: string; id: number; type: 'f32' | 'i32' | 'f64'; shape: ('layer' | 'token' | 'top_k' | 'gdn_head')[]; when: 'always' | 'gdn'; what: string }[];
-  errors: string[];
-  activations: ('plain' | 'int8' | 'exact')[];
+  stats: { name: StatName; id: number; type: 'f32' | 'i32' | 'f64'; shape: StatDim[]; when: 'always' | 'gdn'; what: string }[];
+  /** the engine's error codes, by code (E_ENGINE is the JS side's own) */
+  errors: ErrorCode[];
+  /** by code, as are chat_kinds and logits_modes */
+  activations: ActivationMode[];
+  chat_kinds: ChatKind[];
+  logits_modes: LogitsMode[];
+  /** how the logit lens results are laid out, and the hook point of each kind */
+  lens: { shape: ('position' | 'kind' | 'layer' | 'k')[]; kinds: HookKind[] };
+  dtypes: { name: string; id: number; short: string | null; in_files: boolean }[];
 }

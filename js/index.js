@@ -1,5 +1,6 @@
 // mlpscope: run small transformer LMs in wasm and look inside their SwiGLU MLPs.
-export { loadModel, fmtBytes } from './loader.js';
+export { loadModel } from './loader.js';
+export { fmtBytes } from './format.js';
 export { demoModelUrl } from './demo.js';
 export { Model, topTokens, klDivergence } from './model.js';
 export { Tokenizer, loadTokenizer } from './tokenizer.js';

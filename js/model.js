@@ -295,7 +295,8 @@ export class Model {
       if (!Number.isInteger(ids[t])) throw new MlpscopeError('E_TOKEN', `token id ${ids[t]} at position ${t} is not an integer`);
     if (!opts.continue) c.state_clear(this.s);
     const start = c.state_pos(this.s);
-    const mode = logits === 'all' ? 2 : logits === 'none' ? 0 : 1;
+    const mode = e.info.logits_modes.indexOf(logits); // the engine's code for 'none' | 'last' | 'all'
+    if (mode < 0) throw new MlpscopeError('E_ARG', `logits: '${logits}' is not one of ${e.info.logits_modes.join(', ')}`);
     const run = c.run_new(this.s, T, stats ? 1 : 0, topK, mode);
     try {
       const caps = hooks.map((name) => ({ name, i: c.run_hook(run, String(name)) }));
@@ -311,9 +312,9 @@ export class Model {
 
       const out = { logits: null, stats: null, hooks: {}, timings: { total_ms: totalMs, layer_ms: null }, position: start };
       if (opts._pick) out.picked = opts._pick(c.run_logits(run)); // generate(): sample in place
-      else if (mode) {
+      else if (logits !== 'none') {
         const lp = c.run_logits(run);
-        out.logits = e.f32.slice(lp >> 2, (lp >> 2) + cfg.vocab_size * (mode === 2 ? T : 1));
+        out.logits = e.f32.slice(lp >> 2, (lp >> 2) + cfg.vocab_size * (logits === 'all' ? T : 1));
       }
       if (stats) {
         // every statistic the engine lists (ms_engine_info), [layer] arrays of its other dimensions
@@ -342,17 +343,22 @@ export class Model {
   }
 
   /** The lens results the engine computed: per position, per layer the top-k tokens of
-   *  unembed(final_norm(resid_post)) and, with afterMixer, of resid_mid (before the layer's MLP). */
+   *  unembed(final_norm(resid_post)) and, with afterMixer, of resid_mid (before the layer's MLP).
+   *  Where each one is comes from the engine's description of the layout (engine.info.lens). */
   _lens(run, positions, T, k, afterMixer) {
-    const e = this.e, c = e.c, L = this.nLayers, kinds = afterMixer ? 2 : 1;
+    const e = this.e, c = e.c, L = this.nLayers, { shape, kinds } = e.info.lens;
+    const sizes = { position: positions.length, kind: afterMixer ? kinds.length : 1, layer: L, k };
+    const stride = {};
+    shape.reduceRight((n, d) => { stride[d] = n; return n * sizes[d]; }, 1);
     const ids = c.run_lens_top_ids(run) >> 2, lg = c.run_lens_top_logits(run) >> 2, pr = c.run_lens_top_probs(run) >> 2;
     const top = (at) => Array.from({ length: k }, (_, j) => {
-      const id = e.i32[ids + at + j];
-      return { id, token: this.tokenizer?.idToToken(id), logit: e.f32[lg + at + j], prob: e.f32[pr + at + j] };
+      const x = at + j * stride.k, id = e.i32[ids + x];
+      return { id, token: this.tokenizer?.idToToken(id), logit: e.f32[lg + x], prob: e.f32[pr + x] };
     });
+    const kind = (hook) => kinds.indexOf(hook); // the stream leaving the block; before its MLP
     return positions.map((p, i) => {
-      const at = (kind) => Array.from({ length: L }, (_, l) => top(((i * kinds + kind) * L + l) * k));
-      return { position: p < 0 ? T + p : p, layers: at(0), ...(afterMixer ? { afterMixer: at(1) } : {}) };
+      const at = (kd) => Array.from({ length: L }, (_, l) => top(i * stride.position + kd * stride.kind + l * stride.layer));
+      return { position: p < 0 ? T + p : p, layers: at(kind('hook_resid_post')), ...(afterMixer ? { afterMixer: at(kind('hook_resid_mid')) } : {}) };
     });
   }
 
@@ -378,13 +384,12 @@ export class Model {
     const { ids, stop, stops, nReal } = this._generationPlan(prompt, opts);
     const e = this.e, V = this._info.config.vocab_size;
     this._busy = true;
-    const rng = e.c.rng_new(seed);
-    const scratch = e.malloc(V * 8), lpp = e.malloc(4);
+    const sampler = e.c.sampler_create(seed, V);
     const dec = this.tokenizer?.decoder();
     if (dec) for (const id of ids) dec.push(id); // prime the decoder with the prompt
     // the next token is drawn from the logits where the engine left them (no 1 MB copy per token
     // for a 248k vocabulary)
-    const pick = (lp) => e.c.sample_next(lp, nReal, temperature, topK, topP, rng, lpp, scratch);
+    const pick = (lp) => e.c.sampler_draw(sampler, lp, nReal, temperature, topK, topP);
     const fwd = { stats: !!opts.stats, topK: opts.statsTopK ?? 8, logits: 'last', _pick: pick, interventions: opts.interventions ?? [] };
     const steps = [];
     let decodeSteps = 0; // timed decode passes: each drew a token (the stop token too)
@@ -407,7 +412,7 @@ export class Model {
       for (let n = 0; n < maxTokens; n++) {
         if (signal?.aborted) { finish('abort'); throw new MlpscopeError('E_ABORTED', 'generation aborted'); }
         const id = res.picked;
-        const logprob = e.f32[lpp >> 2];
+        const logprob = e.c.sampler_last_logprob(sampler);
         if (stop.has(id)) { yield* stops.flush(); return finish('stop'); }
         usage.generatedTokens++;
         const out = stops.push({ id, text: dec ? dec.push(id) : '', logprob });
@@ -427,7 +432,7 @@ export class Model {
       return finish('length');
     } finally {
       this._busy = false;
-      e.free(rng); e.free(scratch); e.free(lpp);
+      e.c.sampler_destroy(sampler);
     }
   }
 

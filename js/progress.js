@@ -1,5 +1,5 @@
 // Progress lines for the command line and the benchmarks (Node only: they write to stderr).
-import { fmtBytes } from './loader.js';
+import { fmtBytes } from './format.js';
 
 /**
  * A progress line on stderr when it is a terminal (MLPSCOPE_PROGRESS=1 forces it, =0 turns it

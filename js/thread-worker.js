@@ -7,7 +7,7 @@ const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 const workerThreads = 'node:worker_threads'; // not a literal import: bundlers leave it out
 
 /** @param {{module: WebAssembly.Module, memory: WebAssembly.Memory, pool: number, part: number, stackTop: number,
- *   entry: {stackRestore: string, enter: string}}} d entry: the export names to call (js/wasm.js THREAD_ENTRY) */
+ *   entry: {stackRestore: string, enter: string}}} d entry: the export names to call (js/threads.js THREAD_ENTRY) */
 async function run(d, post) {
   try {
     const env = { memory: d.memory };

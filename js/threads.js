@@ -3,9 +3,15 @@
 // (node:worker_threads in Node, a module Web Worker in browsers) running js/thread-worker.js.
 import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
-import { THREAD_ENTRY } from './wasm.js';
 
 const STACK = 1 << 20; // per worker; the kernels keep ~150 KB of activation codes on the stack
+
+/** The two exports a helper thread calls (js/thread-worker.js stands alone, so a bundle can copy
+ * it as it is: the engine hands it these names with its start-up data). */
+export const THREAD_ENTRY = { stackRestore: 'stackRestore', enter: 'ms_pool_enter' };
+
+/** What the threads need of an engine (js/wasm.js's Engine, which imports this module):
+ * @typedef {{ c: Record<string, Function>, memory: WebAssembly.Memory, malloc(n: number): number, free(p: number): void }} ThreadedEngine */
 
 /** Whether this JS environment can share wasm memory between threads at all, and why not. */
 export function threadSupport() {
@@ -24,7 +30,7 @@ export async function hardwareThreads() {
 /**
  * Creates the pool in the engine and starts n - 1 workers on it; resolves when every worker is
  * inside the pool's loop (so the first job cannot be missed).
- * @param {import('./wasm.js').Engine} e @param {WebAssembly.Module} module @param {number} n
+ * @param {ThreadedEngine} e @param {WebAssembly.Module} module @param {number} n
  */
 export async function startThreads(e, module, n, workerUrl) {
   const pool = e.c.pool_create(n);
@@ -61,7 +67,8 @@ export async function startThreads(e, module, n, workerUrl) {
   return { pool, workers, stacks, n };
 }
 
-/** Stops the pool (workers leave their loop), then ends the workers and frees their stacks. */
+/** Stops the pool (workers leave their loop), then ends the workers and frees their stacks.
+ * @param {ThreadedEngine} e */
 export function stopThreads(e, t) {
   if (!t?.pool) return;
   e.c.pool_destroy(t.pool);

@@ -4,7 +4,6 @@ import { MlpscopeError } from './errors.js';
 import { createEngine } from './wasm.js';
 import { openSource } from './source.js';
 
-const CHAT_KINDS = ['none', 'chatml', 'qwen3', 'qwen3.5'];
 const textEncoder = new TextEncoder();
 
 export class Tokenizer {
@@ -17,7 +16,7 @@ export class Tokenizer {
     this.eosIds = info.eosIds ?? [];
     this.vocabSize = engine.c.tok_vocab(ptr);
     // the template the engine renders itself (ChatML, Qwen3, Qwen3.5), 'none' if it knows none
-    this._fastChat = CHAT_KINDS[engine.c.tok_chat_kind(ptr)];
+    this._fastChat = engine.info.chat_kinds[engine.c.tok_chat_kind(ptr)];
     /** the weight set's own template and its token strings ({template, bos_token, eos_token}), or null */
     this.chat = info.chat?.template ? info.chat : null;
     this._jinja = null;

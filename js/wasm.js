@@ -1,11 +1,12 @@
 // The wasm boundary, JS side: instantiates build/wasm/mlpscope.wasm (a standalone module, no
 // Emscripten JS runtime) in Node, browsers and workers, and binds the C ABI of src/api/api.c from
 // one table (ABI below): every other module calls `engine.c.<name>(...)` and never touches raw
-// exports. What the engine can show (hook points, statistics, error codes, activation modes) is
-// read from the engine itself (`engine.info`, C's ms_engine_info), never copied here.
+// exports. The engine's tables (hook points, statistics, error codes, activation modes, chat
+// kinds, logits modes, the lens layout, dtypes) are read from the engine itself (`engine.info`,
+// C's ms_engine_info), never copied here or anywhere else on the JS side.
 import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
-import { startThreads, stopThreads, threadSupport } from './threads.js';
+import { startThreads, stopThreads, threadSupport, hardwareThreads } from './threads.js';
 
 
 /** Default location of the module, relative to this file (works from node_modules and static hosting). */
@@ -63,8 +64,9 @@ export const ABI = {
   run_lens: ['rc', 'p', 'i32n', 'i', 'i', 'i', 'err'], run_exec: ['rc', 'p', 'i32', 'err'], run_logits: ['p', 'p'],
   run_stat: ['p', 'p', 'i'], run_lens_top_ids: ['p', 'p'], run_lens_top_logits: ['p', 'p'], run_lens_top_probs: ['p', 'p'],
   run_free: ['v', 'p'],
-  // sampling
-  rng_new: ['p!', 'f'], sample_next: ['i', 'p', 'i', 'f', 'i', 'f', 'p', 'p', 'p'],
+  // sampling: one sampler per generation (its random state, scratch and the last logprob)
+  sampler_create: ['p!', 'f', 'i', 'err'], sampler_destroy: ['v', 'p'], sampler_draw: ['i', 'p', 'p', 'i', 'f', 'i', 'f'],
+  sampler_last_logprob: ['f', 'p'],
   // tokenizer
   tok_load: ['p!', 's0', 'sz', 'i', 'err'], tok_free: ['v', 'p'], tok_encode: ['i!', 'p', 'sz', 'i', 'p', 'i', 'err'],
   tok_piece: ['i', 'p', 'i', 'i', 'p', 'p'], tok_vocab: ['i', 'p'], tok_bos: ['i', 'p'], tok_max_ids: ['i', 'i'],
@@ -74,15 +76,11 @@ export const ABI = {
   // sha256 of shards as they stream in
   sha_new: ['p!'], sha_update: ['v', 'p', 'p', 'i'], sha_final: ['v', 'p', 'p'],
   // converter and synthetic weight sets (host I/O through the imports below)
-  convert: ['rc', 's0', 's0', 'i', 'i', 'i', 'f', 'err'], synth: ['rc', 'sz', 'f', 'i', 'i', 'f', 'err'], dtype_id: ['i', 's0'],
+  convert: ['rc', 's0', 's0', 'i', 'i', 'i', 'f', 'err'], synth: ['rc', 'sz', 'f', 'i', 'i', 'f', 'err'],
   // conversion while a Hugging Face checkpoint streams in (js/hub.js)
   conv_open_hf: ['p!', 'i', 'i', 'f', 'err'], conv_manifest: ['text!', 'p', 's0', 'err'], conv_plan_json: ['json', 'p'],
   conv_rows: ['rc', 'p', 'i', 'p', 'f', 'f', 'p', 'err'], conv_tokenizer: ['p', 'p', 'p'], conv_close: ['v', 'p'],
 };
-
-/** The two exports a helper thread calls (js/thread-worker.js stands alone, so a bundle can copy
- * it as it is: the engine hands it these names with its start-up data). */
-export const THREAD_ENTRY = { stackRestore: 'stackRestore', enter: 'ms_pool_enter' };
 
 /** Exports of the test builds only (src/api/api_test.c): kernels by dtype and ISA, bench probes. */
 export const TEST_ABI = {
@@ -115,11 +113,14 @@ export class Engine {
     /** whether this is a test build (its extra exports bound too) */
     this.testBuild = typeof this.x.ms_dbg_matmul === 'function';
     if (this.testBuild) for (const [name, sig] of Object.entries(TEST_ABI)) this.c[name] = bind(this, name, sig);
-    /** @type {{hooks: {name: string, id: number, width: string, what: string}[], interventions: string[], intervention_ops: string[],
+    /** what the engine can show, from C's own tables (js/index.d.ts, EngineInfo)
+     * @type {{hooks: {name: string, id: number, width: string, what: string}[], interventions: string[], intervention_ops: string[],
      *   stats: {name: string, id: number, type: 'f32'|'i32'|'f64', shape: string[], when: 'always'|'gdn', what: string}[],
-     *   errors: string[], activations: string[], gemm_kernels: {id: number, name: string, weights: string, activations: string, isa: string,
+     *   errors: string[], activations: string[], chat_kinds: string[], logits_modes: string[], lens: {shape: string[], kinds: string[]},
+     *   dtypes: {name: string, id: number, short: string | null, in_files: boolean}[],
+     *   gemm_kernels: {id: number, name: string, weights: string, activations: string, isa: string,
      *   tile_rows: number, tile_tokens: number, decode_rows: number, row_step: number, col_step: number, col_block: number,
-     *   col_chunk: number, row_chunk: number, max_cols: number}[]}} what the engine can show, from C */
+     *   col_chunk: number, row_chunk: number, max_cols: number}[]}} */
     this.info = this.c.engine_info();
     /** threads running the matmuls (1: the single-threaded build) */
     this.threads = 1;
@@ -240,6 +241,31 @@ export async function createEngine(opts = {}) {
     engine.threads = threads;
   }
   return engine;
+}
+
+/**
+ * The engine for a load, and who owns it: the one passed in (`engine`; the caller keeps it), else
+ * the multi-threaded build when threads can run here and more than one is wanted ('auto': one per
+ * hardware thread, at most 4), else the single-threaded one; `why` says which and why.
+ * @param {{engine?: Engine, threads?: number|'auto', build?: 'release'|'test', urls?: {wasmUrl?: URL|string, mtWasmUrl?: URL|string, threadWorkerUrl?: URL|string}}} o
+ * @returns {Promise<{e: Engine, owns: boolean, why: string}>}
+ */
+export async function engineFor({ engine, threads: want = 'auto', build, urls = {} }) {
+  if (engine) return { e: engine, owns: false, why: 'the engine passed in' };
+  if (want !== 'auto' && !(Number.isInteger(want) && want >= 1 && want <= 64))
+    throw new MlpscopeError('E_ARG', `threads: ${JSON.stringify(want)} is neither 'auto' nor an integer in [1, 64]`);
+  const base = { ...urls, build };
+  const sup = threadSupport();
+  const hw = await hardwareThreads();
+  const n = want === 'auto' ? Math.min(hw, 4) : want;
+  const one = async (why) => ({ e: await createEngine(base), owns: true, why });
+  if (n < 2) return one(want === 'auto' ? `threads: auto, ${hw} hardware thread` : 'threads: 1 asked for');
+  if (!sup.ok) return one(`threads: ${want}, but ${sup.why}`);
+  try {
+    return { e: await createEngine({ ...base, threads: n }), owns: true, why: `threads: ${want}${want === 'auto' ? `, ${hw} hardware threads` : ''}` };
+  } catch (err) {
+    return one(`threads: ${want}, but the threaded build did not start: ${err.message}`);
+  }
 }
 
 /** A JS function for export ms_<name> with signature sig (see ABI). */

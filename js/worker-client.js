@@ -120,7 +120,7 @@ const isOptions = (a) => a !== null && typeof a === 'object' && !Array.isArray(a
 
 /**
  * @param {string|URL} source a weight set: a URL (browsers, Node), a folder path or file: URL (Node)
- * @param {import('./index.js').LoadOptions & {workerUrl?: string|URL}} [opts]
+ * @param {import('./options.js').LoadOptions & {workerUrl?: string|URL}} [opts]
  * @returns {Promise<WorkerModel>}
  */
 export async function loadModelInWorker(source, opts = {}) {

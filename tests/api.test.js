@@ -125,11 +125,12 @@ test('generation: top-p / top-k draws in place equal draws from forward() logits
   for (const o of [{ temperature: 0.8, topP: 0.9, seed: 5 }, { temperature: 1.2, topK: 12, topP: 0.95, seed: 9 }, { temperature: 0.7, seed: 2 }]) {
     const got = [];
     for await (const t of model.generate(prompt, { maxTokens: 24, stop: [], ...o })) got.push(t);
-    const rng = e.c.rng_new(o.seed), lp = e.malloc(V * 4), sc = e.malloc(V * 8), lpp = e.malloc(4);
+    const sampler = e.c.sampler_create(o.seed, V), lp = e.malloc(V * 4);
     let logits = model.forward(prompt, { stats: false }).logits;
     for (let n = 0; n < got.length; n++) {
       e.f32.set(logits, lp >> 2);
-      const id = e.c.sample_next(lp, V, o.temperature, o.topK ?? 0, o.topP ?? 1, rng, lpp, sc);
+      const id = e.c.sampler_draw(sampler, lp, V, o.temperature, o.topK ?? 0, o.topP ?? 1);
+      assert.equal(e.c.sampler_last_logprob(sampler), got[n].logprob, 'the logprob generate() reports');
       assert.equal(got[n].id, id, `${JSON.stringify(o)} token ${n}`);
       let mx = -Infinity, z = 0;
       for (const v of logits) mx = Math.max(mx, v);
@@ -138,7 +139,7 @@ test('generation: top-p / top-k draws in place equal draws from forward() logits
       assert.ok(Math.abs(got[n].logprob - want) < 1e-4, `logprob ${got[n].logprob} vs ${want}`);
       logits = model.forward([id], { stats: false, continue: true }).logits;
     }
-    e.free(rng); e.free(lp); e.free(sc); e.free(lpp);
+    e.c.sampler_destroy(sampler); e.free(lp);
     assert.equal(got.length, 24);
   }
 });

@@ -21,7 +21,7 @@ const want = ref.forward(ids).logits;
 ref.dispose();
 
 test('the two shard hashers agree: node:crypto (Node loads) and the engine\'s C sha256 (browser loads)', async () => {
-  const { sha256Hex } = await import('../js/loader.js');
+  const { sha256Hex } = await import('../js/hash.js');
   const e = await createEngine();
   let seed = 7;
   for (const n of [0, 1, 55, 56, 63, 64, 65, 1000, 65536 + 3]) {

@@ -13,6 +13,9 @@
 #include "../src/engine/sample.h"
 #include "../src/kernels/dtype.h"
 #include "../src/io/hf_config.h"
+#include "../src/io/hf_checkpoint.h"
+#include "../src/io/llama2c_checkpoint.h"
+#include "../src/io/synth.h"
 #include "../src/model/hooks.h"
 #include "../src/util/json.h"
 #include <stdio.h>

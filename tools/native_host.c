@@ -1,5 +1,7 @@
 #include "native_host.h"
 #include "../src/util/sha256.h"
+#include "../src/io/llama2c_checkpoint.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,71 +96,75 @@ ms_model *ms_load_weightset(const char *dir, ms_tokenizer **tok, ms_err *err) {
     return ms_load_weightset_opts(dir, NULL, tok, err);
 }
 
+/* One shard from its file into the tensors' buffers, where ms_model_shard_layout places them (the
+ * padding between tensors into a small buffer), hashed as it goes, then checked against the
+ * manifest's size and sha256: what js/weightset.js does with a local file. */
+static int read_shard(const ms_model *m, const char *dir, int s, double *segs, ms_err *err) {
+    char path[1100];
+    const ms_shard *sh = &m->shards[s];
+    snprintf(path, sizeof path, "%s/%s", dir, sh->file);
+    FILE *f = fopen(path, "rb");
+    if (!f) return ms_fail(err, MS_E_SHARD_MISSING, "shard %s: cannot open", sh->file);
+    struct stat st;
+    if (fstat(fileno(f), &st) || (uint64_t)st.st_size != sh->bytes) {
+        fclose(f);
+        return ms_fail(err, MS_E_SHARD_SIZE, "shard %s: %lld bytes, manifest says %llu", sh->file, (long long)st.st_size, (unsigned long long)sh->bytes);
+    }
+    const int n = ms_model_shard_layout(m, s, segs);
+    ms_sha256 hash;
+    ms_sha256_init(&hash);
+    uint8_t gap[4096];
+    uint64_t pos = 0;
+    int ok = 1;
+    for (int k = 0; k <= n && ok; k++) {
+        const uint64_t until = k < n ? (uint64_t)segs[3 * k] : sh->bytes;
+        while (pos < until && ok) { /* padding before the next tensor (or the shard's end) */
+            size_t len = until - pos > sizeof gap ? sizeof gap : (size_t)(until - pos);
+            ok = fread(gap, 1, len, f) == len;
+            ms_sha256_update(&hash, gap, len);
+            pos += len;
+        }
+        if (k == n || !ok) break;
+        uint8_t *dst = (uint8_t *)(uintptr_t)segs[3 * k + 2];
+        const size_t len = (size_t)segs[3 * k + 1];
+        ok = fread(dst, 1, len, f) == len;
+        ms_sha256_update(&hash, dst, len);
+        pos += len;
+    }
+    fclose(f);
+    if (!ok) return ms_fail(err, MS_E_SHARD_SIZE, "shard %s: short read", sh->file);
+    char hex[65];
+    ms_sha256_final_hex(&hash, hex);
+    if (strcmp(hex, sh->sha256) != 0) return ms_fail(err, MS_E_SHARD_HASH, "shard %s: sha256 %s, manifest says %s", sh->file, hex, sh->sha256);
+    return MS_OK;
+}
+
 ms_model *ms_load_weightset_opts(const char *dir, const ms_native_load_opts *o, ms_tokenizer **tok, ms_err *err) {
     char path[1100];
     size_t len;
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     uint8_t *text = ms_read_file(path, &len, err);
     if (!text) { if (err) err->code = MS_E_MANIFEST; return NULL; }
-    ms_model *m = ms_model_from_manifest((const char *)text, len, 1, err);
+    /* the load every host runs (model/model.h): open, each shard filled then finished, finish */
+    ms_model *m = ms_model_open((const char *)text, len, 1, 1, err);
     free(text);
     if (!m) return NULL;
-    if (o) {
-        m->pool = o->pool;
-        if (ms_model_set_activations(m, o->activations, err)) goto fail;
-    }
-    for (int s = 0; s < m->n_shards; s++) {
-        snprintf(path, sizeof path, "%s/%s", dir, m->shards[s].file);
-        FILE *f = fopen(path, "rb");
-        if (!f) { ms_fail(err, MS_E_SHARD_MISSING, "shard %s: cannot open", m->shards[s].file); goto fail; }
-        struct stat st;
-        if (fstat(fileno(f), &st) || (uint64_t)st.st_size != m->shards[s].bytes) {
-            fclose(f);
-            ms_fail(err, MS_E_SHARD_SIZE, "shard %s: %lld bytes, manifest says %llu", m->shards[s].file, (long long)st.st_size, (unsigned long long)m->shards[s].bytes);
-            goto fail;
-        }
-        /* stream the shard: tensor bytes go straight into their buffers, gaps are hashed only */
-        ms_sha256 sh;
-        ms_sha256_init(&sh);
-        uint64_t pos = 0;
-        uint8_t gap[4096];
-        int ok = 1;
-        for (;;) {
-            ms_tensor *next = NULL;
-            for (int i = 0; i < m->n_tensors; i++) {
-                ms_tensor *t = &m->tensors[i];
-                if (t->shard == s && t->offset >= pos && (!next || t->offset < next->offset)) next = t;
-            }
-            uint64_t until = next ? next->offset : m->shards[s].bytes;
-            while (pos < until && ok) {
-                size_t n = until - pos > sizeof gap ? sizeof gap : (size_t)(until - pos);
-                ok = fread(gap, 1, n, f) == n;
-                ms_sha256_update(&sh, gap, n);
-                pos += n;
-            }
-            if (!next || !ok) break;
-            ok = fread(next->data, 1, next->bytes, f) == next->bytes;
-            ms_sha256_update(&sh, next->data, next->bytes);
-            pos += next->bytes;
-        }
-        fclose(f);
-        if (!ok) { ms_fail(err, MS_E_SHARD_SIZE, "shard %s: short read", m->shards[s].file); goto fail; }
-        uint8_t d[32];
-        char hex[65];
-        ms_sha256_final(&sh, d);
-        ms_sha256_hex(d, hex);
-        if (strcmp(hex, m->shards[s].sha256) != 0) {
-            ms_fail(err, MS_E_SHARD_HASH, "shard %s: sha256 %s, manifest says %s", m->shards[s].file, hex, m->shards[s].sha256);
-            goto fail;
-        }
-    }
-    if (ms_model_finalize(m, err)) goto fail;
+    const int act = o ? o->activations : MS_ACT_PLAIN;
+    double *segs = malloc(3 * (size_t)(m->n_tensors ? m->n_tensors : 1) * sizeof *segs);
+    if (!segs) { ms_fail(err, MS_E_MEMORY, "out of memory"); goto fail; }
+    if (o) m->pool = o->pool;
+    for (int s = 0; s < m->n_shards; s++)
+        if (read_shard(m, dir, s, segs, err) || ms_model_finish_shard(m, s, act, err)) goto fail;
+    if (ms_model_finish(m, act, err)) goto fail;
+    free(segs);
+    segs = NULL;
     if (tok) {
         *tok = NULL;
         if (m->tok.kind[0] && strcmp(m->tok.kind, "none") != 0 && !(*tok = ms_load_tokenizer_file(dir, &m->tok, err))) goto fail;
     }
     return m;
 fail:
+    free(segs);
     ms_model_free(m);
     return NULL;
 }
@@ -169,11 +175,8 @@ int ms_native_convert_llama2c(const char *ckpt, const char *tok, const char *out
     ms_io io;
     ms_native_io_init(&h, &io, out_dir);
     io.log = NULL;
-    ms_conv_plan p;
-    int rc = ms_plan_llama2c(&p, &io, ckpt, tok, err);
     ms_conv_opts o = {.dtype = 0, .embed_dtype = -1, .shard_bytes = 0};
-    if (!rc) rc = ms_convert_finish(&p, &io, &o, err);
-    else ms_plan_free(&p);
+    int rc = ms_convert_llama2c(&io, ckpt, tok, &o, err);
     ms_native_io_close_all(&h);
     return rc;
 }

@@ -1,5 +1,6 @@
-/* Native host: file I/O for the converter and a weight-set loader for tools and tests.
- * It does what the JS loader does, with stdio. */
+/* Native host: file I/O for the converter and a weight-set loader for tools and tests. It loads
+ * a weight set through the same C calls as the wasm build (model/model.h: ms_model_open,
+ * ms_model_shard_layout, ms_model_finish_shard, ms_model_finish), with stdio for the bytes. */
 #ifndef MS_NATIVE_HOST_H
 #define MS_NATIVE_HOST_H
 #include "../src/engine/forward.h"
@@ -18,8 +19,8 @@ void ms_native_io_close_all(ms_native_io *h);
  * (created if missing). 0 on success, else the error code with err set. */
 int ms_native_convert_llama2c(const char *ckpt, const char *tok, const char *out_dir, ms_err *err);
 
-/* Reads dir/manifest.json, allocates, reads and verifies every shard, finalizes. simd ignored
- * natively. Tokenizer optional (tok may be NULL). */
+/* Reads dir/manifest.json, allocates, reads and verifies every shard, finishes the model (plain
+ * activations). Tokenizer optional (tok may be NULL). */
 ms_model *ms_load_weightset(const char *dir, ms_tokenizer **tok, ms_err *err);
 /* The same with options: the activation mode (ms_activations; the model's default when
  * use_default_activations) and a thread pool attached before the weights are laid out, so the

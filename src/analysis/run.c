@@ -32,7 +32,7 @@ ms_run *ms_run_create(ms_state *s, int T, int want_stats, int topk, int logits_m
         ms_fail(err, MS_E_ARG, "topK %d is outside [0, %d] (the MLP's width)", topk, c->intermediate);
         return NULL;
     }
-    if (logits_mode < 0 || logits_mode > 2) { ms_fail(err, MS_E_ARG, "logits mode %d is not 0, 1 or 2", logits_mode); return NULL; }
+    if (logits_mode < 0 || logits_mode >= MS_LOGITS__COUNT) { ms_fail(err, MS_E_ARG, "logits mode %d is not 0, 1 or 2", logits_mode); return NULL; }
     ms_run *r = calloc(1, sizeof *r);
     if (!r) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
     r->s = s;
@@ -42,8 +42,8 @@ ms_run *ms_run_create(ms_state *s, int T, int want_stats, int topk, int logits_m
         ms_fail(err, MS_E_MEMORY, "cannot allocate the statistics of %d tokens", T);
         return NULL;
     }
-    if (logits_mode) {
-        size_t n = (size_t)c->vocab * (logits_mode == 2 ? (size_t)T : 1);
+    if (logits_mode != MS_LOGITS_NONE) {
+        size_t n = (size_t)c->vocab * (logits_mode == MS_LOGITS_ALL ? (size_t)T : 1);
         if (!(r->logits = malloc(n * sizeof(float)))) {
             ms_run_destroy(r);
             ms_fail(err, MS_E_MEMORY, "cannot allocate logits (%zu floats)", n);
@@ -52,7 +52,7 @@ ms_run *ms_run_create(ms_state *s, int T, int want_stats, int topk, int logits_m
     }
     r->o.stats = r->stats;
     r->o.logits = r->logits;
-    r->o.logits_all = logits_mode == 2;
+    r->o.logits_all = logits_mode == MS_LOGITS_ALL;
     r->o.captures = r->cap;
     r->o.interventions = r->iv;
     r->o.patterns = r->pat;
@@ -182,9 +182,14 @@ int ms_run_add_lens(ms_run *r, const int32_t *positions, int n, int k, int after
     r->lens_probs = malloc(cells * sizeof(float));
     if (!r->lens_ids || !r->lens_logits || !r->lens_probs) return ms_fail(err, MS_E_MEMORY, "logit lens: out of memory");
     r->lens_cap0 = r->o.n_captures;
+    static const int kind_hook[] = {
+#define MS_X(id, hook) hook,
+        MS_LENS_KINDS(MS_X)
+#undef MS_X
+    };
     for (int kind = 0; kind < r->lens_kinds; kind++)
         for (int l = 0; l < c->n_layers; l++)
-            if (add_capture(r, l, kind ? MS_HOOK_RESID_MID : MS_HOOK_RESID_POST, r->lens_pos, n, err) < 0) return err->code;
+            if (add_capture(r, l, kind_hook[kind], r->lens_pos, n, err) < 0) return err->code;
     r->n_lens = n;
     r->lens_k = k;
     r->lens_real = n_real;

@@ -7,7 +7,22 @@
 
 typedef struct ms_run ms_run;
 
-/* T tokens; want_stats with topk neurons per token; logits_mode 0 none, 1 last token, 2 every token */
+/* What logits a call returns, X(ID, name) in code order (engine info "logits_modes", index = code):
+ * none, the last token's, every token's ([T][vocab]) */
+#define MS_LOGITS_LIST(X) X(NONE, "none") X(LAST, "last") X(ALL, "all")
+enum {
+#define MS_X(id, name) MS_LOGITS_##id,
+    MS_LOGITS_LIST(MS_X)
+#undef MS_X
+    MS_LOGITS__COUNT
+};
+/* The logit lens results: one array per field (ids, logits, probs) laid out [position][kind]
+ * [layer][k] (MS_LENS_SHAPE, engine info "lens"), the kinds X(ID, hook) in order: the stream
+ * leaving each block, and with after_mixer also the stream before its MLP */
+#define MS_LENS_SHAPE "\"position\",\"kind\",\"layer\",\"k\""
+#define MS_LENS_KINDS(X) X(POST, MS_HOOK_RESID_POST) X(MID, MS_HOOK_RESID_MID)
+
+/* T tokens; want_stats with topk neurons per token; logits_mode MS_LOGITS_* */
 ms_run *ms_run_create(ms_state *s, int T, int want_stats, int topk, int logits_mode, ms_err *err);
 void ms_run_destroy(ms_run *r);
 /* capture hook `name` ("blocks.{layer}.{hook}"): returns its index (the same for a name asked twice) */
@@ -26,7 +41,7 @@ int ms_run_execute(ms_run *r, const int32_t *ids, ms_err *err);
 
 float *ms_run_logits_of(const ms_run *r);
 const ms_stats *ms_run_stats_of(const ms_run *r);
-/* lens results [position][kind: 0 resid_post, 1 resid_mid][layer][k]; *k_out = k */
+/* lens results, laid out as MS_LENS_SHAPE says */
 const int32_t *ms_run_lens_ids(const ms_run *r);
 const float *ms_run_lens_logits(const ms_run *r);
 const float *ms_run_lens_probs(const ms_run *r);

@@ -1,20 +1,20 @@
-/* The C ABI exported to JS: thin wrappers, no logic (the test build adds api_test.c). Pointers and sizes cross as 32-bit ints;
- * 64-bit quantities as doubles. Every function that can fail takes an ms_err*. */
+/* The C ABI exported to JS: thin wrappers, no logic (the test build adds api_test.c); each calls one
+ * function of the layer it belongs to. Pointers and sizes cross as 32-bit ints; 64-bit quantities
+ * as doubles; an empty string from the host means "none" (NULL). Every function that can fail takes
+ * an ms_err*. A wrapper whose export name is already the layer's function name is called <name>_api. */
 #include "../analysis/attribution.h"
+#include "../analysis/engine_info.h"
 #include "../analysis/run.h"
 #include "../model/describe.h"
 #include "../engine/forward.h"
-#include "../engine/sample.h"
-#include "../io/convert.h"
-#include "../io/hf_config.h"
-#include "../kernels/dtype.h"
+#include "../engine/sampler.h"
+#include "../io/conv_stream.h"
+#include "../io/hf_checkpoint.h"
+#include "../io/llama2c_checkpoint.h"
+#include "../io/synth.h"
 #include "../kernels/quant.h"
 #include "../tokenizer/tokenizer.h"
-#include "../tokenizer/chat.h"
-#include "../tokenizer/pretokenize.h"
-#include "../tokenizer/unicode.h"
 #include "../util/threads.h"
-#include "../util/json.h"
 #include "../util/sha256.h"
 #include <stdlib.h>
 #include <string.h>
@@ -43,25 +43,15 @@ void *sbrk(intptr_t increment);
 API(ms_heap_break) double ms_heap_break(void) { return (double)(uintptr_t)sbrk(0); }
 #endif
 
-/* ---- model ---- */
+/* ---- model: the weight-set load (model/model.h: open, shards finished as they arrive, finish) ---- */
 API(ms_model_create) ms_model *ms_model_create(const char *text, size_t len, int allocate, int simd, ms_err *err) {
-    ms_model *m = ms_model_from_manifest(text, len, allocate, err);
-    if (m) ms_kernels_init(&m->kern, simd);
-    return m;
+    return ms_model_open(text, len, allocate, simd, err);
 }
 API(ms_model_destroy) void ms_model_destroy(ms_model *m) { ms_model_free(m); }
-/* Shard s is in place (hash checked): check and lay out its tensors now, while other shards are
- * still arriving. activations (ms_activations) must be the same in every call and in ms_model_finish. */
-API(ms_model_finish_shard) int ms_model_finish_shard(ms_model *m, int s, int activations, ms_err *err) {
-    if (s < 0) return ms_fail(err, MS_E_ARG, "shard %d: not a shard index", s);
-    if (m->finalized) return ms_fail(err, MS_E_STATE, "model is already finished");
-    if (ms_model_set_activations(m, activations, err)) return err->code;
-    return ms_model_prepare(m, s, err);
+API(ms_model_finish_shard) int ms_model_finish_shard_api(ms_model *m, int s, int activations, ms_err *err) {
+    return ms_model_finish_shard(m, s, activations, err);
 }
-API(ms_model_finish) int ms_model_finish(ms_model *m, int activations, ms_err *err) {
-    if (ms_model_set_activations(m, activations, err)) return err->code;
-    return ms_model_finalize(m, err);
-}
+API(ms_model_finish) int ms_model_finish_api(ms_model *m, int activations, ms_err *err) { return ms_model_finish(m, activations, err); }
 /* ---- threads (util/threads.h): js/threads.js creates the pool, starts workers that call
  * ms_pool_worker in their own instances, waits until all run, then hands the pool to a model ---- */
 API(ms_pool_create) ms_pool *ms_pool_create(int n_threads, ms_err *err) { return ms_pool_new(n_threads, err); }
@@ -82,7 +72,7 @@ API(ms_model_n_tensors) int ms_model_n_tensors(const ms_model *m) { return m->n_
 
 /* Model description as JSON (config, counts, dtypes, shards, tokenizer, activation mode). Caller frees. */
 API(ms_model_info) char *ms_model_info(const ms_model *m) { return ms_describe_model(m); }
-/* The engine's own tables as JSON: hook points, statistics, error codes, activation modes. Caller frees. */
+/* The engine's own tables as JSON (analysis/engine_info.h). Caller frees. */
 API(ms_engine_info) char *ms_engine_info(void) { return ms_describe_engine(); }
 
 /* ---- state and forward ---- */
@@ -90,12 +80,7 @@ API(ms_state_new) ms_state *ms_state_new(const ms_model *m, int ctx, int batch, 
 API(ms_state_destroy) void ms_state_destroy(ms_state *s) { ms_state_free(s); }
 API(ms_state_clear) void ms_state_clear(ms_state *s) { ms_state_reset(s); }
 API(ms_state_pos) int ms_state_pos(const ms_state *s) { return s->pos; }
-API(ms_state_set_gdn) int ms_state_set_gdn(ms_state *s, int recurrent, int chunk, ms_err *err) {
-    if (chunk < 1 || chunk > MS_GDN_CHUNK_MAX) return ms_fail(err, MS_E_ARG, "DeltaNet chunk %d is outside [1, %d]", chunk, MS_GDN_CHUNK_MAX);
-    s->gdn_recurrent = recurrent != 0;
-    s->gdn_chunk = chunk;
-    return MS_OK;
-}
+API(ms_state_set_gdn) int ms_state_set_gdn(ms_state *s, int recurrent, int chunk, ms_err *err) { return ms_state_set_gdn_mode(s, recurrent, chunk, err); }
 
 /* A forward call (analysis/run.h): set up, executed once, read, freed. */
 API(ms_run_new) ms_run *ms_run_new(ms_state *s, int T, int want_stats, int topk, int logits_mode, ms_err *err) {
@@ -126,19 +111,13 @@ API(ms_run_free) void ms_run_free(ms_run *r) { ms_run_destroy(r); }
 /* final norm + head of an arbitrary residual vector (logit lens) */
 API(ms_unembed_vec) void ms_unembed_vec(ms_state *s, const float *resid, float *logits) { ms_unembed(s, resid, logits); }
 
-/* ---- sampling ---- */
-API(ms_rng_new) uint64_t *ms_rng_new(double seed) {
-    uint64_t *r = malloc(sizeof *r);
-    /* a seed outside [0, 2^64) (or NaN) would make the conversion undefined: such seeds mean 0 */
-    if (r) *r = ms_rng_seed(seed >= 0 && seed < 18446744073709551616.0 ? (uint64_t)seed : 0);
-    return r;
+/* ---- sampling (engine/sampler.h): one sampler per generation ---- */
+API(ms_sampler_create) ms_sampler *ms_sampler_create(double seed, int n_vocab, ms_err *err) { return ms_sampler_new(seed, n_vocab, err); }
+API(ms_sampler_destroy) void ms_sampler_destroy(ms_sampler *s) { ms_sampler_free(s); }
+API(ms_sampler_draw) int ms_sampler_draw(ms_sampler *s, const float *logits, int n, float temperature, int top_k, float top_p) {
+    return ms_sampler_next(s, logits, n, temperature, top_k, top_p);
 }
-API(ms_sample_next) int ms_sample_next(const float *logits, int n, float temperature, int top_k, float top_p, uint64_t *rng,
-                                        float *logprob, float *scratch) {
-    ms_kernels k;
-    ms_kernels_init(&k, 1);
-    return ms_sample(logits, n, temperature, top_k, top_p, rng, logprob, scratch, k.exp_sum);
-}
+API(ms_sampler_last_logprob) float ms_sampler_last_logprob(const ms_sampler *s) { return ms_sampler_logprob(s); }
 
 /* ---- tokenizer ---- */
 API(ms_tok_load) ms_tokenizer *ms_tok_load(const char *kind, const uint8_t *data, size_t len, int vocab, ms_err *err) {
@@ -160,26 +139,15 @@ API(ms_tok_max_ids) int ms_tok_max_ids(int len) { return (int)ms_tokenizer_max_i
 API(ms_tok_chat_kind) int ms_tok_chat_kind(const ms_tokenizer *t) { return ms_tokenizer_chat_kind(t); }
 API(ms_tok_token_string) char *ms_tok_token_string(const ms_tokenizer *t, int id) { return ms_tokenizer_token_string(t, id); }
 API(ms_tok_token_id) int ms_tok_token_id(const ms_tokenizer *t, const char *s, size_t n) { return ms_tokenizer_token_id(t, s, n); }
-/* Renders a JSON message list with the tokenizer's chat template; returns a malloc'd string
- * (length in *len) or NULL with err set. */
+/* A JSON message list rendered with the tokenizer's chat template: a malloc'd string (length in
+ * *len) or NULL with err set */
 API(ms_tok_chat) char *ms_tok_chat(const ms_tokenizer *t, const char *msgs, size_t n, int add_gen, int thinking, size_t *len, ms_err *err) {
     char *out = NULL;
-    if (ms_chat_render(ms_tokenizer_chat_kind(t), msgs, n, add_gen, thinking, &out, len, err)) return NULL;
-    return out;
+    return ms_tokenizer_chat(t, msgs, n, add_gen, thinking, &out, len, err) ? NULL : out;
 }
-/* Pre-tokenization of (NFC) text into pieces: writes piece end offsets (bytes) into ends[cap];
- * returns the count, or -1 if cap is too small. One piece for tokenizers without a pre-tokenizer. */
+/* piece end offsets of (NFC) text, or -1 if cap is too small */
 API(ms_tok_pretokenize) int ms_tok_pretokenize(const ms_tokenizer *t, const char *s, size_t n, int32_t *ends, int cap) {
-    int k = 0;
-    if (t->kind != MS_TOK_BPE) { if (cap < 1) return -1; ends[0] = (int32_t)n; return n ? 1 : 0; }
-    for (size_t i = 0; i < n;) {
-        size_t l = ms_pretok_next((int)t->bpe.pretok, s, n, i);
-        if (!l) l = 1;
-        if (k >= cap) return -1;
-        i += l;
-        ends[k++] = (int32_t)i;
-    }
-    return k;
+    return ms_tokenizer_pretokenize(t, s, n, ends, cap);
 }
 /* tokenizer.json (+ tokenizer_config.json, may be empty) -> bpe-bytelevel bytes (malloc'd) */
 API(ms_tok_import) uint8_t *ms_tok_import(const char *tj, size_t tl, const char *cj, size_t cl, size_t *out_len, ms_err *err) {
@@ -192,27 +160,13 @@ API(ms_tok_import) uint8_t *ms_tok_import(const char *tj, size_t tl, const char 
  * eos_token}, or "null" when there is none. tpl: chat_template.jinja's text ("" when absent), which
  * wins over tokenizer_config.json's chat_template (cj, may be empty). NULL: the error in err. */
 API(ms_tok_chat_info) char *ms_tok_chat_info(const char *cj, size_t cl, const char *tpl, size_t tl, ms_err *err) {
-    char *out = NULL;
-    if (ms_chat_info_json(cl ? cj : NULL, cl, tl ? tpl : NULL, &out, err)) return NULL;
-    if (out) return out;
-    char *none = malloc(5);
-    if (!none) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
-    memcpy(none, "null", 5);
-    return none;
+    return ms_chat_info_text(cl ? cj : NULL, cl, tl ? tpl : NULL, err);
 }
 
 /* ---- sha256 ---- */
-API(ms_sha_new) ms_sha256 *ms_sha_new(void) {
-    ms_sha256 *s = malloc(sizeof *s);
-    if (s) ms_sha256_init(s);
-    return s;
-}
+API(ms_sha_new) ms_sha256 *ms_sha_new(void) { return ms_sha256_new(); }
 API(ms_sha_update) void ms_sha_update(ms_sha256 *s, const void *p, size_t n) { ms_sha256_update(s, p, n); }
-API(ms_sha_final) void ms_sha_final(ms_sha256 *s, char *hex65) {
-    uint8_t d[32];
-    ms_sha256_final(s, d);
-    ms_sha256_hex(d, hex65);
-}
+API(ms_sha_final) void ms_sha_final(ms_sha256 *s, char *hex65) { ms_sha256_final_hex(s, hex65); }
 
 /* ---- converter (host I/O through imported functions; wasm only) ---- */
 #ifdef __wasm__
@@ -236,66 +190,32 @@ static void io_progress(void *c, double done, double total) { (void)c; ms_host_p
  * Face model folder. */
 API(ms_convert) int ms_convert(const char *src, const char *tok, int hf_dir, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
     ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
-    ms_conv_plan p;
-    int rc = hf_dir ? ms_plan_hf(&p, &io, src, err) : ms_plan_llama2c(&p, &io, src, tok && *tok ? tok : NULL, err);
     ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
-    if (rc) { ms_plan_free(&p); return rc; }
-    return ms_convert_finish(&p, &io, &o, err);
+    return hf_dir ? ms_convert_hf(&io, src, &o, err) : ms_convert_llama2c(&io, src, tok && *tok ? tok : NULL, &o, err);
+}
+/* Synthetic weight set from a config (JSON text or a preset name) into the host's output folder. */
+API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
+    ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
+    ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
+    return ms_convert_synth(&io, config_or_preset, len, (uint64_t)seed, &o, err);
 }
 
-/* ---- conversion while the source streams in (the loader's Hugging Face path) ----
+/* ---- conversion while the source streams in (js/hub.js; io/conv_stream.h) ----
  * The plan is built through the host's files (the loader serves config.json, the tokenizer files
  * and the safetensors headers from memory under "hub/"); the loader then fetches each tensor's
  * source bytes itself and hands them over in row blocks, converted straight into the tensor. */
 API(ms_conv_open_hf) ms_conv_stream *ms_conv_open_hf(int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
     ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
     ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
-    ms_conv_stream *s = malloc(sizeof *s);
-    if (!s) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
-    if (ms_conv_stream_open_hf(s, &io, "hub", &o, err)) { free(s); return NULL; }
-    return s;
+    return ms_conv_stream_new_hf(&io, "hub", &o, err);
 }
 #endif
 /* manifest.json text (caller frees); hex: the shards' sha256 joined, or "" for zeros */
 API(ms_conv_manifest) char *ms_conv_manifest(const ms_conv_stream *s, const char *hex, ms_err *err) {
-    ms_buf b = {0};
-    if (ms_conv_stream_manifest(s, hex && *hex ? hex : NULL, &b, err)) { ms_buf_free(&b); return NULL; }
-    return b.p;
+    return ms_conv_stream_manifest_text(s, hex && *hex ? hex : NULL, err);
 }
-/* The plan as JSON: the source files' names; the output shards [{file, bytes}] and tokenizer file
- * ({file, sha256, bytes} or null); and per tensor where its source bytes are and where its output
- * goes: [{"name", "file" (source file index), "src_offset", "row_bytes" (source bytes per row),
- * "rows", "shard", "offset", "bytes"}]. */
-API(ms_conv_plan_json) char *ms_conv_plan_json(const ms_conv_stream *s) {
-    ms_buf b = {0};
-    ms_buf_puts(&b, "{\"files\": [");
-    for (int k = 0; k < s->plan.n_src_files; k++) {
-        const char *f = strrchr(s->plan.src_files[k], '/');
-        ms_buf_puts(&b, k ? ", " : "");
-        ms_buf_json_str(&b, f ? f + 1 : s->plan.src_files[k]);
-    }
-    ms_buf_puts(&b, "], \"shards\": [");
-    uint64_t *sizes = calloc((size_t)s->n_shards, sizeof *sizes);
-    if (!sizes) { ms_buf_free(&b); return NULL; }
-    ms_plan_shard_sizes(&s->plan, s->n_shards, sizes);
-    for (int k = 0; k < s->n_shards; k++) {
-        char nm[64];
-        ms_shard_name(nm, sizeof nm, k, s->n_shards);
-        ms_buf_printf(&b, "%s{\"file\": \"%s\", \"bytes\": %llu}", k ? ", " : "", nm, (unsigned long long)sizes[k]);
-    }
-    free(sizes);
-    if (s->tok) ms_buf_printf(&b, "], \"tokenizer\": {\"file\": \"%s\", \"sha256\": \"%s\", \"bytes\": %lld}, \"tensors\": [", s->plan.tok_out, s->tok_hex, (long long)s->tok_bytes);
-    else ms_buf_puts(&b, "], \"tokenizer\": null, \"tensors\": [");
-    for (int i = 0; i < s->plan.n; i++) {
-        const ms_conv_tensor *t = &s->plan.t[i];
-        ms_buf_printf(&b, "%s{\"name\": \"%s\", \"file\": %d, \"src_offset\": %llu, \"row_bytes\": %zu, \"rows\": %lld, \"shard\": %d, \"offset\": %llu, \"bytes\": %zu}",
-                      i ? ", " : "", t->name, t->src_file, (unsigned long long)t->src_off, ms_conv_row_src_bytes(t), (long long)t->shape[0],
-                      t->shard, (unsigned long long)t->offset, t->bytes);
-    }
-    ms_buf_puts(&b, "]}");
-    if (b.oom) { ms_buf_free(&b); return NULL; }
-    return b.p;
-}
+/* the plan as JSON (io/conv_stream.h) */
+API(ms_conv_plan_json) char *ms_conv_plan_json(const ms_conv_stream *s) { return ms_conv_stream_plan_json(s); }
 API(ms_conv_rows) int ms_conv_rows(ms_conv_stream *s, int i, const void *src, double r0, double nr, void *tensor_base, ms_err *err) {
     return ms_conv_stream_rows(s, i, src, (size_t)r0, (size_t)nr, tensor_base, err);
 }
@@ -304,22 +224,4 @@ API(ms_conv_tokenizer) const uint8_t *ms_conv_tokenizer(const ms_conv_stream *s,
     *len = (double)s->tok_bytes;
     return s->tok;
 }
-API(ms_conv_close) void ms_conv_close(ms_conv_stream *s) {
-    if (!s) return;
-    ms_conv_stream_close(s);
-    free(s);
-}
-#ifdef __wasm__
-/* Synthetic weight set from a config (JSON text or a preset name) into the host's output folder. */
-API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {
-    ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
-    const char *preset = ms_config_preset(config_or_preset);
-    ms_conv_plan p;
-    int rc = ms_plan_synth(&p, preset ? preset : config_or_preset, preset ? strlen(preset) : len, (uint64_t)seed, err);
-    ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
-    if (rc) { ms_plan_free(&p); return rc; }
-    return ms_convert_finish(&p, &io, &o, err);
-}
-#endif
-API(ms_dtype_id) int ms_dtype_id(const char *name) { return ms_dtype_from_name(name); }
-
+API(ms_conv_close) void ms_conv_close(ms_conv_stream *s) { ms_conv_stream_free(s); }

@@ -179,6 +179,13 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
                     float rp = st->resid_post_l2[at + t];
                     st->mlp_ratio[at + t] = rp > 0 ? st->mlp_out_l2[at + t] / rp : 0.0f;
                 }
+#ifdef MS_TEST_EXPORTS /* the test builds' own statistic (model/hooks.h, MS_STAT_TEST_ROWS) */
+                for (int t = 0; t < B; t++) {
+                    float mx = 0;
+                    for (int i = 0; i < H; i++) mx = fmaxf(mx, fabsf(s->x[(size_t)t * H + i]));
+                    st->resid_post_max[at + t] = mx;
+                }
+#endif
                 st->layer_ms[l] += ms_now_ms() - t_start;
             }
         }

@@ -24,8 +24,6 @@ void ms_plan_free(ms_conv_plan *p) {
 
 static size_t src_elem(int dt) { return dt == MS_F32 ? 4 : 2; }
 
-void ms_synth_rows(const ms_conv_tensor *t, size_t r0, size_t nr, size_t cols, float *out);
-
 int ms_convert_rows(const void *src, int src_dtype, void *dst, int dst_dtype, size_t rows, size_t cols, float *tmp) {
     for (size_t r = 0; r < rows; r++) {
         const uint8_t *s = (const uint8_t *)src + r * cols * src_elem(src_dtype);
@@ -78,11 +76,11 @@ void ms_shard_name(char *out, size_t n, int i, int total) {
     snprintf(out, n, "model-%05d-of-%05d.bin", i + 1, total);
 }
 
-static size_t tensor_cols(const ms_conv_tensor *t) {
+size_t ms_conv_tensor_cols(const ms_conv_tensor *t) {
     return (size_t)(t->ndim > 1 ? t->shape[1] : 1) * (size_t)(t->ndim > 2 ? t->shape[2] : 1);
 }
 
-size_t ms_conv_row_src_bytes(const ms_conv_tensor *t) { return tensor_cols(t) * src_elem(t->src_dtype); }
+size_t ms_conv_row_src_bytes(const ms_conv_tensor *t) { return ms_conv_tensor_cols(t) * src_elem(t->src_dtype); }
 
 void ms_plan_shard_sizes(const ms_conv_plan *p, int n_shards, uint64_t *sizes) {
     for (int s = 0; s < n_shards; s++) sizes[s] = 0;
@@ -92,7 +90,7 @@ void ms_plan_shard_sizes(const ms_conv_plan *p, int n_shards, uint64_t *sizes) {
 }
 
 int ms_convert_block(const ms_conv_tensor *t, const void *src, size_t r0, size_t nr, void *dst, float *tmp, ms_err *err) {
-    size_t cols = tensor_cols(t);
+    size_t cols = ms_conv_tensor_cols(t);
     const uint8_t *s = src;
     for (size_t k = 0; k < nr * cols; k++) {
         float v;
@@ -202,9 +200,9 @@ static void log_summary(const ms_conv_plan *p, const ms_io *io, int n_shards) {
     ms_buf_free(&cb);
 }
 
-static size_t plan_max_cols(const ms_conv_plan *p) {
+size_t ms_plan_max_cols(const ms_conv_plan *p) {
     size_t m = 1;
-    for (int i = 0; i < p->n; i++) if (tensor_cols(&p->t[i]) > m) m = tensor_cols(&p->t[i]);
+    for (int i = 0; i < p->n; i++) if (ms_conv_tensor_cols(&p->t[i]) > m) m = ms_conv_tensor_cols(&p->t[i]);
     return m;
 }
 
@@ -230,13 +228,16 @@ static int write_shard(const ms_conv_plan *p, const ms_io *io, const int *in, in
             ms_sha256_update(&sh, zeros, n);
             pos += n;
         }
-        size_t rows = (size_t)t->shape[0], cols = tensor_cols(t), row_src = ms_conv_row_src_bytes(t);
+        size_t rows = (size_t)t->shape[0], cols = ms_conv_tensor_cols(t), row_src = ms_conv_row_src_bytes(t);
         size_t per = BLOCK_BYTES / row_src ? BLOCK_BYTES / row_src : 1;
         for (size_t r0 = 0; r0 < rows && !rc; r0 += per) {
             size_t nr = rows - r0 < per ? rows - r0 : per;
             if (t->src_mem) memcpy(sbuf, (const uint8_t *)t->src_mem + r0 * row_src, nr * row_src);
-            else if (t->src_file < 0) ms_synth_rows(t, r0, nr, cols, (float *)(void *)sbuf);
-            else if (io->read(io->ctx, in[t->src_file], t->src_off + r0 * row_src, sbuf, nr * row_src)) {
+            else if (t->gen_rows) t->gen_rows(t, r0, nr, cols, (float *)(void *)sbuf);
+            else if (t->src_file < 0) {
+                rc = ms_fail(err, MS_E_ARG, "tensor %s: no source for its values", t->name);
+                break;
+            } else if (io->read(io->ctx, in[t->src_file], t->src_off + r0 * row_src, sbuf, nr * row_src)) {
                 rc = ms_fail(err, MS_E_CHECKPOINT, "%s: read failed in tensor %s", p->src_files[t->src_file], t->name);
                 break;
             }
@@ -263,7 +264,7 @@ int ms_convert_write(ms_conv_plan *p, const ms_io *io, int n_shards, ms_err *err
     for (int k = 0; k < 64; k++) in[k] = -1;
     char (*hex)[65] = calloc((size_t)n_shards, 65);
     uint64_t *sizes = calloc((size_t)n_shards, sizeof *sizes);
-    size_t maxcols = plan_max_cols(p);
+    size_t maxcols = ms_plan_max_cols(p);
     float *tmp = malloc(maxcols * sizeof(float));
     uint8_t *sbuf = malloc(BLOCK_BYTES + maxcols * 4), *dbuf = malloc(BLOCK_BYTES + maxcols * 4 + 64), *tb = NULL;
     ms_buf man = {0};
@@ -296,50 +297,6 @@ done:
     ms_buf_free(&man);
     free(hex); free(sizes); free(tmp); free(sbuf); free(dbuf); free(tb);
     return rc;
-}
-
-int ms_conv_stream_open_hf(ms_conv_stream *s, const ms_io *io, const char *dir, const ms_conv_opts *o, ms_err *err) {
-    memset(s, 0, sizeof *s);
-    int rc = ms_plan_hf(&s->plan, io, dir, err);
-    if (rc) return rc;
-    if (!rc) rc = ms_plan_layout(&s->plan, o, &s->n_shards, err);
-    if (!rc && !(s->tmp = malloc(plan_max_cols(&s->plan) * sizeof(float)))) rc = ms_fail(err, MS_E_MEMORY, "out of memory");
-    if (!rc) rc = ms_plan_tokenizer(&s->plan, io, &s->tok, &s->tok_bytes, s->tok_hex, err);
-    if (rc) ms_conv_stream_close(s);
-    return rc;
-}
-
-int ms_conv_stream_manifest(const ms_conv_stream *s, const char *shard_hex, ms_buf *out, ms_err *err) {
-    char (*hex)[65] = calloc((size_t)s->n_shards, 65);
-    uint64_t *sizes = calloc((size_t)s->n_shards, sizeof *sizes);
-    int rc = MS_OK;
-    if (!hex || !sizes) rc = ms_fail(err, MS_E_MEMORY, "out of memory");
-    for (int k = 0; !rc && k < s->n_shards; k++) {
-        /* before the shards are hashed: 64 zeros (the manifest is then only read for its layout) */
-        if (shard_hex && strlen(shard_hex) >= (size_t)(k + 1) * 64) memcpy(hex[k], shard_hex + 64 * k, 64);
-        else memset(hex[k], '0', 64);
-    }
-    if (!rc) {
-        ms_plan_shard_sizes(&s->plan, s->n_shards, sizes);
-        rc = ms_plan_manifest(&s->plan, s->n_shards, sizes, (const char (*)[65])hex, s->tok_hex, s->tok_bytes, out, err);
-    }
-    free(hex);
-    free(sizes);
-    return rc;
-}
-
-int ms_conv_stream_rows(ms_conv_stream *s, int i, const void *src, size_t r0, size_t nr, void *tensor_base, ms_err *err) {
-    if (i < 0 || i >= s->plan.n) return ms_fail(err, MS_E_ARG, "tensor index %d outside [0, %d)", i, s->plan.n);
-    const ms_conv_tensor *t = &s->plan.t[i];
-    if (r0 > (size_t)t->shape[0] || nr > (size_t)t->shape[0] - r0) return ms_fail(err, MS_E_ARG, "tensor %s: rows %zu..%zu outside its %lld", t->name, r0, r0 + nr, (long long)t->shape[0]);
-    return ms_convert_block(t, src, r0, nr, (uint8_t *)tensor_base + ms_dtype_bytes(t->dtype, r0, tensor_cols(t)), s->tmp, err);
-}
-
-void ms_conv_stream_close(ms_conv_stream *s) {
-    ms_plan_free(&s->plan);
-    free(s->tmp);
-    free(s->tok);
-    memset(s, 0, sizeof *s);
 }
 
 int ms_convert_finish(ms_conv_plan *p, const ms_io *io, const ms_conv_opts *o, ms_err *err) {

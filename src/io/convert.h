@@ -24,7 +24,7 @@ typedef struct {
     void (*progress)(void *ctx, double done, double total);
 } ms_io;
 
-typedef struct {
+typedef struct ms_conv_tensor_ {
     char name[96];
     int ndim;
     int64_t shape[3];
@@ -35,6 +35,8 @@ typedef struct {
     int64_t gen_split;  /* rows >= gen_split are multiplied by gen_gain */
     float gen_gain;
     uint64_t gen_seed;
+    /* generated values (synth.c): rows r0..r0+nr of `cols` floats; NULL: from src_mem or a file */
+    void (*gen_rows)(const struct ms_conv_tensor_ *t, size_t r0, size_t nr, size_t cols, float *out);
     const void *src_mem; /* tensor values in memory (the trainer): used instead of a file when set */
     int src_dtype;      /* f32, f16, bf16 */
     uint64_t src_off;
@@ -66,15 +68,10 @@ typedef struct {
     uint64_t shard_bytes; /* max bytes per shard (default 64 MiB) */
 } ms_conv_opts;
 
-/* Build a plan of deterministic synthetic weights for a config (JSON text, any form that
- * ms_config_from_text reads). Values are seeded per tensor from `seed` and the tensor name. */
-int ms_plan_synth(ms_conv_plan *p, const char *config_text, size_t len, uint64_t seed, ms_err *err);
-/* Build a plan from a Hugging Face model folder: config.json, model.safetensors or
- * model.safetensors.index.json + shards (F32/F16/BF16), tokenizer.json and generation_config.json
- * when present (real vocabulary size, stop tokens). */
-int ms_plan_hf(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err);
-/* Build a plan from a llama2.c checkpoint (legacy v0 header) + tokenizer.bin. */
-int ms_plan_llama2c(ms_conv_plan *p, const ms_io *io, const char *ckpt, const char *tok, ms_err *err);
+/* The plans are made by the sources, each in its own file (a plan only needs this header):
+ * hf_checkpoint.h (a Hugging Face folder), llama2c_checkpoint.h, synth.h (synthetic weights); the
+ * trainer fills one from memory. conv_stream.h converts a plan whose source bytes come from
+ * outside (js/hub.js). */
 void ms_plan_free(ms_conv_plan *p);
 /* Pick output dtypes and lay tensors out in shards (64-byte aligned). */
 int ms_plan_layout(ms_conv_plan *p, const ms_conv_opts *o, int *n_shards, ms_err *err);
@@ -100,23 +97,7 @@ int ms_convert_finish(ms_conv_plan *p, const ms_io *io, const ms_conv_opts *o, m
 /* Convert rows of values between dtypes (src: f32/f16/bf16; dst: any). */
 int ms_convert_rows(const void *src, int src_dtype, void *dst, int dst_dtype, size_t rows, size_t cols, float *tmp);
 
-/* A conversion whose source bytes come from outside (the loader fetching safetensors ranges) and
- * whose output goes straight to each tensor's final place in memory: the plan is built from the
- * small files and the safetensors headers alone (the io serves only those), laid out exactly as
- * ms_convert_finish would lay it out, so the weight set is byte for byte the converter's. */
-typedef struct {
-    ms_conv_plan plan;
-    int n_shards;
-    float *tmp;          /* one row of floats */
-    uint8_t *tok;        /* the converted tokenizer file (NULL: none) */
-    int64_t tok_bytes;
-    char tok_hex[65];
-} ms_conv_stream;
-int ms_conv_stream_open_hf(ms_conv_stream *s, const ms_io *io, const char *dir, const ms_conv_opts *o, ms_err *err);
-/* manifest.json text; shard_hex: the shards' sha256 one after another (64 hex digits each), or
- * NULL for zeros (a manifest read only for its layout, before the shards are hashed) */
-int ms_conv_stream_manifest(const ms_conv_stream *s, const char *shard_hex, ms_buf *out, ms_err *err);
-/* rows r0..r0+nr of plan tensor i from its source bytes into the tensor at tensor_base */
-int ms_conv_stream_rows(ms_conv_stream *s, int i, const void *src, size_t r0, size_t nr, void *tensor_base, ms_err *err);
-void ms_conv_stream_close(ms_conv_stream *s);
+/* the largest row of a plan's tensors, in values; a tensor's values per row */
+size_t ms_plan_max_cols(const ms_conv_plan *p);
+size_t ms_conv_tensor_cols(const ms_conv_tensor *t);
 #endif

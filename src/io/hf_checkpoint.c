@@ -5,7 +5,7 @@
  * A stored lm_head makes the head untied, whatever the config says; q_norm/k_norm tensors in a
  * llama-family checkpoint switch on per-head q/k norm. Everything the family needs must be present
  * with the right shape; any other text tensor is an error (except rotary_emb.inv_freq buffers). */
-#include "convert.h"
+#include "hf_checkpoint.h"
 #include "hf_config.h"
 #include "safetensors.h"
 #include "../model/model.h"
@@ -311,4 +311,11 @@ done:
     ms_json_free(&cj);
     if (rc) ms_plan_free(p);
     return rc;
+}
+
+int ms_convert_hf(const ms_io *io, const char *dir, const ms_conv_opts *o, ms_err *err) {
+    ms_conv_plan p;
+    int rc = ms_plan_hf(&p, io, dir, err);
+    if (rc) { ms_plan_free(&p); return rc; }
+    return ms_convert_finish(&p, io, o, err);
 }

@@ -2,7 +2,7 @@
  * int32 dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size (negative: separate
  * classifier), seq_len; then f32 arrays token_embedding, rms_att, wq, wk, wv, wo, rms_ffn, w1, w2,
  * w3, rms_final, legacy RoPE tables (seq_len * head_size), [wcls]. Mapped to HF names. */
-#include "convert.h"
+#include "llama2c_checkpoint.h"
 #include "../kernels/dtype.h"
 #include "../util/json.h"
 #include <stdarg.h>
@@ -108,4 +108,11 @@ int ms_plan_llama2c(ms_conv_plan *p, const ms_io *io, const char *ckpt, const ch
         p->n_tok_eos = 1;
     }
     return MS_OK;
+}
+
+int ms_convert_llama2c(const ms_io *io, const char *ckpt, const char *tok, const ms_conv_opts *o, ms_err *err) {
+    ms_conv_plan p;
+    int rc = ms_plan_llama2c(&p, io, ckpt, tok, err);
+    if (rc) { ms_plan_free(&p); return rc; }
+    return ms_convert_finish(&p, io, o, err);
 }

@@ -7,7 +7,7 @@
  *   neutral value (1, or 0 for zero-centred norms); the V rows of in_proj_qkv get gain 4 so that
  *   Gated DeltaNet outputs stay well above the gated norm's epsilon (spec §9);
  *   A_log = log U(1, 16), dt_bias = softplus^-1(exp U(log 1e-3, log 1e-1)) as in HF's init. */
-#include "convert.h"
+#include "synth.h"
 #include "hf_config.h"
 #include "../model/model.h"
 #include "../kernels/dtype.h"
@@ -33,7 +33,7 @@ static uint64_t name_hash(const char *s) {
 /* uniform in [0, 1) with 24 bits: exact in float on every platform */
 static float unit(uint64_t key, uint64_t i) { return (float)(mix64(key ^ mix64(i)) >> 40) * (1.0f / 16777216.0f); }
 
-void ms_synth_rows(const ms_conv_tensor *t, size_t r0, size_t nr, size_t cols, float *out) {
+static void synth_rows(const ms_conv_tensor *t, size_t r0, size_t nr, size_t cols, float *out) {
     for (size_t r = 0; r < nr; r++)
         for (size_t c = 0; c < cols; c++) {
             uint64_t i = (uint64_t)(r0 + r) * cols + c;
@@ -73,6 +73,7 @@ int ms_plan_synth(ms_conv_plan *p, const char *text, size_t len, uint64_t seed, 
         memcpy(t->shape, s->shape, sizeof t->shape);
         t->is_matrix = s->is_matrix;
         t->src_file = -1;
+        t->gen_rows = synth_rows;
         t->src_dtype = MS_F32;
         t->gen = 1;
         t->gen_seed = mix64(seed ^ name_hash(s->name));
@@ -102,4 +103,12 @@ int ms_plan_synth(ms_conv_plan *p, const char *text, size_t len, uint64_t seed, 
     if (b.oom) { ms_buf_free(&b); return ms_fail(err, MS_E_MEMORY, "out of memory"); }
     p->config_json = b.p;
     return MS_OK;
+}
+
+int ms_convert_synth(const ms_io *io, const char *config_or_preset, size_t len, uint64_t seed, const ms_conv_opts *o, ms_err *err) {
+    const char *preset = ms_config_preset(config_or_preset);
+    ms_conv_plan p;
+    int rc = ms_plan_synth(&p, preset ? preset : config_or_preset, preset ? strlen(preset) : len, seed, err);
+    if (rc) { ms_plan_free(&p); return rc; }
+    return ms_convert_finish(&p, io, o, err);
 }

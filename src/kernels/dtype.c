@@ -2,13 +2,19 @@
 #include "quant.h"
 #include <string.h>
 
-static const char *const names[MS_DTYPE__COUNT] = {"f32", "f16", "bf16", "q8_0", "q4_0", "q8_0x4", "q4_0x4"};
+static const struct { const char *name, *short_name; int in_files; } table[MS_DTYPE__COUNT] = {
+#define MS_X(id, name, short_name, in_files) {name, short_name, in_files},
+    MS_DTYPE_LIST(MS_X)
+#undef MS_X
+};
 
-const char *ms_dtype_name(int dt) { return (dt >= 0 && dt < MS_DTYPE__COUNT) ? names[dt] : "?"; }
+const char *ms_dtype_name(int dt) { return (dt >= 0 && dt < MS_DTYPE__COUNT) ? table[dt].name : "?"; }
+const char *ms_dtype_short_name(int dt) { return (dt >= 0 && dt < MS_DTYPE__COUNT) ? table[dt].short_name : NULL; }
+int ms_dtype_in_files(int dt) { return dt >= 0 && dt < MS_DTYPE__COUNT && table[dt].in_files; }
 
 int ms_dtype_from_name(const char *s) {
-    for (int i = 0; i < MS_Q8_0X4; i++) /* runtime layouts are not file dtypes */
-        if (s && strcmp(s, names[i]) == 0) return i;
+    for (int i = 0; i < MS_DTYPE__COUNT; i++) /* runtime layouts are not file dtypes */
+        if (s && table[i].in_files && strcmp(s, table[i].name) == 0) return i;
     return -1;
 }
 

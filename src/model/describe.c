@@ -1,49 +1,18 @@
-/* The engine and a loaded model described as data (JSON), for the JS side to read instead of
- * copying C's enums and tables: docs/architecture.md, "The wasm boundary". */
+/* A loaded model described as data (JSON), for the JS side to read instead of copying C's
+ * structures: docs/architecture.md, "The wasm boundary". The engine's tables: analysis/engine_info.c. */
 #include "describe.h"
 #include "hooks.h"
 #include "../kernels/dtype.h"
-#include "../kernels/kernels.h"
 #include "../util/json.h"
 #include <stdlib.h>
 
 const char *ms_activations_name(int mode) {
-    return mode == MS_ACT_INT8 ? "int8" : mode == MS_ACT_EXACT ? "exact" : mode == MS_ACT_PLAIN ? "plain" : "?";
-}
-
-char *ms_describe_engine(void) {
-    ms_buf b = {0};
-    ms_buf_puts(&b, "{\"hooks\":[");
-    for (int h = 0; h < MS_HOOK__COUNT; h++)
-        ms_buf_printf(&b, "%s{\"name\":\"%s\",\"id\":%d,\"width\":\"%s\",\"what\":\"%s\"}", h ? "," : "", ms_hook_table[h].name, h,
-                      ms_hook_table[h].width == MS_WIDTH_MLP ? "intermediate_size" : "hidden_size", ms_hook_table[h].what);
-    ms_buf_puts(&b, "],\"interventions\":[");
-    for (int h = 0; h < MS_HOOK__COUNT; h++) ms_buf_printf(&b, "%s\"%s\"", h ? "," : "", ms_hook_table[h].name);
-    ms_buf_puts(&b, "],\"intervention_ops\":[");
-    for (int k = 0; k < MS_IV__COUNT; k++) ms_buf_printf(&b, "%s\"%s\"", k ? "," : "", ms_iv_op_names[k]);
-    ms_buf_puts(&b, "],\"stats\":[");
-    for (int i = 0; i < MS_STAT__COUNT; i++) {
-        const ms_stat_info *s = &ms_stat_table[i];
-        ms_buf_printf(&b, "%s{\"name\":\"%s\",\"id\":%d,\"type\":\"%s\",\"shape\":[", i ? "," : "", s->name, i, s->type);
-        ms_buf_puts(&b, ms_shape_dims[s->shape]);
-        ms_buf_printf(&b, "],\"when\":\"%s\",\"what\":\"%s\"}", s->when == MS_WHEN_GDN ? "gdn" : "always", s->what);
-    }
-    ms_buf_puts(&b, "],\"errors\":[");
-    for (int c = 1; c < MS_E__COUNT; c++) ms_buf_printf(&b, "%s\"%s\"", c > 1 ? "," : "", ms_code_name(c));
-    ms_buf_printf(&b, "],\"activations\":[\"%s\",\"%s\",\"%s\"]", ms_activations_name(MS_ACT_PLAIN), ms_activations_name(MS_ACT_INT8),
-                  ms_activations_name(MS_ACT_EXACT));
-    ms_buf_puts(&b, ",\"gemm_kernels\":[");
-    for (int i = 0; i < ms_n_gemm_kernels; i++) {
-        const ms_gemm_kernel *g = &ms_gemm_kernels[i];
-        ms_buf_printf(&b, "%s{\"id\":%d,\"name\":\"%s\",\"weights\":\"%s\",\"activations\":\"%s\",\"isa\":\"%s\",\"tile_rows\":%d,"
-                      "\"tile_tokens\":%d,\"decode_rows\":%d,\"row_step\":%d,\"col_step\":%d,\"col_block\":%d,\"col_chunk\":%d,"
-                      "\"row_chunk\":%d,\"max_cols\":%d}", i ? "," : "", i, g->name, ms_dtype_name(g->dtype), g->acts, g->simd ? "simd128" : "generic",
-                      g->tile_rows, g->tile_tokens, g->decode_rows ? g->decode_rows : g->tile_rows, g->row_step, g->col_step, g->col_block,
-                      g->col_chunk, g->row_chunk, g->max_cols);
-    }
-    ms_buf_puts(&b, "]}");
-    if (b.oom) { ms_buf_free(&b); return NULL; }
-    return b.p;
+    static const char *const names[MS_ACT__COUNT] = {
+#define MS_X(id, name) name,
+        MS_ACT_LIST(MS_X)
+#undef MS_X
+    };
+    return mode >= 0 && mode < MS_ACT__COUNT ? names[mode] : "?";
 }
 
 char *ms_describe_model(const ms_model *m) {

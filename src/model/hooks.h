@@ -52,7 +52,17 @@ extern const ms_hook_info ms_hook_table[MS_HOOK__COUNT];
     X(gdn_decay, float, "f32", MS_SHAPE_LT, MS_WHEN_GDN, "mean exp(g) over the DeltaNet heads (state decay)")            \
     X(gdn_beta, float, "f32", MS_SHAPE_LT, MS_WHEN_GDN, "mean beta over the DeltaNet heads (write strength)")          \
     X(gdn_decay_head, float, "f32", MS_SHAPE_LTH, MS_WHEN_GDN, "exp(g) of each DeltaNet head: how much of its state it keeps") \
-    X(gdn_beta_head, float, "f32", MS_SHAPE_LTH, MS_WHEN_GDN, "beta of each DeltaNet head: how strongly it writes the token")
+    X(gdn_beta_head, float, "f32", MS_SHAPE_LTH, MS_WHEN_GDN, "beta of each DeltaNet head: how strongly it writes the token") \
+    MS_STAT_TEST_ROWS(X)
+
+/* A row the test builds alone have (-DMS_TEST_EXPORTS: build/wasm/mlpscope-test.wasm), to show that
+ * one row here and its computation in engine/forward.c reach the API, the types, the CLI and the
+ * Worker with no other edit (tests/stat-table.test.js) */
+#ifdef MS_TEST_EXPORTS
+#define MS_STAT_TEST_ROWS(X) X(resid_post_max, float, "f32", MS_SHAPE_LT, MS_WHEN_ALWAYS, "largest |value| of hook_resid_post (test builds only)")
+#else
+#define MS_STAT_TEST_ROWS(X)
+#endif
 
 enum { MS_SHAPE_L, MS_SHAPE_LT, MS_SHAPE_LTK, MS_SHAPE_LTH };
 enum { MS_WHEN_ALWAYS, MS_WHEN_GDN };

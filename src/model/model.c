@@ -426,7 +426,7 @@ static int repackable(const ms_model *m, const ms_tensor *t) {
 }
 
 int ms_model_set_activations(ms_model *m, int mode, ms_err *err) {
-    if (mode != MS_ACT_PLAIN && mode != MS_ACT_INT8 && mode != MS_ACT_EXACT)
+    if (mode < 0 || mode >= MS_ACT__COUNT)
         return ms_fail(err, MS_E_ARG, "activation mode %d: expected 0 (plain), 1 (int8) or 2 (exact)", mode);
     int started = 0;
     for (int k = 0; k < m->n_tensors; k++) started |= m->tensors[k].prepared;
@@ -527,6 +527,24 @@ int ms_model_finalize(ms_model *m, ms_err *err) {
     if (rc) return rc;
     m->finalized = 1;
     return MS_OK;
+}
+
+ms_model *ms_model_open(const char *manifest, size_t len, int allocate, int simd, ms_err *err) {
+    ms_model *m = ms_model_from_manifest(manifest, len, allocate, err);
+    if (m) ms_kernels_init(&m->kern, simd);
+    return m;
+}
+
+int ms_model_finish_shard(ms_model *m, int s, int activations, ms_err *err) {
+    if (s < 0) return ms_fail(err, MS_E_ARG, "shard %d: not a shard index", s);
+    if (m->finalized) return ms_fail(err, MS_E_STATE, "model is already finished");
+    if (ms_model_set_activations(m, activations, err)) return err->code;
+    return ms_model_prepare(m, s, err);
+}
+
+int ms_model_finish(ms_model *m, int activations, ms_err *err) {
+    if (ms_model_set_activations(m, activations, err)) return err->code;
+    return ms_model_finalize(m, err);
 }
 
 void ms_model_count(const ms_model *m, ms_param_counts *pc) {

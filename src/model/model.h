@@ -61,7 +61,15 @@ typedef struct {
  *                 the same for these block types)
  *   MS_ACT_EXACT  activations split into two 16-bit codes per value: exact up to f32 rounding
  *   MS_ACT_PLAIN  no repack: the plain layouts with f32 activations (the reference kernels) */
-typedef enum { MS_ACT_PLAIN = 0, MS_ACT_INT8 = 1, MS_ACT_EXACT = 2 } ms_activations;
+/* X(ID, name): one row per mode, in code order; the engine lists them by name (engine info
+ * "activations", index = code), which is how the JS side names them */
+#define MS_ACT_LIST(X) X(PLAIN, "plain") X(INT8, "int8") X(EXACT, "exact")
+typedef enum {
+#define MS_X(id, name) MS_ACT_##id,
+    MS_ACT_LIST(MS_X)
+#undef MS_X
+    MS_ACT__COUNT
+} ms_activations;
 
 typedef struct ms_model {
     ms_config cfg;
@@ -78,6 +86,17 @@ typedef struct ms_model {
     ms_kernels kern;
     struct ms_pool *pool; /* threads for the matmuls (util/threads.h); NULL: one thread. Not owned. */
 } ms_model;
+
+/* Loading a weight set, the one sequence every host runs (js/weightset.js through src/api/api.c,
+ * tools/native_host.c): ms_model_open; for each shard, the host writes its bytes where
+ * ms_model_shard_layout says and checks them against the manifest's size and sha256, then
+ * ms_model_finish_shard (checked and laid out while other shards are still arriving); at the end
+ * ms_model_finish. `activations` (ms_activations) must be the same in every call.
+ * ms_model_open: the manifest parsed and validated (allocate=0: the table only, for a memory
+ * preflight) with the kernels of `simd` (0: the portable C ones). */
+ms_model *ms_model_open(const char *manifest, size_t len, int allocate, int simd, ms_err *err);
+int ms_model_finish_shard(ms_model *m, int shard, int activations, ms_err *err);
+int ms_model_finish(ms_model *m, int activations, ms_err *err);
 
 /* Parse + validate a manifest. With allocate=0 nothing but the table is allocated (preflight). */
 ms_model *ms_model_from_manifest(const char *text, size_t len, int allocate, ms_err *err);

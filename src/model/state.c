@@ -115,3 +115,10 @@ void ms_state_reset(ms_state *s) {
         }
     }
 }
+
+int ms_state_set_gdn_mode(ms_state *s, int recurrent, int chunk, ms_err *err) {
+    if (chunk < 1 || chunk > MS_GDN_CHUNK_MAX) return ms_fail(err, MS_E_ARG, "DeltaNet chunk %d is outside [1, %d]", chunk, MS_GDN_CHUNK_MAX);
+    s->gdn_recurrent = recurrent != 0;
+    s->gdn_chunk = chunk;
+    return MS_OK;
+}

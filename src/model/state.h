@@ -31,6 +31,9 @@ typedef struct ms_state {
 ms_state *ms_state_create(const ms_model *m, int n_ctx, int n_batch, ms_err *err);
 void ms_state_free(ms_state *s);
 void ms_state_reset(ms_state *s); /* back to position 0, caches cleared */
+/* How Gated DeltaNet layers run a prefill: chunks of `chunk` tokens (1..MS_GDN_CHUNK_MAX) or,
+ * recurrent, token by token (the reference definition) */
+int ms_state_set_gdn_mode(ms_state *s, int recurrent, int chunk, ms_err *err);
 size_t ms_state_chunk_floats(const ms_config *c, int chunk);
 /* The model's thread pool if this state has a work area for each of its threads, else NULL (run
  * on the calling thread): layers that share work over threads with per-thread scratch use it. */

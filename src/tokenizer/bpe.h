@@ -13,7 +13,15 @@
 #include "../util/error.h"
 
 enum { MS_BPE_NFC = 1, MS_BPE_IGNORE_MERGES = 2 };
-enum { MS_CHAT_NONE = 0, MS_CHAT_CHATML = 1, MS_CHAT_QWEN3 = 2, MS_CHAT_QWEN35 = 3 };
+/* The chat templates the engine renders itself, X(ID, name) in code order (engine info
+ * "chat_kinds", index = code; the JS side's tokenizer.chatTemplate names) */
+#define MS_CHAT_LIST(X) X(NONE, "none") X(CHATML, "chatml") X(QWEN3, "qwen3") X(QWEN35, "qwen3.5")
+enum {
+#define MS_X(id, name) MS_CHAT_##id,
+    MS_CHAT_LIST(MS_X)
+#undef MS_X
+    MS_CHAT__COUNT
+};
 
 typedef struct {
     uint32_t flags, pretok, chat;
@@ -49,6 +57,8 @@ int ms_bpe_import(const char *tok_json, size_t tlen, const char *cfg_json, size_
  * chat_template.jinja file) or tokenizer_config.json's chat_template (a string, or the "default"
  * entry of a list of {name, template}); the token strings are tokenizer_config.json's. */
 int ms_chat_info_json(const char *cfg_json, size_t clen, const char *tpl_override, char **out, ms_err *err);
+/* The same as a malloc'd text that is "null" when there is no template; NULL: the error in err */
+char *ms_chat_info_text(const char *cfg_json, size_t clen, const char *tpl_override, ms_err *err);
 /* GPT-2's byte -> code point map */
 uint32_t ms_byte_to_unicode(uint8_t b);
 #endif

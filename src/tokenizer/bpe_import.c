@@ -125,6 +125,15 @@ int ms_chat_info_json(const char *cj, size_t clen, const char *tpl_override, cha
     return rc;
 }
 
+char *ms_chat_info_text(const char *cj, size_t clen, const char *tpl_override, ms_err *err) {
+    char *out = NULL;
+    if (ms_chat_info_json(cj, clen, tpl_override, &out, err)) return NULL;
+    if (out) return out;
+    if (!(out = malloc(5))) { ms_fail(err, MS_E_MEMORY, "out of memory"); return NULL; }
+    memcpy(out, "null", 5);
+    return out;
+}
+
 int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, const char *tpl_override, uint8_t **out, size_t *out_len,
                   int *bos_out, ms_err *err) {
     ms_json j = {0}, c = {0};

@@ -1,4 +1,6 @@
 #include "tokenizer.h"
+#include "chat.h"
+#include "pretokenize.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,4 +58,22 @@ char *ms_tokenizer_token_string(const ms_tokenizer *t, int id) {
 
 int ms_tokenizer_token_id(const ms_tokenizer *t, const char *s, size_t n) {
     return t->kind == MS_TOK_BPE ? ms_bpe_token_id(&t->bpe, s, n) : ms_l2c_token_id(&t->l2c, s, n);
+}
+
+int ms_tokenizer_pretokenize(const ms_tokenizer *t, const char *s, size_t n, int32_t *ends, int cap) {
+    int k = 0;
+    if (t->kind != MS_TOK_BPE) { if (cap < 1) return -1; ends[0] = (int32_t)n; return n ? 1 : 0; }
+    for (size_t i = 0; i < n;) {
+        size_t l = ms_pretok_next((int)t->bpe.pretok, s, n, i);
+        if (!l) l = 1;
+        if (k >= cap) return -1;
+        i += l;
+        ends[k++] = (int32_t)i;
+    }
+    return k;
+}
+
+int ms_tokenizer_chat(const ms_tokenizer *t, const char *messages_json, size_t n, int add_generation_prompt, int thinking,
+                      char **out, size_t *len, ms_err *err) {
+    return ms_chat_render(ms_tokenizer_chat_kind(t), messages_json, n, add_generation_prompt, thinking, out, len, err);
 }

@@ -43,4 +43,11 @@ int ms_tokenizer_chat_kind(const ms_tokenizer *t);
 /* token string (tokenizer.json / tokenizer.bin form), malloc'd; NULL if out of range */
 char *ms_tokenizer_token_string(const ms_tokenizer *t, int id);
 int ms_tokenizer_token_id(const ms_tokenizer *t, const char *s, size_t n);
+/* Pre-tokenization of (NFC) text into pieces: each piece's end offset (bytes) into ends[cap];
+ * returns the count, or -1 if cap is too small. One piece for tokenizers without a pre-tokenizer. */
+int ms_tokenizer_pretokenize(const ms_tokenizer *t, const char *s, size_t n, int32_t *ends, int cap);
+/* A JSON message list rendered with the chat template the tokenizer's kind names (chat.h):
+ * *out malloc'd, its length in *len */
+int ms_tokenizer_chat(const ms_tokenizer *t, const char *messages_json, size_t n, int add_generation_prompt, int thinking,
+                      char **out, size_t *len, ms_err *err);
 #endif

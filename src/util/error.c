@@ -20,9 +20,11 @@ void ms_err_clear(ms_err *err) {
 
 const char *ms_code_name(int code) {
     static const char *const names[MS_E__COUNT] = {
-        "OK", "E_MANIFEST", "E_SHARD_MISSING", "E_SHARD_SIZE", "E_SHARD_HASH", "E_TENSOR",
-        "E_CONFIG", "E_MEMORY", "E_ABORTED", "E_NETWORK", "E_TOKEN", "E_CONTEXT",
-        "E_CHECKPOINT", "E_ARG", "E_STATE"};
+        "OK",
+#define MS_X(id, what) "E_" #id,
+        MS_ERROR_LIST(MS_X)
+#undef MS_X
+    };
     return (code >= 0 && code < MS_E__COUNT) ? names[code] : "E_UNKNOWN";
 }
 

@@ -4,22 +4,29 @@
 #define MS_ERROR_H
 #include <stddef.h>
 
+/* X(ID, what): one row per error code, in code order (MS_E_<ID>, named "E_<ID>"). The engine lists
+ * them (engine info "errors"); js/index.d.ts's ErrorCode is generated from that list. */
+#define MS_ERROR_LIST(X)                                                                 \
+    X(MANIFEST, "manifest.json malformed or inconsistent")                             \
+    X(SHARD_MISSING, "shard file absent")                                              \
+    X(SHARD_SIZE, "shard length differs from the manifest")                            \
+    X(SHARD_HASH, "sha256 mismatch")                                                   \
+    X(TENSOR, "tensor missing, unexpected, wrong shape/dtype, bad values")             \
+    X(CONFIG, "config values impossible or inconsistent")                              \
+    X(MEMORY, "allocation failed or over budget")                                      \
+    X(ABORTED, "caller aborted")                                                       \
+    X(NETWORK, "transport failure (host side)")                                        \
+    X(TOKEN, "token id out of range, bad tokenizer file, bad text")                    \
+    X(CONTEXT, "context length exceeded")                                              \
+    X(CHECKPOINT, "source checkpoint (llama2.c / safetensors) malformed")              \
+    X(ARG, "bad argument from the caller")                                             \
+    X(STATE, "call not valid in this state (e.g. model not finalized)")
+
 typedef enum {
     MS_OK = 0,
-    MS_E_MANIFEST,      /* manifest.json malformed or inconsistent */
-    MS_E_SHARD_MISSING, /* shard file absent */
-    MS_E_SHARD_SIZE,    /* shard length differs from the manifest */
-    MS_E_SHARD_HASH,    /* sha256 mismatch */
-    MS_E_TENSOR,        /* tensor missing, unexpected, wrong shape/dtype, bad values */
-    MS_E_CONFIG,        /* config values impossible or inconsistent */
-    MS_E_MEMORY,        /* allocation failed or over budget */
-    MS_E_ABORTED,       /* caller aborted */
-    MS_E_NETWORK,       /* transport failure (host side) */
-    MS_E_TOKEN,         /* token id out of range, bad tokenizer file, bad text */
-    MS_E_CONTEXT,       /* context length exceeded */
-    MS_E_CHECKPOINT,    /* source checkpoint (llama2.c / safetensors) malformed */
-    MS_E_ARG,           /* bad argument from the caller */
-    MS_E_STATE,         /* call not valid in this state (e.g. model not finalized) */
+#define MS_X(id, what) MS_E_##id,
+    MS_ERROR_LIST(MS_X)
+#undef MS_X
     MS_E__COUNT
 } ms_code;
 

@@ -1,4 +1,5 @@
 #include "sha256.h"
+#include <stdlib.h>
 #include <string.h>
 
 static const uint32_t K[64] = {
@@ -71,4 +72,16 @@ void ms_sha256_hex(const uint8_t d[32], char out[65]) {
     static const char hx[] = "0123456789abcdef";
     for (int i = 0; i < 32; i++) { out[2 * i] = hx[d[i] >> 4]; out[2 * i + 1] = hx[d[i] & 15]; }
     out[64] = 0;
+}
+
+ms_sha256 *ms_sha256_new(void) {
+    ms_sha256 *s = malloc(sizeof *s);
+    if (s) ms_sha256_init(s);
+    return s;
+}
+
+void ms_sha256_final_hex(ms_sha256 *s, char hex[65]) {
+    uint8_t d[32];
+    ms_sha256_final(s, d);
+    ms_sha256_hex(d, hex);
 }

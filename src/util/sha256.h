@@ -13,4 +13,7 @@ void ms_sha256_init(ms_sha256 *s);
 void ms_sha256_update(ms_sha256 *s, const void *data, size_t n);
 void ms_sha256_final(ms_sha256 *s, uint8_t out[32]);
 void ms_sha256_hex(const uint8_t d[32], char out[65]);
+/* a hasher of its own (malloc'd; NULL when out of memory), and its digest as 64 hex digits */
+ms_sha256 *ms_sha256_new(void);
+void ms_sha256_final_hex(ms_sha256 *s, char hex[65]);
 #endif

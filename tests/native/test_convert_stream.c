@@ -6,7 +6,8 @@
  * for byte. Rows outside a tensor and unknown tensors are E_ARG; a NaN is E_TENSOR naming it. */
 #include "check.h"
 #include "../../tools/native_host.h"
-#include "../../src/io/convert.h"
+#include "../../src/io/conv_stream.h"
+#include "../../src/io/hf_checkpoint.h"
 #include "../../src/io/hf_config.h"
 #include "../../src/model/model.h"
 #include "../../src/util/json.h"

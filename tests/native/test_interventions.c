@@ -3,7 +3,7 @@
  * files from outside the repository. */
 #include "check.h"
 #include "../../tools/native_host.h"
-#include "../../src/io/convert.h"
+#include "../../src/io/synth.h"
 #include "../../src/analysis/run.h"
 #include <stdlib.h>
 #include <string.h>
