@@ -245,7 +245,8 @@ export interface ModelInfo {
   tokenizer: Record<string, unknown>;
   contextLength: number;
   source: string;
-  memory: { weights: number; state: number; heap: number };
+  /** bytes: the weights, the sequence state at full context, the wasm memory, and the part of it in use now */
+  memory: { weights: number; state: number; heap: number; heapUsed: number };
   mixers: ('full' | 'linear')[];
   /** which build runs: thread count, SIMD128 or scalar kernels, int8 activations, and why */
   build: { threads: number; simd: boolean; activations: ActivationMode | 'f32'; int8Activations: boolean; why: string };
@@ -271,6 +272,9 @@ export class Tokenizer {
   decode(ids: ArrayLike<number>): string;
   /** how each token reads, in one call: a character split over tokens is shown whole on each (part k of n); never U+FFFD for split bytes */
   pieces(ids: ArrayLike<number>): TokenPiece[];
+  /** Each id on its own as readable text (as `pieces([id])[0].text`: a lone byte of a character
+   *  as \xNN, never "\uFFFD"), all in one call. */
+  tokenTexts(ids: ArrayLike<number>): string[];
   idToToken(id: number): string | undefined;
   /** inverse of idToToken */
   tokenToId(token: string): number | undefined;
@@ -382,7 +386,7 @@ export function tokenOffsets(tokenizer: Tokenizer, ids: ArrayLike<number>): [num
 type Async<T> = T extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never;
 /** The model in a Web Worker: the same calls as Model, each returning a promise. */
 export class WorkerModel {
-  readonly tokenizer: { [K in 'encode' | 'decode' | 'pieces' | 'idToToken' | 'tokenToId' | 'pretokenize' | 'applyChatTemplate']: Async<Tokenizer[K]> } & { kind: string; bosId: number; eosIds: number[]; vocabSize: number; chatTemplate: Tokenizer['chatTemplate'] } | null;
+  readonly tokenizer: { [K in 'encode' | 'decode' | 'pieces' | 'tokenTexts' | 'idToToken' | 'tokenToId' | 'pretokenize' | 'applyChatTemplate']: Async<Tokenizer[K]> } & { kind: string; bosId: number; eosIds: number[]; vocabSize: number; chatTemplate: Tokenizer['chatTemplate'] } | null;
   readonly contextLength: number;
   readonly config: Record<string, any>;
   readonly nLayers: number;

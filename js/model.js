@@ -33,7 +33,7 @@ export class Model {
       family: i.family, kernels: i.kernels, config: i.config, params: i.params, dtypes: i.dtypes,
       build: { threads: this.e.threads, simd: i.kernels === 'wasm-simd128', activations: i.activations, int8Activations: i.activations === 'int8', why: this._buildWhy },
       tokenizer: i.tokenizer, contextLength: this.contextLength, source: this.source,
-      memory: { weights: i.weight_bytes, state: this.e.c.model_state_bytes(this.m, this.contextLength, 64), heap: this.e.heapBytes },
+      memory: { weights: i.weight_bytes, state: this.e.c.model_state_bytes(this.m, this.contextLength, 64), heap: this.e.heapBytes, heapUsed: this.e.c.heap_used() },
       mixers: i.config.layer_types.map((t) => (t === 'linear_attention' ? 'linear' : 'full')),
       // the hook points of every block as the engine lists them, with their widths for this model
       hooks: this.e.info.hooks.map((h) => ({ name: h.name, width: i.config[h.width], what: h.what })),
@@ -146,8 +146,10 @@ export class Model {
     const names = ['blocks.0.hook_resid_pre'];
     for (let l = 0; l < L; l++) names.push(`blocks.${l}.hook_attn_out`, `blocks.${l}.hook_mlp_out`);
     const last = `blocks.${L - 1}.hook_resid_post`, post = neurons === undefined ? null : `blocks.${neurons}.mlp.hook_post`;
-    const r = this.forward(ids, { hooks: [...names, last, ...(post ? [post] : [])], stats: false, logits: 'all' });
-    const z = r.logits.subarray(p * V, (p + 1) * V);
+    // the tokens up to p are all the pass needs (later ones cannot change position p): its logits
+    // are the last row, and no [T][vocab] logits are held (248k × T floats on Qwen3.5)
+    const r = this.forward(Array.from(ids).slice(0, p + 1), { hooks: [...names, last, ...(post ? [post] : [])], stats: false, logits: 'last' });
+    const z = r.logits;
     if (token === undefined && !logitDiff) { token = 0; for (let i = 1; i < nReal; i++) if (z[i] > z[token]) token = i; }
     const x = r.hooks[last].subarray(p * H, (p + 1) * H);
     let ms = 0;

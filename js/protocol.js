@@ -22,6 +22,7 @@ export const TOKENIZER_CALLS = {
   encode: {},
   decode: { arrays: [0] },
   pieces: { arrays: [0] },
+  tokenTexts: { arrays: [0] },
   idToToken: {},
   tokenToId: {},
   pretokenize: {},

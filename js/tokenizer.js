@@ -148,6 +148,15 @@ export class Tokenizer {
     return out;
   }
 
+  /**
+   * Each id on its own as readable text (what `pieces([id])[0].text` gives: a lone byte of a
+   * character as \xNN, never "\uFFFD"), for a list of candidate tokens in one call.
+   * @param {ArrayLike<number>} ids @returns {string[]}
+   */
+  tokenTexts(ids) {
+    return Array.from(ids, (id) => this.pieces([id])[0].text);
+  }
+
   /** @param {ArrayLike<number>} ids @returns {string} */
   decode(ids) {
     const d = this.decoder();

@@ -29,13 +29,13 @@ if (fs.existsSync(path.join(root, 'weights/demo/manifest.json'))) {
   for (const f of fs.readdirSync(path.join(root, 'weights/demo'))) if (/\.(json|bin|msbpe)$/.test(f) && f !== 'summary.json') fs.copyFileSync(path.join(root, 'weights/demo', f), path.join(W, 'demo', f));
   const params = (JSON.parse(fs.readFileSync(path.join(root, 'weights/demo/summary.json'))).params / 1e6).toFixed(2);
   models.push({ id: 'demo', url: 'weights/demo/', kind: 'trained', languages: ['zh', 'en'],
-    label: [`mlpscope 演示模型（本项目训练，中英双语，${params}M 参数）`, `mlpscope demo model (trained by this project, Chinese and English, ${params}M parameters)`] });
+    label: { zh: `mlpscope 演示模型（本项目训练，中英双语，${params}M 参数）`, en: `mlpscope demo model (trained by this project, Chinese and English, ${params}M parameters)` } });
 }
 const cli = path.join(root, 'bin/mlpscope.js');
 const stories = path.join(process.env.MLPSCOPE_SHARED ?? path.join(root, '../shared'), 'models/stories260K');
 if (fs.existsSync(path.join(stories, 'stories260K.bin'))) {
   execFileSync(process.execPath, [cli, 'convert', path.join(stories, 'stories260K.bin'), path.join(stories, 'tok512.bin'), '--out', path.join(W, 'stories260K')], { stdio: 'pipe' });
-  models.push({ id: 'stories260K', url: 'weights/stories260K/', kind: 'trained', languages: ['en'], label: ['stories260K（TinyStories，Llama 架构）', 'stories260K (TinyStories, Llama architecture)'] });
+  models.push({ id: 'stories260K', url: 'weights/stories260K/', kind: 'trained', languages: ['en'], label: { zh: 'stories260K（TinyStories，Llama 架构）', en: 'stories260K (TinyStories, Llama architecture)' } });
 }
 if (models.some((m) => m.id === 'demo')) {
   // Qwen3.5 hybrid layout (Gated DeltaNet + gated attention), random weights, the demo tokenizer
@@ -52,7 +52,7 @@ if (models.some((m) => m.id === 'demo')) {
   fs.copyFileSync(path.join(W, 'demo', demo.tokenizer.file), path.join(dir, demo.tokenizer.file));
   man.tokenizer = demo.tokenizer;
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(man, null, 1));
-  models.push({ id: 'qwen35-synth', url: 'weights/qwen35-synth/', kind: 'random', label: ['Qwen3.5 结构的小模型（随机权重）', 'a small Qwen3.5-shaped model (random weights)'] });
+  models.push({ id: 'qwen35-synth', url: 'weights/qwen35-synth/', kind: 'random', label: { zh: 'Qwen3.5 结构的小模型（随机权重）', en: 'a small Qwen3.5-shaped model (random weights)' } });
 }
 // pin each manifest by its sha256, so the page verifies the root of every shard hash as well
 const { createHash } = await import('node:crypto');

@@ -61,9 +61,9 @@ try {
     const ctx = await browser.newContext({ ...opts, reducedMotion: 'reduce' });
     const page = await ctx.newPage();
     await page.goto(`${server.url}?lang=${lang}`);
-    await page.waitForFunction(() => Number(document.body.dataset.runs ?? 0) >= 1 && document.querySelector('#feature-city')?.dataset.auc &&
-      document.querySelectorAll('#lens-table tr').length > 1, null, { timeout: 300000 });
-    await page.waitForTimeout(500); // the last cards settle
+    await page.waitForFunction(() => document.body.dataset.ready === '1' && document.body.dataset.featureCards &&
+      document.querySelectorAll('#lens-table tr').length > 1 && document.querySelectorAll('#fires-top li[data-act]').length > 0, null, { timeout: 300000 });
+    await page.waitForTimeout(1500); // the last cards settle
     await page.screenshot({ path: path.join(out, `${name}.png`), fullPage: true, mask: VOLATILE.map((s) => page.locator(s)), animations: 'disabled' });
     const height = await page.evaluate(() => document.documentElement.scrollHeight);
     console.log(`${name}.png: ${height} px tall`);

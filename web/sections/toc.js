@@ -1,8 +1,8 @@
-// The contents rail (a teacher jumps to a section; the section in view is marked): built from the
+// <nav id="toc">: the contents rail (a teacher jumps to a section; the section in view is marked): built from the
 // page's own sections and their bilingual headings, so it cannot drift from them.
 import { $ } from '../core.js';
 
-export function buildContents() {
+export function mount() {
   const nav = $('toc'), list = nav.querySelector('ol');
   const sections = [...document.querySelectorAll('main > section[id]')];
   list.innerHTML = '';

@@ -1,0 +1,184 @@
+// <section id="correction">: the MLP writes a small correction. Per token of a chosen layer the
+// MLP's write against the layer's output; the MLP's share of every layer's output (bars on a
+// 0-100% axis, with words computed from them); the logit lens after each mixer and each MLP; and
+// who wrote the prediction (the final logit split into the embedding, every mixer and every MLP).
+import { $, bi, biSvg, escapeHtml, guard, layerRatios, mixerName, nl, on, pieceLabel, pieceShort, setBi, setText, skipCard, state, tokenTexts, urlKey, urlStart, writeUrl } from '../core.js';
+
+/** the lens looks at most this many positions in one pass (the engine's limit, the last ones) */
+export const LENS_MAX = 64;
+const my = { corrLayerSet: false, lensChosen: false, lens: null, dp: null };
+
+export function mount() {
+  urlKey('layer', () => $('corr-layer').value);
+  on('model', fillPickers);
+  on('unload', () => { my.lens = null; my.dp = null; for (const id of ['bars', 'layer-chart', 'lens-table', 'dp-table']) $(id).innerHTML = ''; });
+  on('run', async () => {
+    await guard($('corr-chart-card'), async () => { renderBars(); renderLayerChart(); });
+    fillLensTokens();
+    my.lensChosen = false;
+    await renderLens();
+  });
+  $('corr-layer').addEventListener('change', () => { renderLayerChart(); writeUrl(); });
+  $('lens-token').addEventListener('change', () => { my.lensChosen = true; renderLens(); });
+}
+
+function fillPickers() {
+  const c = state.info.config, s = $('corr-layer'), v = s.value;
+  s.innerHTML = '';
+  for (let l = 0; l < c.num_hidden_layers; l++) {
+    const o = document.createElement('option');
+    o.value = String(l);
+    const mx = mixerName(state.info.mixers[l]);
+    setBi(o, { zh: `${l} · ${mx.zh}`, en: `${l} · ${mx.en}` });
+    s.append(o);
+  }
+  if (v && v < c.num_hidden_layers) s.value = v;
+  if (!my.corrLayerSet) { // a shared link's layer: the first model only
+    const raw = urlStart.get('layer'), want = raw == null || raw === '' ? NaN : Number(raw);
+    s.value = String(Number.isInteger(want) && want >= 0 && want < c.num_hidden_layers ? want : Math.floor(c.num_hidden_layers / 2));
+    my.corrLayerSet = true;
+  }
+}
+
+/** the words under the all-layers chart, computed from the loaded model's ratios (thresholds stated in the text) */
+export function barsSummary(ratios) {
+  const pct = (r) => `${(100 * r).toFixed(0)}%`, n = ratios.length;
+  const small = ratios.filter((r) => r < 0.25).length, large = ratios.map((r, l) => [r, l]).filter(([r]) => r > 0.5), mid = n - small - large.length;
+  const sorted = [...ratios].sort((x, y) => x - y), median = sorted[Math.floor((n - 1) / 2)];
+  const ls = large.map(([, l]) => l);
+  const s = { zh: `这个模型的 ${n} 层里：${small} 层的 MLP 写入不到该层输出长度的 25%，${mid} 层在 25%–50% 之间，${large.length} 层超过一半${large.length ? `（第 ${ls.join('、')} 层）` : ''}；中位数 ${pct(median)}。`,
+    en: `Of this model's ${n} layers, ${small} have an MLP write under 25% of the layer's output length, ${mid} between 25% and 50%, and ${large.length} over half${large.length ? ` (layer${large.length > 1 ? 's' : ''} ${ls.join(ls.length === 2 ? ' and ' : ', ')})` : ''}; the median is ${pct(median)}.` };
+  if (ratios[0] > 0.5) {
+    s.zh += ' 第 0 层与众不同：它读到的残差流只有 token 的嵌入向量，还很短，所以它的 MLP 写入和残差流本身一样大——在小模型里它更像嵌入的第二部分，而不是修正。';
+    s.en += ' Layer 0 is different: the stream it reads holds only the token\'s embedding and is still short, so its MLP writes about as much as the stream itself; in a small model it acts as a second half of the embedding rather than a correction.';
+  }
+  const holds = median < 0.5 && large.length <= Math.max(1, Math.floor(n / 4));
+  s.zh += holds ? ' 大多数层是课文说的“小修正”：预测来自许多次写入之和，没有哪一层独占。' : ' 这个小模型的图景和课文不完全一样：课文说的是 Qwen3.5-0.8B 这样更深的模型；这里的长条如实显示当前模型的数字。';
+  s.en += holds ? ' Most layers show what the lesson describes, a correction added on top: the prediction is the sum of many writes, and no single layer owns it.' : ' This small model does not fully show the lesson\'s picture, which is about deeper models such as Qwen3.5-0.8B; the bars show the loaded model as it is.';
+  return s;
+}
+
+function renderBars() {
+  const ratios = layerRatios(), mixers = state.info.mixers;
+  setText($('bars-note'), barsSummary(ratios));
+  const kinds = [...new Set(mixers)];
+  $('bars-legend').innerHTML = kinds.length > 1 ? kinds.map((k) => `<span class="key ${k}"></span>${bi(k === 'linear' ? { zh: '线性注意力（Gated DeltaNet）层', en: 'linear-attention (Gated DeltaNet) layer' } : { zh: '全量注意力层', en: 'full-attention layer' })}`).join(' ') : '';
+  // an absolute 0-100% axis: a bar's height is its ratio, so "small" looks small
+  $('bars').innerHTML = [100, 75, 50, 25].map((g) => `<div class="grid${g === 50 ? ' half' : ''}" style="bottom:${g}%"><span>${g}%</span></div>`).join('') +
+    ratios.map((r, l) => `<div class="bar ${mixers[l]}" role="button" tabindex="0" data-layer="${l}" data-ratio="${r}" data-mixer="${mixers[l]}"
+    style="height:${(100 * Math.min(1, r)).toFixed(1)}%"><b aria-hidden="true">${(100 * r).toFixed(0)}%</b><span aria-hidden="true">${l}</span><span class="sr">${bi({ zh: `第 ${l} 层：${(100 * r).toFixed(1)}%`, en: `layer ${l}: ${(100 * r).toFixed(1)}%` })}</span></div>`).join('');
+  $('bars').querySelectorAll('.bar').forEach((b) => {
+    const pick = () => {
+      $('bars').querySelectorAll('.bar').forEach((x) => x.classList.toggle('sel', x === b));
+      const l = Number(b.dataset.layer), r = Number(b.dataset.ratio), pct = (100 * r).toFixed(1);
+      const kind = b.dataset.mixer === 'linear' ? { zh: '线性注意力（Gated DeltaNet）', en: 'linear attention (Gated DeltaNet)' } : { zh: '全量注意力', en: 'full attention' };
+      setText($('bar-readout'), { zh: `第 ${l} 层 · MLP / layer-output ratio = ${pct}% · 混合器：${kind.zh}`, en: `Layer ${l} · MLP / layer-output ratio = ${pct}% · mixer: ${kind.en}` });
+      $('bar-readout').dataset.layer = l;
+      $('bar-readout').dataset.ratio = r;
+      $('corr-layer').value = String(l);
+      renderLayerChart();
+    };
+    b.addEventListener('click', pick);
+    b.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); pick(); } });
+  });
+  // keep the reader's selection
+  const sel = $('bar-readout').dataset.layer;
+  if (sel !== undefined && sel < ratios.length) $('bars').querySelector(`.bar[data-layer="${sel}"]`).click();
+}
+
+function renderLayerChart() {
+  if (!state.run) return;
+  const l = Number($('corr-layer').value || 0), st = state.run.stats, T = st.T;
+  const mlp = st.mlp_out_l2[l], post = st.resid_post_l2[l], mx = Math.max(...post, ...mlp);
+  const W = 640, H = 260, x0 = 40, y0 = 14, w = W - 56, h = H - 70, bw = w / T;
+  const labels = state.pieces.map(pieceLabel);
+  const bars = Array.from({ length: T }, (_, t) => {
+    const x = x0 + t * bw, hp = (post[t] / mx) * h, hm = (mlp[t] / mx) * h;
+    return `<rect x="${x + 1}" y="${y0 + h - hp}" width="${Math.max(1, bw - 2)}" height="${hp}" fill="var(--resid)" fill-opacity=".35" data-t="${t}" data-post="${post[t]}" data-mlp="${mlp[t]}"/>
+      <rect x="${x + bw * 0.25}" y="${y0 + h - hm}" width="${Math.max(1, bw * 0.5)}" height="${hm}" fill="var(--mlp)"/>
+      <text x="${x + bw / 2}" y="${y0 + h + 12}" text-anchor="end" transform="rotate(-55 ${x + bw / 2} ${y0 + h + 12})" class="tick">${escapeHtml(pieceShort(state.pieces[t]).slice(0, 10))}</text>
+      <rect x="${x}" y="${y0}" width="${bw}" height="${h + 60}" fill="transparent" class="hit" data-hit="${t}"><title>${escapeHtml(labels[t])}</title></rect>`;
+  }).join('');
+  $('layer-chart').innerHTML = `${bars}<text x="${x0}" y="${y0 + 4}"><tspan class="key-resid">■ |resid_post|</tspan> <tspan class="key-mlp">■ |mlp_out|</tspan> · ${biSvg({ zh: `第${l} 层`, en: `layer ${l}` })}</text>`;
+  const show = (t) => {
+    const r = mlp[t] / Math.max(post[t], 1e-12), p = JSON.stringify(labels[t]);
+    setText($('layer-readout'), { zh: `token ${t}（${p}）：|resid_post| = ${post[t].toFixed(2)}，|mlp_out| = ${mlp[t].toFixed(2)}，比例 ${(100 * r).toFixed(1)}%`,
+      en: `token ${t} (${p}): |resid_post| = ${post[t].toFixed(2)}, |mlp_out| = ${mlp[t].toFixed(2)}, ratio ${(100 * r).toFixed(1)}%` });
+    $('layer-readout').dataset.t = t;
+  };
+  for (const el of $('layer-chart').querySelectorAll('rect.hit')) { el.addEventListener('click', () => show(Number(el.dataset.hit))); el.addEventListener('mouseenter', () => show(Number(el.dataset.hit))); }
+  show(Math.min(Number($('layer-readout').dataset.t ?? T - 1), T - 1));
+}
+
+// ---------------------------------------------------------------- the logit lens, and who wrote the prediction
+function fillLensTokens() {
+  $('lens-token').innerHTML = state.pieces.map((p, t) => `<option value="${t}">${t}: ${escapeHtml(JSON.stringify(pieceLabel(p)))}</option>`).join('');
+  $('lens-token').value = String(state.ids.length - 1);
+}
+
+/** the stream after each mixer and each MLP, read through the final norm and head at one token:
+ *  on small models first over the last LENS_MAX positions, to start at the token where the most
+ *  MLPs change the top guess (later ones win ties); big ones: the chosen position only */
+async function renderLens() {
+  const m = state.model, L_ = state.info.config.num_hidden_layers, T = state.ids.length;
+  if (!m.tokenizer) return;
+  await guard($('lens-card'), async () => {
+    const all = !my.lensChosen && state.info.config.hidden_size < 512;
+    const from = all ? Math.max(0, T - LENS_MAX) : 0;
+    const positions = all ? Array.from({ length: T - from }, (_, i) => from + i) : [Number($('lens-token').value)];
+    const r = await m.forward(state.ids, { stats: false, logits: 'none', logitLens: { positions, k: 1, afterMixer: true } });
+    const changed = (e) => e.layers.filter((x, l) => x[0].id !== e.afterMixer[l][0].id).length;
+    let at = r.logitLens[0];
+    for (const e of r.logitLens) if (changed(e) >= changed(at)) at = e;
+    $('lens-token').value = String(at.position);
+    const ids = [];
+    for (let l = 0; l < L_; l++) ids.push(at.afterMixer[l][0].id, at.layers[l][0].id);
+    const texts = await tokenTexts(ids); // one call for the whole table
+    const rows = [];
+    for (let l = 0; l < L_; l++) {
+      const cell = (x, k) => ({ id: x[0].id, p: x[0].prob, text: texts[2 * l + k] });
+      rows.push({ l, mid: cell(at.afterMixer[l], 0), post: cell(at.layers[l], 1) });
+    }
+    my.lens = { t: at.position, rows };
+    renderLensTable();
+    skipCard($('lens-card'), all && from ? { zh: `句子有 ${T} 个 token：镜头先看最后 ${LENS_MAX} 个位置（选别的 token 可以看任何位置）。`, en: `The sentence has ${T} tokens: the lens first looks at the last ${LENS_MAX} positions (pick another token to see any position).` } : null);
+    // who wrote the final prediction at that token: one term per part of the residual stream
+    const d = await m.decomposePrediction(state.ids, { position: at.position, token: rows.at(-1).post.id });
+    my.dp = { ...d, text: rows.at(-1).post.text };
+    renderDp();
+  });
+}
+
+function renderLensTable() {
+  const s = my.lens;
+  const cell = (x) => `<code>${nl(JSON.stringify(x.text))}</code> · ${(100 * x.p).toFixed(1)}%`;
+  $('lens-table').innerHTML = `<tr><th>${bi({ zh: '层', en: 'layer' })}</th><th>${bi({ zh: '混合器之后', en: 'after the mixer' })}</th><th>${bi({ zh: 'MLP 之后', en: 'after the MLP' })}</th></tr>` +
+    s.rows.map(({ l, mid, post }) => `<tr data-layer="${l}" data-mid="${mid.id}" data-post="${post.id}" data-pmid="${mid.p}" data-ppost="${post.p}"${mid.id !== post.id ? ' class="mlp-changed"' : ''}><td>${l} · ${bi(mixerName(state.info.mixers[l]))}</td><td>${cell(mid)}</td><td>${cell(post)}</td></tr>`).join('');
+  const changed = s.rows.filter((r) => r.mid.id !== r.post.id).map((r) => r.l), last = s.rows.at(-1).post, lt = JSON.stringify(last.text), lp = (100 * last.p).toFixed(1);
+  setText($('lens-note'), { zh: `在第 ${s.t} 个 token 之后，${changed.length ? `第 ${changed.join('、')} 层的 MLP 改变了首选 token` : '没有哪一层的 MLP 改变首选 token'}；模型最终预测 ${lt}（${lp}%）。`,
+    en: `After token ${s.t}, ${changed.length ? `the MLP of layer${changed.length > 1 ? 's' : ''} ${changed.join(', ')} changed the top guess` : 'no MLP changed the top guess'}; the model finally predicts ${lt} (${lp}%).` });
+}
+
+const sgn = (v) => (v >= 0 ? '+' : '−') + Math.abs(v).toFixed(2);
+function renderDp() {
+  const d = my.dp;
+  const max = Math.max(...d.parts.map((q) => Math.abs(q.value)), 1e-9);
+  const bar = (q, cls) => {
+    const w = (50 * Math.abs(q.value)) / max;
+    return `<td class="b"><div class="dp-track"><span class="dp-bar ${cls}" style="${q.value >= 0 ? 'left:50%' : 'right:50%'};width:${w.toFixed(2)}%"></span></div></td><td class="v">${sgn(q.value)}</td>`;
+  };
+  const emb = d.parts[0], layers = [];
+  for (let i = 1; i < d.parts.length; i += 2) layers.push({ l: d.parts[i].layer, mixer: d.parts[i], mlp: d.parts[i + 1] });
+  $('dp-table').innerHTML = `<tr><th>${bi({ zh: '层', en: 'layer' })}</th><th colspan="2">${bi({ zh: '混合器', en: 'mixer' })}</th><th colspan="2">MLP</th></tr>` +
+    `<tr data-part="embed" data-value="${emb.value}"><td>${bi({ zh: '词嵌入', en: 'embedding' })}</td>${bar(emb, 'embed')}<td></td><td></td></tr>` +
+    layers.map(({ l, mixer, mlp }) => `<tr data-layer="${l}" data-mixer="${mixer.value}" data-mlp="${mlp.value}"><td>${l} · ${bi(mixerName(mixer.kind))}</td>${bar(mixer, 'mixer')}${bar(mlp, 'mlp')}</tr>`).join('');
+  const sumOf = (kind) => d.parts.filter((q) => kind.includes(q.kind)).reduce((a, q) => a + q.value, 0);
+  const mlps = sumOf(['mlp']), mixers = sumOf(['attention', 'deltanet']);
+  const top = d.parts.slice(1).reduce((a, q) => (Math.abs(q.value) > Math.abs(a.value) ? q : a));
+  const mx = mixerName(top.kind);
+  const topName = top.kind === 'mlp' ? { zh: `第 ${top.layer} 层的 MLP`, en: `the MLP of layer ${top.layer}` } : { zh: `第 ${top.layer} 层的${mx.zh}`, en: `the ${mx.en} of layer ${top.layer}` };
+  const tx = JSON.stringify(d.text);
+  setText($('dp-note'), {
+    zh: `预测 ${tx} 的 logit 为 ${d.logit.toFixed(2)}：所有 MLP 合计 ${sgn(mlps)}，所有混合器合计 ${sgn(mixers)}，词嵌入 ${sgn(emb.value)}（各部分之和 ${d.sum.toFixed(2)}）。单独最大的一笔来自${topName.zh}（${sgn(top.value)}）。`,
+    en: `The logit of ${tx} is ${d.logit.toFixed(2)}: all MLPs together ${sgn(mlps)}, all mixers ${sgn(mixers)}, the embedding ${sgn(emb.value)} (the parts sum to ${d.sum.toFixed(2)}). The largest single write comes from ${topName.en} (${sgn(top.value)}).` });
+}
