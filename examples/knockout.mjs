@@ -13,7 +13,8 @@ const base = model.forward(ids, { topK: k });
 const neuron = base.stats.top_idx[layer][(T - 1) * k];
 const act = base.stats.top_val[layer][(T - 1) * k];
 const off = model.forward(ids, { interventions: [{ layer, hook: 'mlp.hook_post', neurons: [neuron], scale: 0 }] });
-const show = (r) => topTokens(r.logits, 5, model.tokenizer).map((t) => `${JSON.stringify(t.token)} ${(100 * t.prob).toFixed(1)}%`).join(', ');
+// t.text: the token as a person reads it (t.token is the vocabulary's own spelling, e.g. "Ġcat")
+const show = (r) => topTokens(r.logits, 5, model.tokenizer, { after: ids }).map((t) => `${JSON.stringify(t.text)} ${(100 * t.prob).toFixed(1)}%`).join(', ');
 const softmax = (l) => { const m = Math.max(...l); const e = l.map((v) => Math.exp(v - m)); const z = e.reduce((a, b) => a + b, 0); return e.map((v) => v / z); };
 const p = softmax(Array.from(base.logits)), q = softmax(Array.from(off.logits));
 const kl = p.reduce((s, pi, i) => s + (pi > 0 ? pi * Math.log(pi / q[i]) : 0), 0);

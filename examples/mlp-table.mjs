@@ -8,7 +8,7 @@ const model = await loadModel(dir);
 const ids = model.tokenizer.encode(text);
 const { stats } = model.forward(ids);
 const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
-console.log(`${ids.length} tokens: ${ids.map((i) => JSON.stringify(model.tokenizer.decode([i]))).join(' ')}\n`);
+console.log(`${ids.length} tokens: ${model.tokenizer.pieces(ids).map((p) => JSON.stringify(p.text)).join(' ')}\n`);
 console.log('layer  mixer   |resid_pre|  |mixer out|  |mlp_out|  |resid_post|  mlp share');
 for (let l = 0; l < stats.layers; l++) {
   const row = [stats.resid_pre_l2, stats.attn_out_l2, stats.mlp_out_l2, stats.resid_post_l2].map((s) => mean(s[l]).toFixed(3).padStart(11));

@@ -23,7 +23,7 @@ console.log(`layer ${layer}, neuron ${neuron}: fires ${sign > 0 ? 'positive' : '
 for (const x of res.top) console.log(`  ${x.activation.toFixed(3).padStart(8)}  ${x.before}[${x.piece}]${x.after}`.replace(/\n/g, '⏎'));
 const o = model.neuronOutput(layer, neuron, { k: 8 });
 const [raises, lowers] = sign > 0 ? [o.promoted, o.suppressed] : [o.suppressed, o.promoted];
-const list = (ts) => ts.map((t) => JSON.stringify(model.tokenizer.decode([t.id]))).join(' ');
+const list = (ts) => ts.map((t) => JSON.stringify(t.text)).join(' ');
 console.log(`when it fires it raises ${list(raises)}`);
 console.log(`and lowers ${list(lowers)}`);
 model.dispose();

@@ -16,7 +16,7 @@ const r = model.activationPatching(clean, corrupted, { hook, metric: 'kl' });
 console.log(`clean:     ${JSON.stringify(tok.decode(clean))}\ncorrupted: ${JSON.stringify(tok.decode(corrupted))}`);
 console.log(`metric: KL(clean ‖ patched) of the next token: ${r.corrupted.toExponential(2)} nats unpatched`);
 console.log(`restored by patching ${hook} (rows: layers; columns: positions)\n`);
-const cols = r.positions.map((p) => JSON.stringify(tok.decode([clean[p]])).slice(0, 8).padStart(9));
+const cols = r.positions.map((p) => JSON.stringify(tok.pieces(clean)[p].text).slice(0, 8).padStart(9));
 console.log('layer' + cols.join(''));
 r.restored.forEach((row, i) => console.log(String(r.layers[i]).padStart(5) + row.map((v) => v.toFixed(2).padStart(9)).join('')));
 model.dispose();

@@ -272,7 +272,7 @@ async function neuron(argv) {
   // what it writes, as it fires: a neuron firing negatively writes minus its column
   const o = model.neuronOutput(opts.layer, opts.neuron, { k: 10 });
   const [up, down] = opts.sign > 0 ? [o.promoted, o.suppressed] : [o.suppressed, o.promoted];
-  const show = (t) => ({ id: t.id, text: model.tokenizer.decode([t.id]), logit: opts.sign * t.logit });
+  const show = (t) => ({ id: t.id, text: t.text, logit: opts.sign * t.logit });
   const writes = { norm: o.norm, up: up.map(show), down: down.map(show) };
   if (a.json) process.stdout.write(JSON.stringify({ ...res, writes }) + '\n');
   else {
@@ -294,13 +294,13 @@ async function lens(argv) {
   const T = Math.min(ids.length, model.contextLength), L = model.nLayers;
   const pos = num(a.position ?? T - 1, 'position', { int: true, min: 0, max: T - 1 }), k = num(a.k ?? 3, 'k', { int: true, min: 1, max: 100 });
   const lensAt = model.forward(ids.slice(0, pos + 1), { stats: false, logits: 'none', logitLens: { positions: [pos], k, afterMixer: true } }).logitLens[0];
-  const show = (ts) => ts.map((t) => ({ id: t.id, text: model.tokenizer ? model.tokenizer.decode([t.id]) : String(t.id), prob: t.prob }));
+  const show = (ts) => ts.map((t) => ({ id: t.id, text: t.text ?? String(t.id), prob: t.prob }));
   const mixers = model.info().mixers;
   const rows = Array.from({ length: L }, (_, l) => ({ layer: l, mixer: mixers[l], afterMixer: show(lensAt.afterMixer[l]), afterMlp: show(lensAt.layers[l]) }));
   if (a.json) process.stdout.write(JSON.stringify({ position: pos, token: ids[pos], rows }) + '\n');
   else {
     const fmt = (ts) => ts.map((t) => `${JSON.stringify(t.text)} ${(100 * t.prob).toFixed(1)}%`).join(', ');
-    console.log(`logit lens after token ${pos} (${model.tokenizer ? JSON.stringify(model.tokenizer.decode([ids[pos]])) : ids[pos]}); * = the MLP changed the top token`);
+    console.log(`logit lens after token ${pos} (${model.tokenizer ? JSON.stringify(model.tokenizer.pieces(ids.slice(0, pos + 1)).at(-1).text) : ids[pos]}); * = the MLP changed the top token`);
     for (const row of rows) {
       const ch = row.afterMixer[0].id !== row.afterMlp[0].id ? '*' : ' ';
       console.log(`${String(row.layer).padStart(3)} ${row.mixer.padEnd(6)} after mixer: ${fmt(row.afterMixer)}`);
@@ -311,7 +311,7 @@ async function lens(argv) {
 }
 
 const idsArg = (v, name) => String(v).split(',').filter((x) => x.trim() !== '').map((x) => num(x, name, { int: true }));
-const tokText = (model, id) => (model.tokenizer ? JSON.stringify(model.tokenizer.decode([id])) : String(id));
+const tokText = (model, id) => (model.tokenizer ? JSON.stringify(model.tokenizer.tokenTexts([id])[0]) : String(id));
 /** --token / --diff: a token id, or a piece of text that is one token */
 function tokenArg(model, v, name) {
   if (/^\d+$/.test(String(v))) return Number(v);

@@ -6,6 +6,7 @@
 
 import { fail } from './errors.js';
 import { topIndices } from './select.js';
+import * as A from './args.js';
 
 /**
  * @typedef {{text: string, spans: {start: number, end: number, label: string}[], lang?: string}} Probe
@@ -72,7 +73,23 @@ export function auc(pos, neg) {
  *   (with topActivations, their `top` from that language's probes)
  * @returns {{best: FeatureNeuron[], perLayer: Record<string, FeatureNeuron[]>, tokens: number, directions?: FeatureDirection[], bestByLang?: Record<string, FeatureNeuron[]>}}
  */
-export function findFeatureNeurons(model, probes, opts = {}) {
+export function findFeatureNeurons(model, probes, opts) {
+  const where = 'findFeatureNeurons()';
+  opts = A.options(opts, where);
+  if (!model.tokenizer) fail('E_TOKEN', `${where}: this weight set has no tokenizer, so probe texts cannot be read`);
+  if (!Array.isArray(probes)) fail('E_ARG', `${where}: probes must be an array of {text, spans}, not ${A.show(probes)}`);
+  probes.forEach((p, i) => {
+    if (typeof p?.text !== 'string' || !Array.isArray(p.spans)) fail('E_ARG', `${where}: probes[${i}] must be {text: string, spans: [...]}`);
+    p.spans.forEach((sp, k) => {
+      if (!(Number.isInteger(sp?.start) && Number.isInteger(sp.end) && typeof sp.label === 'string')) fail('E_ARG', `${where}: probes[${i}].spans[${k}] must be {start, end, label}`);
+    });
+  });
+  for (const k of ['features', 'layers']) A.list(opts[k], where, k);
+  A.intList(opts.layers, where, 'layers');
+  for (const k of ['heldOutFrom', 'top', 'topActivations', 'maxBytes'])
+    if (opts[k] !== undefined && !(Number.isInteger(opts[k]) && opts[k] >= 0)) fail('E_ARG', `${where}: ${k} is ${A.show(opts[k])}, not an integer >= 0`);
+  if (opts.layers) for (const l of opts.layers) if (l < 0 || l >= model.nLayers) fail('E_ARG', `${where}: layer ${l} is not in 0..${model.nLayers - 1}`);
+  if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') fail('E_ARG', `${where}: onProgress must be a function`);
   const features = opts.features ?? DEFAULT_FEATURES;
   const layers = opts.layers ?? Array.from({ length: model.nLayers }, (_, l) => l);
   const I = model.config.intermediate_size, H = model.config.hidden_size;
@@ -278,7 +295,10 @@ function histogram(values, bins) {
  *   histogram: sign × activation of every token in 24 equal bins from lo to hi
  */
 export function neuronTopActivations(model, texts, opts) {
-  const { layer, neuron, k = 10, sign = 1, window = 6 } = opts;
+  const { layer, neuron, k = 10, sign = 1, window = 6 } = A.options(opts, 'neuronTopActivations()');
+  if (!model.tokenizer) fail('E_TOKEN', 'neuronTopActivations(): this weight set has no tokenizer, so texts cannot be read');
+  if (!Array.isArray(texts) || !texts.every((t) => typeof t === 'string' || typeof t?.text === 'string')) fail('E_ARG', `neuronTopActivations(): texts must be an array of strings (or {text}), not ${A.show(texts)}`);
+  if (!Number.isInteger(window) || window < 0) fail('E_ARG', `neuronTopActivations(): window must be an integer >= 0, got ${A.show(window)}`);
   const I = model.config.intermediate_size;
   if (!Number.isInteger(layer) || layer < 0 || layer >= model.nLayers) fail('E_ARG', `neuronTopActivations: layer ${layer} is not in 0..${model.nLayers - 1}`);
   if (!Number.isInteger(neuron) || neuron < 0 || neuron >= I) fail('E_ARG', `neuronTopActivations: neuron ${neuron} is not in 0..${I - 1}`);

@@ -61,7 +61,7 @@ export function folderUrl(s) {
  *   resolve(signal?: AbortSignal): Promise<void>,
  *   small(file: string, signal?: AbortSignal): Promise<Uint8Array | null>,
  *   range(file: string, start: number, end: number, signal?: AbortSignal): Promise<{stream: AsyncIterable<Uint8Array>, total: number, tag: string | null}>,
- *   sizeHint(file: string): number | null }} Remote
+ *   sizeHint(file: string): number | null, has?(file: string): boolean | null }} Remote
  */
 
 /** A repository on a hub: the model API for the commit and the file list, /resolve/ URLs for files.
@@ -110,6 +110,7 @@ function hubRemote(spec, hubUrl, net) {
     },
     range: (file, start, end, signal) => httpRange(fileUrl(file), file, start, end, signal, stallTimeoutMs),
     sizeHint: (file) => files?.get(file)?.lfs?.size ?? files?.get(file)?.size ?? null,
+    has: (file) => (files ? files.has(file) : null),
   };
   remote.cacheFolder = `${hub}/${enc(repo)}/resolve/${encodeURIComponent(revision)}/`;
   return remote;
@@ -268,6 +269,8 @@ export async function fetchPlanInputs(remote, o) {
     // names are checked by the engine too; here they only must not leave the folder
     if (!names.length || names.some((n) => typeof n !== 'string' || n.includes('/') || n.includes('\\') || n === '..' || n.length > 200))
       throw new MlpscopeError('E_CHECKPOINT', 'model.safetensors.index.json: weight_map is missing or names a file outside the folder');
+    const absent = names.filter((n) => remote.has?.(n) === false);
+    if (absent.length) throw new MlpscopeError('E_CHECKPOINT', `model.safetensors.index.json: weight_map names ${absent.slice(0, 3).join(', ')}, which ${remote.name} does not have`);
     weightFiles = names;
   }
   await Promise.all(weightFiles.map(async (f) => {

@@ -179,7 +179,10 @@ export interface Stats extends StatArrays {
   gdn_heads?: number;
 }
 
-export interface LensToken { id: number; token: string | undefined; logit: number; prob: number }
+/** token: the vocabulary entry as the tokenizer file spells it (byte-level BPE: "Ġthe"); text: what
+ *  a person reads (a lone byte of a character as \xNN, a character finished after its context
+ *  marked "但 (2/2)"; never "\uFFFD") */
+export interface LensToken { id: number; token: string | undefined; text: string | undefined; logit: number; prob: number }
 
 export interface ForwardResult {
   /** [vocab] for the last token, or [T][vocab] flattened with logits: 'all' */
@@ -272,9 +275,9 @@ export class Tokenizer {
   decode(ids: ArrayLike<number>): string;
   /** how each token reads, in one call: a character split over tokens is shown whole on each (part k of n); never U+FFFD for split bytes */
   pieces(ids: ArrayLike<number>): TokenPiece[];
-  /** Each id on its own as readable text (as `pieces([id])[0].text`: a lone byte of a character
-   *  as \xNN, never "\uFFFD"), all in one call. */
-  tokenTexts(ids: ArrayLike<number>): string[];
+  /** Each id as readable text (as `pieces([id])[0].text`: a lone byte of a character as \xNN, never
+   *  "\uFFFD"), all in one call; with `after`, as it reads after those tokens ("但 (2/2)") */
+  tokenTexts(ids: ArrayLike<number>, opts?: { after?: ArrayLike<number> }): string[];
   idToToken(id: number): string | undefined;
   /** inverse of idToToken */
   tokenToId(token: string): number | undefined;
@@ -334,7 +337,7 @@ export interface Decomposition {
   neurons?: { layer: number; values: Float32Array; sum: number };
 }
 export interface SteeringVector { hook: string; vector: Float32Array; norm: number; count: [number, number] }
-export interface LogitToken { id: number; token: string | undefined; logit: number }
+export interface LogitToken { id: number; token: string | undefined; text: string | undefined; logit: number }
 export interface DirectionLogits { logits: Float32Array; promoted: LogitToken[]; suppressed: LogitToken[] }
 export interface NeuronOutput extends DirectionLogits { direction: Float32Array; norm: number }
 
@@ -411,7 +414,8 @@ export class WorkerModel {
 }
 /** The model in a worker (a Web Worker in browsers, node:worker_threads in Node); every method async. */
 export function loadModelInWorker(source: string | URL, opts?: LoadOptions & { workerUrl?: string | URL }): Promise<WorkerModel>;
-export function topTokens(logits: Float32Array, k: number, tokenizer?: Tokenizer | null): LensToken[];
+/** the k most likely tokens; with `after` (the ids before the prediction), each text reads as it would after them */
+export function topTokens(logits: Float32Array, k: number, tokenizer?: Tokenizer | null, opts?: { after?: ArrayLike<number> }): LensToken[];
 /** KL(p ‖ q) in nats between the softmaxes of two logit vectors, over their first n entries (default all) */
 export function klDivergence(a: ArrayLike<number>, b: ArrayLike<number>, n?: number): number;
 export function fmtBytes(n: number): string;

@@ -2,6 +2,7 @@
 // what a neuron writes, read through the head (neuronOutput, unembedDirection).
 import { MlpscopeError } from './errors.js';
 import { topIndices } from './select.js';
+import * as A from './args.js';
 
 /**
  * @typedef {{ layer: number, hook: 'mlp.hook_post'|'hook_mlp_out', neurons?: number[], scale: number }} Intervention
@@ -80,8 +81,12 @@ export class Model {
    * @returns {{hook: string, layers: number[], positions: number[], clean: number, corrupted: number,
    *   value: number[][], restored: number[][]}} value and restored are [layer][position]
    */
-  activationPatching(clean, corrupted, { hook = 'hook_resid_pre', metric, layers, positions } = {}) {
+  activationPatching(clean, corrupted, opts) {
     this._alive();
+    const where = 'activationPatching()';
+    const { hook = 'hook_resid_pre', metric, layers, positions } = A.options(opts, where);
+    A.ids(clean, where, 'clean'); A.ids(corrupted, where, 'corrupted'); A.str(hook, where, 'hook');
+    A.intList(layers, where, 'layers'); A.intList(positions, where, 'positions');
     const bad = (what) => new MlpscopeError('E_ARG', `activationPatching(): ${what}`);
     const T = clean?.length;
     if (!T || corrupted?.length !== T) throw bad(`clean and corrupted must be token ids of the same length (${clean?.length} and ${corrupted?.length})`);
@@ -89,7 +94,7 @@ export class Model {
     const diff = metric?.logitDiff;
     if (metric !== 'kl' && !(Array.isArray(diff) && diff.length === 2 && diff.every((t) => Number.isInteger(t) && t >= 0 && t < nReal)))
       throw bad(`metric must be 'kl' or {logitDiff: [a, b]} with two token ids below ${nReal}`);
-    const Ls = layers ?? Array.from({ length: this.nLayers }, (_, l) => l), Ps = positions ?? Array.from({ length: T }, (_, t) => t);
+    const Ls = layers ? Array.from(layers) : Array.from({ length: this.nLayers }, (_, l) => l), Ps = positions ? Array.from(positions) : Array.from({ length: T }, (_, t) => t);
     for (const l of Ls) if (!Number.isInteger(l) || l < 0 || l >= this.nLayers) throw bad(`layer ${l} does not exist (the model has ${this.nLayers})`);
     for (const p of Ps) if (!Number.isInteger(p) || p < 0 || p >= T) throw bad(`position ${p} outside [0, ${T})`);
     const names = Ls.map((l) => `blocks.${l}.${hook}`);
@@ -131,8 +136,10 @@ export class Model {
    *   parts: {name: string, kind: 'embed' | 'attention' | 'deltanet' | 'mlp', layer: number | null, value: number}[],
    *   neurons?: {layer: number, values: Float32Array, sum: number}}}
    */
-  decomposePrediction(ids, { position = -1, token, logitDiff, neurons } = {}) {
+  decomposePrediction(ids, opts) {
     this._alive();
+    let { position = -1, token, logitDiff, neurons } = A.options(opts, 'decomposePrediction()');
+    A.ids(ids, 'decomposePrediction()');
     const bad = (what) => new MlpscopeError('E_ARG', `decomposePrediction(): ${what}`);
     const T = ids?.length, L = this.nLayers, H = this.config.hidden_size, V = this.config.vocab_size;
     const nReal = this._info.tokenizer.vocab_size || V;
@@ -193,11 +200,12 @@ export class Model {
    * @param {{hook: string, at?: 'last' | 'mean'}} opts hook: a full hook name, 'blocks.L.<point>'
    * @returns {{hook: string, vector: Float32Array, norm: number, count: [number, number]}}
    */
-  steeringVector(a, b, { hook, at = 'last' } = {}) {
+  steeringVector(a, b, opts) {
     this._alive();
+    const { hook, at = 'last' } = A.options(opts, 'steeringVector()');
     const bad = (what) => new MlpscopeError('E_ARG', `steeringVector(): ${what}`);
-    if (typeof hook !== 'string' || !/^blocks\.\d+\./.test(hook)) throw bad(`hook must name a block's hook point, like 'blocks.3.hook_resid_post' (got ${JSON.stringify(hook)})`);
-    if (at !== 'last' && at !== 'mean') throw bad(`at must be 'last' or 'mean', not ${JSON.stringify(at)}`);
+    if (typeof hook !== 'string' || !/^blocks\.\d+\./.test(hook)) throw bad(`hook must name a block's hook point, like 'blocks.3.hook_resid_post' (got ${A.show(hook)})`);
+    if (at !== 'last' && at !== 'mean') throw bad(`at must be 'last' or 'mean', not ${A.show(at)}`);
     const list = (x, name) => {
       const xs = typeof x === 'string' || (x && typeof x[0] === 'number') ? [x] : x;
       if (!Array.isArray(xs) || !xs.length) throw bad(`${name} must be a prompt or a non-empty list of prompts`);
@@ -232,8 +240,9 @@ export class Model {
    * @param {number} layer @param {number} neuron @param {{k?: number}} [opts]
    * @returns {{direction: Float32Array, norm: number, logits: Float32Array, promoted: LogitToken[], suppressed: LogitToken[]}}
    */
-  neuronOutput(layer, neuron, { k = 10 } = {}) {
+  neuronOutput(layer, neuron, opts) {
     this._alive();
+    const { k = 10 } = A.options(opts, 'neuronOutput()');
     const e = this.e, H = this.config.hidden_size;
     if (!Number.isInteger(k) || k < 1) throw new MlpscopeError('E_ARG', `k must be a positive integer, got ${k}`);
     if (!Number.isInteger(layer) || !Number.isInteger(neuron)) throw new MlpscopeError('E_ARG', `layer and neuron must be integers, got ${layer}, ${neuron}`);
@@ -253,8 +262,10 @@ export class Model {
    * @param {ArrayLike<number>} v hidden_size values @param {{k?: number, normalize?: boolean}} [opts]
    * @returns {{logits: Float32Array, promoted: LogitToken[], suppressed: LogitToken[]}}
    */
-  unembedDirection(v, { k = 10, normalize = false } = {}) {
+  unembedDirection(v, opts) {
     this._alive();
+    const { k = 10, normalize = false } = A.options(opts, 'unembedDirection()');
+    A.list(v, 'unembedDirection()', 'the direction');
     const e = this.e, H = this.config.hidden_size, V = this.config.vocab_size;
     if (v?.length !== H) throw new MlpscopeError('E_ARG', `the direction has ${v?.length} values, the model's hidden size is ${H}`);
     for (let i = 0; i < H; i++) if (!Number.isFinite(v[i])) throw new MlpscopeError('E_ARG', `the direction's value ${i} is ${v[i]}, not a finite number`);
@@ -266,7 +277,7 @@ export class Model {
       else e.c.unembed_direction(this.m, vp, lp);
       const logits = e.f32.slice(lp >> 2, (lp >> 2) + V);
       const n = Math.min(V, this.tokenizer?.vocabSize || this._info.tokenizer?.vocab_size || V);
-      const tok = (id) => ({ id, token: this.tokenizer?.idToToken(id), logit: logits[id] });
+      const tok = (id) => ({ id, token: this.tokenizer?.idToToken(id), text: this.tokenizer?.tokenTexts([id])[0], logit: logits[id] });
       const ranked = (sign) => topIndices(n, k, (a, b) => sign * (logits[a] - logits[b]) > 0 || (logits[a] === logits[b] && a < b));
       return { logits, promoted: ranked(1).map(tok), suppressed: ranked(-1).map(tok) };
     } finally { e.free(vp); e.free(lp); }
@@ -281,8 +292,10 @@ export class Model {
    * @param {ArrayLike<number>} ids
    * @param {ForwardOptions} [opts]
    */
-  forward(ids, opts = {}) {
+  forward(ids, opts) {
     this._alive();
+    opts = A.options(opts, 'forward()');
+    A.ids(ids, 'forward()');
     if (this._busy) throw new MlpscopeError('E_STATE', 'the model is busy (a generate() is running); wait for it or abort it');
     return this._forward(ids, opts);
   }
@@ -292,6 +305,13 @@ export class Model {
   _forward(ids, opts) {
     const e = this.e, c = e.c, cfg = this._info.config, L = this.nLayers;
     const { stats = true, topK = 8, hooks = [], interventions = [], logits = 'last', logitLens } = opts;
+    A.list(hooks, 'forward()', 'hooks'); A.list(interventions, 'forward()', 'interventions');
+    if (!Number.isInteger(topK) || topK < 0) throw new MlpscopeError('E_ARG', `forward(): topK is ${A.show(topK)}, not an integer >= 0`);
+    if (logitLens !== undefined) {
+      A.options(logitLens, 'forward(): logitLens');
+      if (A.intList(logitLens.positions, 'forward(): logitLens', 'positions') === undefined) throw new MlpscopeError('E_ARG', 'forward(): logitLens needs positions: [..]');
+      if (logitLens.k !== undefined && !Number.isInteger(logitLens.k)) throw new MlpscopeError('E_ARG', `forward(): logitLens.k is ${A.show(logitLens.k)}, not an integer`);
+    }
     const T = ids.length;
     for (let t = 0; t < T; t++) // a type check only (the engine checks the range): 1.5 must not pass as 1
       if (!Number.isInteger(ids[t])) throw new MlpscopeError('E_TOKEN', `token id ${ids[t]} at position ${t} is not an integer`);
@@ -337,7 +357,7 @@ export class Model {
         const p = c.run_hook_data(run, i);
         out.hooks[name] = e.f32.slice(p >> 2, (p >> 2) + c.run_hook_count(run, i));
       }
-      if (logitLens) out.logitLens = this._lens(run, logitLens.positions, T, Math.min(lensK, nReal), !!logitLens.afterMixer);
+      if (logitLens) out.logitLens = this._lens(run, logitLens.positions, ids, Math.min(lensK, nReal), !!logitLens.afterMixer);
       return out;
     } finally {
       c.run_free(run);
@@ -346,19 +366,27 @@ export class Model {
 
   /** The lens results the engine computed: per position, per layer the top-k tokens of
    *  unembed(final_norm(resid_post)) and, with afterMixer, of resid_mid (before the layer's MLP).
-   *  Where each one is comes from the engine's description of the layout (engine.info.lens). */
-  _lens(run, positions, T, k, afterMixer) {
+   *  Where each one is comes from the engine's description of the layout (engine.info.lens).
+   *  Each token's `text` reads as it would after the tokens up to its position. */
+  _lens(run, positions, ids, k, afterMixer) {
+    const T = ids.length;
     const e = this.e, c = e.c, L = this.nLayers, { shape, kinds } = e.info.lens;
     const sizes = { position: positions.length, kind: afterMixer ? kinds.length : 1, layer: L, k };
     const stride = {};
     shape.reduceRight((n, d) => { stride[d] = n; return n * sizes[d]; }, 1);
-    const ids = c.run_lens_top_ids(run) >> 2, lg = c.run_lens_top_logits(run) >> 2, pr = c.run_lens_top_probs(run) >> 2;
+    const idp = c.run_lens_top_ids(run) >> 2, lg = c.run_lens_top_logits(run) >> 2, pr = c.run_lens_top_probs(run) >> 2;
+    let texts = null; // per position: id -> text after the tokens up to it
+    const textOf = (id) => {
+      if (!texts.has(id)) texts.set(id, this.tokenizer.tokenTexts([id], { after: texts.after })[0]);
+      return texts.get(id);
+    };
     const top = (at) => Array.from({ length: k }, (_, j) => {
-      const x = at + j * stride.k, id = e.i32[ids + x];
-      return { id, token: this.tokenizer?.idToToken(id), logit: e.f32[lg + x], prob: e.f32[pr + x] };
+      const x = at + j * stride.k, id = e.i32[idp + x];
+      return { id, token: this.tokenizer?.idToToken(id), text: this.tokenizer ? textOf(id) : undefined, logit: e.f32[lg + x], prob: e.f32[pr + x] };
     });
     const kind = (hook) => kinds.indexOf(hook); // the stream leaving the block; before its MLP
     return positions.map((p, i) => {
+      texts = Object.assign(new Map(), { after: Array.from(ids).slice(0, (p < 0 ? T + p : p) + 1) });
       const at = (kd) => Array.from({ length: L }, (_, l) => top(i * stride.position + kd * stride.kind + l * stride.layer));
       return { position: p < 0 ? T + p : p, layers: at(kind('hook_resid_post')), ...(afterMixer ? { afterMixer: at(kind('hook_resid_mid')) } : {}) };
     });
@@ -379,9 +407,13 @@ export class Model {
    *   decodeMs, timeToFirstTokenMs, prefillTokPerS, decodeTokPerS}, stats?}. Decode speed counts the
    *   tokens after the first (which comes out of the prefill), as llama.cpp does.
    */
-  async *generate(prompt, opts = {}) {
+  async *generate(prompt, opts) {
     this._alive();
     if (this._busy) throw new MlpscopeError('E_STATE', 'the model is busy (another generate() is running)');
+    opts = A.options(opts, 'generate()');
+    if (typeof prompt !== 'string' && !Array.isArray(prompt) && !ArrayBuffer.isView(prompt))
+      throw new MlpscopeError('E_ARG', `generate(): the prompt must be text, token ids or chat messages, not ${A.show(prompt)}`);
+    if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal)) throw new MlpscopeError('E_ARG', `generate(): signal must be an AbortSignal, not ${A.show(opts.signal)}`);
     const { maxTokens = 64, temperature = 0, topK = 0, topP = 1, seed = 0, signal } = opts;
     const { ids, stop, stops, nReal } = this._generationPlan(prompt, opts);
     const e = this.e, V = this._info.config.vocab_size;
@@ -564,13 +596,14 @@ class StopStrings {
 }
 
 /** top-k of logits as {id, token, prob} with softmax probabilities */
-export function topTokens(logits, k, tokenizer) {
+export function topTokens(logits, k, tokenizer, { after } = {}) {
   let mx = -Infinity;
   for (let i = 0; i < logits.length; i++) if (logits[i] > mx) mx = logits[i];
   let z = 0;
   for (let i = 0; i < logits.length; i++) z += Math.exp(logits[i] - mx);
   const best = topIndices(logits.length, k, (a, b) => logits[a] > logits[b] || (logits[a] === logits[b] && a < b));
-  return best.map((id) => ({ id, token: tokenizer?.idToToken(id), logit: logits[id], prob: Math.exp(logits[id] - mx) / z }));
+  const texts = tokenizer ? tokenizer.tokenTexts(best, { after }) : [];
+  return best.map((id, i) => ({ id, token: tokenizer?.idToToken(id), text: texts[i], logit: logits[id], prob: Math.exp(logits[id] - mx) / z }));
 }
 
 /**

@@ -2,6 +2,7 @@
 // documented in js/index.d.ts); the loading wing works on it split into the parts each step
 // needs, with the defaults filled in here and nowhere else.
 import { MlpscopeError } from './errors.js';
+import * as A from './args.js';
 
 /**
  * @typedef {{ onProgress?: (p: {phase?: string, loaded: number, total: number, file: string, fromCache: boolean}) => void,
@@ -44,7 +45,9 @@ import { MlpscopeError } from './errors.js';
  * activationCode and dtypeCodes).
  * @param {LoadOptions} [opts] @returns {Load}
  */
-export function readLoadOptions(opts = {}) {
+export function readLoadOptions(opts) {
+  opts = A.options(opts, 'load options');
+  checkKinds(opts);
   return {
     net: { signal: opts.signal, retries: opts.retries ?? 4, retryDelayMs: opts.retryDelayMs ?? 250, stallTimeoutMs: opts.stallTimeoutMs, onRetry: opts.onRetry },
     cache: { cache: opts.cache, cacheDir: opts.cacheDir },
@@ -57,6 +60,24 @@ export function readLoadOptions(opts = {}) {
     onProgress: opts.onProgress,
     manifestSha256: opts.manifestSha256,
   };
+}
+
+/** Each option is of its kind (a wrong one is E_ARG naming it); ranges are checked where used. */
+function checkKinds(o) {
+  const fail = (k, want) => { throw new MlpscopeError('E_ARG', `${k}: expected ${want}, not ${A.show(o[k])}`); };
+  const is = (k, ok, want) => { if (o[k] !== undefined && !ok(o[k])) fail(k, want); };
+  const count = (v) => Number.isInteger(v) && v >= 0, num = (v) => typeof v === 'number' && v >= 0 && !Number.isNaN(v);
+  for (const k of ['retries', 'parallel', 'batchSize', 'maxContext', 'shardBytes']) is(k, count, 'an integer >= 0');
+  is('contextLength', Number.isInteger, 'an integer');
+  for (const k of ['retryDelayMs', 'stallTimeoutMs', 'memoryBudget']) is(k, num, 'a number >= 0');
+  for (const k of ['onProgress', 'onRetry']) is(k, (v) => typeof v === 'function', 'a function');
+  for (const k of ['simd', 'cache']) is(k, (v) => typeof v === 'boolean', 'true or false');
+  for (const k of ['dtype', 'embedDtype', 'hubUrl', 'cacheDir']) is(k, (v) => typeof v === 'string', 'a string');
+  for (const k of ['wasmUrl', 'mtWasmUrl', 'threadWorkerUrl']) is(k, (v) => typeof v === 'string' || v instanceof URL, 'a URL');
+  is('signal', (v) => typeof AbortSignal !== 'undefined' && v instanceof AbortSignal, 'an AbortSignal');
+  is('manifestSha256', (v) => typeof v === 'string' && /^[0-9a-f]{64}$/i.test(v), 'a sha256 in hex (64 digits)');
+  is('engine', (v) => v !== null && typeof v === 'object' && typeof v.c === 'object', 'an engine from createEngine()');
+  is('jinja', (v) => v === null || (typeof v === 'object' && typeof v.Template === 'function'), "null or @huggingface/jinja's module");
 }
 
 /** The activation mode the options ask for ('int8' unless one says otherwise): `activations`,

@@ -149,12 +149,19 @@ export class Tokenizer {
   }
 
   /**
-   * Each id on its own as readable text (what `pieces([id])[0].text` gives: a lone byte of a
-   * character as \xNN, never "\uFFFD"), for a list of candidate tokens in one call.
-   * @param {ArrayLike<number>} ids @returns {string[]}
+   * Each id as readable text, for a list of candidate tokens in one call: on its own (what
+   * `pieces([id])[0].text` gives: a lone byte of a character as \xNN, never "\uFFFD"), or with
+   * `after`, as it reads after those tokens: a character the context began and this token
+   * finishes is shown whole, marked with its share, e.g. "但 (2/2)".
+   * @param {ArrayLike<number>} ids @param {{after?: ArrayLike<number>}} [opts] @returns {string[]}
    */
-  tokenTexts(ids) {
-    return Array.from(ids, (id) => this.pieces([id])[0].text);
+  tokenTexts(ids, { after } = {}) {
+    // a character is at most 4 bytes, so the last 4 tokens of the context are all it can need
+    const ctx = after ? Array.from(after).slice(-4) : [];
+    return Array.from(ids, (id) => {
+      const p = this.pieces([...ctx, id]).at(-1);
+      return p.part > 1 ? `${p.text} (${p.part}/${p.of})` : p.text;
+    });
   }
 
   /** @param {ArrayLike<number>} ids @returns {string} */

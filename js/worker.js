@@ -62,12 +62,20 @@ for (const [name, spec] of Object.entries(FUNCTION_CALLS))
   ops[name] = (id, first, opts) => features[name](need(), first, spec.progress ? { ...opts, onProgress: opts?.progress ? (p) => port.post({ id, progress: p }) : undefined } : opts);
 
 port.listen(async (data) => {
-  const { id, op, args = [] } = data;
+  // a message is {id, op, args: []}; anything else is answered (id: null when it has none a
+  // client could know) with E_ARG, never by a crash of the worker
+  const id = data !== null && typeof data === 'object' && !Array.isArray(data) && (typeof data.id === 'number' || typeof data.id === 'string') ? data.id : null;
   try {
-    if (!(op in ops)) throw new MlpscopeError('E_ARG', `unknown operation ${op}`);
+    if (id === null) throw new MlpscopeError('E_ARG', 'a worker message is {id, op, args}');
+    const { op, args = [] } = data;
+    if (typeof op !== 'string' || !Object.hasOwn(ops, op)) throw new MlpscopeError('E_ARG', `unknown operation ${String(op).slice(0, 80)}`);
+    if (!Array.isArray(args)) throw new MlpscopeError('E_ARG', `${op}: args is not an array`);
     const result = await ops[op](id, ...args);
     port.post({ id, ok: true, result }, [...transferables(result)]);
   } catch (err) {
-    port.post({ id, ok: false, error: { code: err?.code ?? 'E_STATE', message: err?.message ?? String(err) } });
+    // an exception that is not the API's own is a bug the caller still gets told about, as E_STATE
+    // with its class's name (the fuzz tests look for it)
+    const typed = err instanceof MlpscopeError;
+    port.post({ id, ok: false, error: { code: typed ? err.code : 'E_STATE', name: typed ? 'MlpscopeError' : String(err?.name ?? typeof err), message: String(err?.message ?? err) } });
   }
 });

@@ -33,9 +33,15 @@ test('language switch: Chinese first, English on demand, and back', async () => 
   assert.ok(await p.isVisible('h1 [lang=en]'));
   assert.ok(!(await p.isVisible('h1 [lang=zh]')));
   assert.equal(await p.$eval('#model-select', (s) => s.selectedOptions[0].textContent), 'mlpscope demo model (trained by this project, Chinese and English, 2.88M parameters)');
+  // the example sentence follows the language (the reader has not written one): every chart reruns on it
+  const EN = 'I flew from Paris to Tokyo last week. The food was not bad at all.';
+  await p.waitForFunction((t) => window.__mlpscope.text === t && !document.querySelector('[data-state=busy]'), EN);
+  assert.equal(await p.inputValue('#try-text'), EN);
+  assert.ok((await p.evaluate(() => window.__mlpscope.pieces.map((x) => x.text).join(''))).includes('Paris'));
   await p.screenshot({ path: path.join(SHOTS, 'desktop-en.png'), fullPage: true });
   await p.click('#lang-toggle');
   assert.equal(await p.getAttribute('html', 'lang'), 'zh');
+  await p.waitForFunction((t) => window.__mlpscope.text === t && !document.querySelector('[data-state=busy]'), DEFAULT_TEXT);
 });
 
 test('a language switch leaves no Chinese on screen in English, and redraws nothing it does not have to', async () => {

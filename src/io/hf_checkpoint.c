@@ -287,7 +287,15 @@ int ms_plan_hf(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err) {
     snprintf(path, sizeof path, "%s/config.json", dir);
     char *cfg_text = read_all(io, path, &len, 4u << 20, MS_E_CONFIG, err);
     if (!cfg_text) return err ? err->code : MS_E_CONFIG;
-    if ((rc = ms_config_from_text(cfg_text, len, &c, err))) goto done;
+    if ((rc = ms_config_from_text(cfg_text, len, &c, err))) {
+        /* the reader says "config: …"; here the config is a file, named as such */
+        if (err && !strncmp(err->msg, "config: ", 8)) {
+            char m[sizeof err->msg];
+            snprintf(m, sizeof m, "config.json: %s", err->msg + 8);
+            memcpy(err->msg, m, sizeof m);
+        }
+        goto done;
+    }
     if (ms_json_parse(&cj, cfg_text, len, jerr, sizeof jerr)) { rc = ms_fail(err, MS_E_CONFIG, "config.json: %s", jerr); goto done; }
     if ((rc = list_source_files(p, io, dir, err))) goto done;
     for (; n_files < p->n_src_files; n_files++)

@@ -3,7 +3,7 @@
 // where in the sentence it mattered, which neurons are worth switching off here, all measured), and
 // pushing a feature neuron while the model continues the sentence (steering).
 import { klDivergence, topTokens } from 'mlpscope';
-import { $, bi, checkNeuron, escapeHtml, guard, modelLangs, on, runText, setBi, setText, skipCard, state, tokenTexts } from '../core.js';
+import { $, DEFAULT_TEXTS, bi, checkNeuron, escapeHtml, guard, modelLangs, on, runText, setBi, setText, skipCard, state, tokenTexts } from '../core.js';
 import { shadeTokens } from '../widgets/shade.js';
 
 const my = { searching: false, koChosen: false, ko: null, koRead: null, suggest: null, steerNeurons: null, steer: null };
@@ -17,6 +17,7 @@ export function mount() {
   on('run-refused', (why) => setText($('try-status'), why));
   on('features', ({ neurons }) => { my.steerNeurons = neurons; fillSteer(); });
   on('lang', fillSteer);
+  on('lang', followLanguage);
   on('knockout', async ({ layer, neuron }) => {
     $('ko-layer').value = String(layer); $('ko-neuron').value = String(neuron);
     $('ko-whole').checked = false; $('ko-neuron').disabled = false;
@@ -41,6 +42,16 @@ export function mount() {
   });
   $('steer-strength').addEventListener('input', () => { $('steer-value').textContent = $('steer-strength').value; });
   $('steer-btn').addEventListener('click', runSteer);
+}
+
+/** The example sentence follows the page's language, until the reader writes one of their own. */
+async function followLanguage(lang) {
+  const next = DEFAULT_TEXTS[lang];
+  if (state.text !== state.defaultText || state.text === next) return;
+  state.defaultText = next;
+  $('try-text').value = next;
+  if (state.model) await run(next);
+  else state.text = next;
 }
 
 /** the reader's sentence through every chart; what could not run is said here */
