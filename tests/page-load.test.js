@@ -126,6 +126,9 @@ test('switching to the Qwen3.5-shaped model: strip, bars and layer pickers follo
     assert.deepEqual(await p.$$eval('#bars .bar', (bs) => bs.map((b) => b.dataset.mixer)), mixers);
     assert.equal(await p.$$eval('#ko-layer option', (os) => os.filter((o) => o.textContent.includes('DeltaNet')).length), nLin);
     assert.match(await seen('#features-note', p), /随机/, 'random weights are called random');
+    const note = await seen('#bars-note', p);
+    assert.match(note, /权重是随机的/, 'the bars of a random model are not said to show the lesson (review N6)');
+    assert.doesNotMatch(note, /小修正/);
   } finally { await p.close(); }
 });
 

@@ -41,7 +41,7 @@ function fillPickers() {
 }
 
 /** the words under the all-layers chart, computed from the loaded model's ratios (thresholds stated in the text) */
-export function barsSummary(ratios) {
+export function barsSummary(ratios, { random = false } = {}) {
   const pct = (r) => `${(100 * r).toFixed(0)}%`, n = ratios.length;
   const small = ratios.filter((r) => r < 0.25).length, large = ratios.map((r, l) => [r, l]).filter(([r]) => r > 0.5), mid = n - small - large.length;
   const sorted = [...ratios].sort((x, y) => x - y), median = sorted[Math.floor((n - 1) / 2)];
@@ -52,6 +52,12 @@ export function barsSummary(ratios) {
     s.zh += ' 第 0 层与众不同：它读到的残差流只有 token 的嵌入向量，还很短，所以它的 MLP 写入和残差流本身一样大——在小模型里它更像嵌入的第二部分，而不是修正。';
     s.en += ' Layer 0 is different: the stream it reads holds only the token\'s embedding and is still short, so its MLP writes about as much as the stream itself; in a small model it acts as a second half of the embedding rather than a correction.';
   }
+  if (random) {
+    // random weights learned nothing: whatever the bars show is the initialisation, not the lesson
+    s.zh += ' 这个模型的权重是随机的，没有训练过：这些长条只反映随机初始化下各部分写入的大小，既不支持也不反驳课文的说法。';
+    s.en += ' This model\'s weights are random, never trained: the bars only show how much each part writes at random initialisation, which neither supports nor contradicts the lesson.';
+    return s;
+  }
   const holds = median < 0.5 && large.length <= Math.max(1, Math.floor(n / 4));
   s.zh += holds ? ' 大多数层是课文说的“小修正”：预测来自许多次写入之和，没有哪一层独占。' : ' 这个小模型的图景和课文不完全一样：课文说的是 Qwen3.5-0.8B 这样更深的模型；这里的长条如实显示当前模型的数字。';
   s.en += holds ? ' Most layers show what the lesson describes, a correction added on top: the prediction is the sum of many writes, and no single layer owns it.' : ' This small model does not fully show the lesson\'s picture, which is about deeper models such as Qwen3.5-0.8B; the bars show the loaded model as it is.';
@@ -60,7 +66,7 @@ export function barsSummary(ratios) {
 
 function renderBars() {
   const ratios = layerRatios(), mixers = state.info.mixers;
-  setText($('bars-note'), barsSummary(ratios));
+  setText($('bars-note'), barsSummary(ratios, { random: state.entry?.kind === 'random' }));
   const kinds = [...new Set(mixers)];
   $('bars-legend').innerHTML = kinds.length > 1 ? kinds.map((k) => `<span class="key ${k}"></span>${bi(k === 'linear' ? { zh: '线性注意力（Gated DeltaNet）层', en: 'linear-attention (Gated DeltaNet) layer' } : { zh: '全量注意力层', en: 'full-attention layer' })}`).join(' ') : '';
   // an absolute 0-100% axis: a bar's height is its ratio, so "small" looks small
