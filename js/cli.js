@@ -7,12 +7,12 @@
 //   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
 //                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--exact]
 //   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--by-lang] [--json]
-//   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
+//   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--quadrants] [--json]
 //   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
 //   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--json]
 //   mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
 import fs from 'node:fs';
-import { findFeatureNeurons, neuronTopActivations } from './features.js';
+import { findFeatureNeurons, neuronTopActivations, neuronQuadrants } from './features.js';
 import { loadModel } from './loader.js';
 import { topTokens } from './model.js';
 import { loadTokenizer } from './tokenizer.js';
@@ -36,7 +36,7 @@ const USAGE = `usage:
                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--exact] [--stop S]
                [--dtype D] [--hub-url URL]
   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--by-lang] [--json]
-  mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--json]
+  mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--quadrants] [--json]
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--top N] [--json]
   mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
@@ -256,7 +256,7 @@ async function features(argv) {
 }
 
 async function neuron(argv) {
-  const a = parseArgs(argv, { layer: 'v', neuron: 'v', sign: 'v', k: 'v', window: 'v', texts: 'v', probes: 'v', json: 'flag' });
+  const a = parseArgs(argv, { layer: 'v', neuron: 'v', sign: 'v', k: 'v', window: 'v', texts: 'v', probes: 'v', json: 'flag', quadrants: 'flag' });
   if (a._.length !== 1 || a.layer === undefined || a.neuron === undefined) throw new MlpscopeError('E_ARG', 'neuron needs DIR, --layer and --neuron\n' + USAGE);
   let texts;
   if (a.texts !== undefined) {
@@ -268,6 +268,7 @@ async function neuron(argv) {
   const opts = { layer: num(a.layer, 'layer', { int: true, min: 0, max: model.nLayers - 1 }), neuron: num(a.neuron, 'neuron', { int: true, min: 0, max: model.config.intermediate_size - 1 }),
     sign: num(a.sign ?? 1, 'sign', { int: true, min: -1, max: 1 }), k: num(a.k ?? 10, 'k', { int: true, min: 1, max: 10000 }), window: num(a.window ?? 6, 'window', { int: true, min: 0, max: 1000 }) };
   if (opts.sign === 0) throw new MlpscopeError('E_ARG', '--sign must be 1 or -1, not "0"');
+  if (a.quadrants) { printQuadrants(neuronQuadrants(model, texts, { layer: opts.layer, neuron: opts.neuron, k: a.k === undefined ? 3 : opts.k, window: opts.window }), a.json); model.dispose(); return; }
   const res = neuronTopActivations(model, texts, opts);
   // what it writes, as it fires: a neuron firing negatively writes minus its column
   const o = model.neuronOutput(opts.layer, opts.neuron, { k: 10 });
@@ -283,6 +284,17 @@ async function neuron(argv) {
     console.log(`and pushes down ${line(writes.down)}`);
   }
   model.dispose();
+}
+
+/** --quadrants: the neuron's four (sign gate, sign up) quadrants as a table */
+function printQuadrants(r, json) {
+  if (json) { process.stdout.write(JSON.stringify(r) + '\n'); return; }
+  console.log(`layer ${r.layer} neuron ${r.neuron}: ${r.tokens} tokens by the signs of gate (mlp.hook_pre) and up (mlp.hook_pre_linear)${r.zero ? `; ${r.zero} exactly 0` : ''}`);
+  console.log('gate up   tokens  of all   mean gate  mean up  mean output  of sum|output|  largest |output|');
+  for (const q of r.quadrants) {
+    const top = q.top.map((x) => `${JSON.stringify(x.piece)} ${x.activation.toFixed(2)}`).join(', ');
+    console.log(`  ${q.gate}   ${q.up}  ${String(q.count).padStart(7)}  ${(100 * q.frequency).toFixed(1).padStart(5)}%  ${q.meanGate.toFixed(3).padStart(9)}  ${q.meanUp.toFixed(3).padStart(7)}  ${q.meanOutput.toFixed(4).padStart(11)}  ${(100 * q.share).toFixed(1).padStart(13)}%  ${top}`);
+  }
 }
 
 /** the logit lens at one position: what the stream predicts after each layer's mixer and after its MLP */

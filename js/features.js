@@ -84,7 +84,7 @@ export function findFeatureNeurons(model, probes, opts) {
       if (!(Number.isInteger(sp?.start) && Number.isInteger(sp.end) && typeof sp.label === 'string')) fail('E_ARG', `${where}: probes[${i}].spans[${k}] must be {start, end, label}`);
     });
   });
-  for (const k of ['features', 'layers']) A.list(opts[k], where, k);
+  if (opts.features !== undefined) A.options(opts.features, `${where}: features`);
   A.intList(opts.layers, where, 'layers');
   for (const k of ['heldOutFrom', 'top', 'topActivations', 'maxBytes'])
     if (opts[k] !== undefined && !(Number.isInteger(opts[k]) && opts[k] >= 0)) fail('E_ARG', `${where}: ${k} is ${A.show(opts[k])}, not an integer >= 0`);
@@ -212,9 +212,13 @@ function topOfRows(model, rows, idsOf, probes, li, { neuron, sign }, k, lang) {
 }
 
 /** a token in its context: TopActivation */
-function describe(model, texts, ids, p, t, activation, window) {
-  const dec = (x) => model.tokenizer.decode(x);
-  const out = { text: p, token: t, activation, before: dec(ids.slice(Math.max(0, t - window), t)), piece: dec([ids[t]]), after: dec(ids.slice(t + 1, t + 1 + window)) };
+function describe(model, texts, ids, p, t, activation, window, ps = model.tokenizer.pieces(ids)) {
+  // readable text: a character split over tokens is shown once (on the window's first token that
+  // holds it), the token itself whole with its share ("但 (2/2)"); never "\uFFFD"
+  const span = (a, b) => ps.slice(a, b).map((x, i) => (i > 0 && x.part > 1 ? [...x.text].slice(1).join('') : x.text)).join('');
+  const at = ps[t];
+  const out = { text: p, token: t, activation, before: span(Math.max(0, t - window), t), piece: at.of ? `${at.text} (${at.part}/${at.of})` : at.text,
+    after: span(t + 1, t + 1 + window).replace(/^./su, (c) => (ps[t + 1]?.part > 1 ? '' : c)) };
   if (typeof texts[p] !== 'string') {
     const [a, b] = tokenOffsets(model.tokenizer, ids)[t];
     out.labels = b > a ? [...new Set(texts[p].spans.filter((s) => s.start < b && s.end > a).map((s) => s.label))] : [];
@@ -323,4 +327,62 @@ export function neuronTopActivations(model, texts, opts) {
     top: top.map((i) => describe(model, texts, idsOf[where[i][0]], where[i][0], where[i][1], acts[i], window)),
     tokens: n, mean: n ? sum / n : 0, positive: n ? pos / n : 0, histogram: histogram(acts.map((a) => sign * a), 24),
   };
+}
+
+/**
+ * A gated neuron's four sign quadrants over some texts (GLUScope, Gerstner & Schütze 2026): the
+ * gate's pre-activation g = w_gate·x (`mlp.hook_pre`) and the up projection u = w_up·x
+ * (`mlp.hook_pre_linear`) each have a sign, and the neuron's output silu(g)·u (`mlp.hook_post`) means
+ * something different in each of the four combinations: g > 0 lets u through nearly as it is (silu(g)
+ * ≈ g), g < 0 lets only a small, sign-flipped part through (silu ≥ −0.278). Per quadrant: how many
+ * tokens, their share, the mean of g, u and the output, the quadrant's share of Σ|output| (where the
+ * neuron's writing happens), and its k tokens of largest |output| in context. The three hooks come
+ * from the same forward pass (one per text); a value of exactly 0 counts in no quadrant (`zero`).
+ * @param {import('./model.js').Model} model @param {(string | {text: string})[]} texts
+ * @param {{layer: number, neuron: number, k?: number, window?: number}} opts
+ */
+export function neuronQuadrants(model, texts, opts) {
+  const where = 'neuronQuadrants()';
+  const { layer, neuron, k = 5, window = 6 } = A.options(opts, where);
+  if (!model.tokenizer) fail('E_TOKEN', `${where}: this weight set has no tokenizer, so texts cannot be read`);
+  if (!Array.isArray(texts) || !texts.length || !texts.every((t) => typeof t === 'string' || typeof t?.text === 'string')) fail('E_ARG', `${where}: texts must be a non-empty array of strings (or {text}), not ${A.show(texts)}`);
+  const I = model.config.intermediate_size;
+  if (!Number.isInteger(layer) || layer < 0 || layer >= model.nLayers) fail('E_ARG', `${where}: layer ${A.show(layer)} is not in 0..${model.nLayers - 1}`);
+  if (!Number.isInteger(neuron) || neuron < 0 || neuron >= I) fail('E_ARG', `${where}: neuron ${A.show(neuron)} is not in 0..${I - 1}`);
+  if (!Number.isInteger(k) || k < 0) fail('E_ARG', `${where}: k must be an integer >= 0, got ${A.show(k)}`);
+  if (!Number.isInteger(window) || window < 0) fail('E_ARG', `${where}: window must be an integer >= 0, got ${A.show(window)}`);
+  const names = { pre: `blocks.${layer}.mlp.hook_pre`, lin: `blocks.${layer}.mlp.hook_pre_linear`, post: `blocks.${layer}.mlp.hook_post` };
+  const Q = [['+', '+'], ['+', '-'], ['-', '+'], ['-', '-']].map(([gate, up]) => ({ gate, up, count: 0, frequency: 0, meanGate: 0, meanUp: 0, meanOutput: 0, share: 0, top: [], _rows: [] }));
+  const idsOf = [], piecesOf = [];
+  let tokens = 0, zero = 0, absTotal = 0;
+  for (let p = 0; p < texts.length; p++) {
+    const ids = model.tokenizer.encode(typeof texts[p] === 'string' ? texts[p] : texts[p].text, { addSpecial: true });
+    if (!ids.length || ids.length > model.contextLength) continue;
+    idsOf[p] = ids;
+    const h = model.forward(ids, { stats: false, logits: 'none', hooks: Object.values(names) }).hooks;
+    for (let t = 0; t < ids.length; t++) {
+      const g = h[names.pre][t * I + neuron], u = h[names.lin][t * I + neuron], y = h[names.post][t * I + neuron];
+      tokens++;
+      absTotal += Math.abs(y);
+      if (g === 0 || u === 0) { zero++; continue; }
+      const q = Q[(g > 0 ? 0 : 2) + (u > 0 ? 0 : 1)];
+      q.count++; q.meanGate += g; q.meanUp += u; q.meanOutput += y; q.share += Math.abs(y);
+      q._rows.push([p, t, y]);
+    }
+  }
+  if (!tokens) fail('E_ARG', `${where}: none of the ${texts.length} texts has tokens that fit the context (${model.contextLength})`);
+  for (const q of Q) {
+    if (q.count) { q.meanGate /= q.count; q.meanUp /= q.count; q.meanOutput /= q.count; }
+    q.frequency = q.count / tokens;
+    q.share = absTotal ? q.share / absTotal : 0;
+    const rows = q._rows;
+    q.top = topIndices(rows.length, k, (a, b) => Math.abs(rows[a][2]) > Math.abs(rows[b][2]) || (Math.abs(rows[a][2]) === Math.abs(rows[b][2]) && a < b)).map((i) => {
+      const [p, t, y] = rows[i];
+      piecesOf[p] ??= model.tokenizer.pieces(idsOf[p]);
+      const d = describe(model, texts, idsOf[p], p, t, y, window, piecesOf[p]);
+      return d;
+    });
+    delete q._rows;
+  }
+  return { layer, neuron, tokens, zero, quadrants: Q };
 }

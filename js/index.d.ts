@@ -381,6 +381,20 @@ export interface TopActivationOptions { layer: number; neuron: number; k?: numbe
 export interface TopActivationResult { top: TopActivation[]; tokens: number; mean: number; positive: number; histogram: { lo: number; hi: number; counts: number[] } }
 /** Where one MLP neuron (blocks.{layer}.mlp.hook_post) fires most over a set of texts. */
 export function neuronTopActivations(model: Model, texts: (string | Probe)[], opts: TopActivationOptions): TopActivationResult;
+/** one sign quadrant of a gated neuron: gate = sign of mlp.hook_pre, up = sign of mlp.hook_pre_linear */
+export interface Quadrant {
+  gate: '+' | '-'; up: '+' | '-';
+  /** tokens in it, and their share of all tokens */
+  count: number; frequency: number;
+  meanGate: number; meanUp: number; meanOutput: number;
+  /** the quadrant's share of Σ|mlp.hook_post| over all tokens */
+  share: number;
+  /** its k tokens of largest |output|, in context */
+  top: TopActivation[];
+}
+export interface QuadrantResult { layer: number; neuron: number; tokens: number; zero: number; quadrants: Quadrant[] }
+/** a gated neuron's four (sign gate, sign up) quadrants over texts: one forward pass per text */
+export function neuronQuadrants(model: Model, texts: (string | Probe)[], opts: { layer: number; neuron: number; k?: number; window?: number }): QuadrantResult;
 /** Mann-Whitney AUC: P(a positive scores above a negative), ties count half. */
 export function auc(pos: ArrayLike<number>, neg: ArrayLike<number>): number;
 /** Character offsets [start, end) of each token in the decoded text. */
@@ -401,6 +415,7 @@ export class WorkerModel {
   lastGeneration?: GenerationSummary;
   findFeatureNeurons(probes: Probe[], opts?: FeatureOptions): Promise<FeatureResult>;
   neuronTopActivations(texts: (string | Probe)[], opts: TopActivationOptions): Promise<TopActivationResult>;
+  neuronQuadrants(texts: (string | Probe)[], opts: { layer: number; neuron: number; k?: number; window?: number }): Promise<QuadrantResult>;
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): Promise<NeuronOutput>;
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): Promise<DirectionLogits>;
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): Promise<PatchingResult>;

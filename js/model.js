@@ -59,8 +59,9 @@ export class Model {
    * matrix-matrix work) or, with recurrent: true, token by token (the reference definition).
    * @param {{recurrent?: boolean, chunk?: number}} mode
    */
-  setDeltaNetMode({ recurrent = false, chunk = 32 } = {}) {
+  setDeltaNetMode(opts) {
     this._alive();
+    const { recurrent = false, chunk = 32 } = A.options(opts, 'setDeltaNetMode()');
     if (!Number.isInteger(chunk)) throw new MlpscopeError('E_ARG', `chunk must be an integer, got ${chunk}`);
     this.e.c.state_set_gdn(this.s, recurrent ? 1 : 0, chunk); // the engine checks the range
   }
@@ -97,6 +98,8 @@ export class Model {
     const Ls = layers ? Array.from(layers) : Array.from({ length: this.nLayers }, (_, l) => l), Ps = positions ? Array.from(positions) : Array.from({ length: T }, (_, t) => t);
     for (const l of Ls) if (!Number.isInteger(l) || l < 0 || l >= this.nLayers) throw bad(`layer ${l} does not exist (the model has ${this.nLayers})`);
     for (const p of Ps) if (!Number.isInteger(p) || p < 0 || p >= T) throw bad(`position ${p} outside [0, ${T})`);
+    // each patched run is one forward pass: a layer or position twice would only repeat one
+    for (const [what, xs] of [['layers', Ls], ['positions', Ps]]) if (new Set(xs).size !== xs.length) throw bad(`${what} lists a value twice`);
     const names = Ls.map((l) => `blocks.${l}.${hook}`);
     const cleanRun = this.forward(clean, { hooks: names, stats: false, logits: 'last' });
     const measure = (z) => (diff ? z[diff[0]] - z[diff[1]] : klDivergence(cleanRun.logits, z, nReal));
@@ -306,6 +309,7 @@ export class Model {
     const e = this.e, c = e.c, cfg = this._info.config, L = this.nLayers;
     const { stats = true, topK = 8, hooks = [], interventions = [], logits = 'last', logitLens } = opts;
     A.list(hooks, 'forward()', 'hooks'); A.list(interventions, 'forward()', 'interventions');
+    for (let i = 0; i < hooks.length; i++) if (typeof hooks[i] !== 'string') throw new MlpscopeError('E_ARG', `forward(): hooks[${i}] is ${A.show(hooks[i])}, not a hook name`);
     if (!Number.isInteger(topK) || topK < 0) throw new MlpscopeError('E_ARG', `forward(): topK is ${A.show(topK)}, not an integer >= 0`);
     if (logitLens !== undefined) {
       A.options(logitLens, 'forward(): logitLens');

@@ -35,6 +35,7 @@ export const TOKENIZER_CALLS = {
 export const FUNCTION_CALLS = {
   findFeatureNeurons: { progress: true },
   neuronTopActivations: {},
+  neuronQuadrants: {},
 };
 
 /** Calls with their own code on both sides: loading, aborting, generation, disposal. */

@@ -166,6 +166,8 @@ test('long, odd and empty inputs: 65, 300 and 2,000 tokens, emoji only, empty; n
 
 test('a card whose update fails says so in both languages and greys out its old content', async () => {
   const p = h.page;
+  // a sentence of the reader's own: a language switch keeps it (the example sentence would follow the language)
+  await runSentence('我从巴黎飞到东京。');
   // the knock-out card's next pass fails (a forward the worker refuses): its old result stays, greyed, under the reason
   await p.click('#ko-btn');
   await p.waitForFunction(() => document.querySelectorAll('#ko-after li').length === 5);
