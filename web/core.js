@@ -192,6 +192,21 @@ export function layerRatios(run = state.run) {
 }
 /** a mixer's name */
 export const mixerName = (kind) => (kind === 'linear' || kind === 'deltanet' ? { zh: 'DeltaNet', en: 'DeltaNet' } : { zh: '注意力', en: 'attention' });
+/** Fills a <select> with the loaded model's layers ("3 · DeltaNet"); the chosen layer stays when the
+ *  new model has it, else `fallback` is chosen. Returns the select. */
+export function fillLayerPicker(s, fallback = 0) {
+  const n = state.info.config.num_hidden_layers, v = s.value;
+  s.innerHTML = '';
+  for (let l = 0; l < n; l++) {
+    const o = document.createElement('option');
+    o.value = String(l);
+    const mx = mixerName(state.info.mixers[l]);
+    setBi(o, { zh: `${l} · ${mx.zh}`, en: `${l} · ${mx.en}` });
+    s.append(o);
+  }
+  s.value = v !== '' && Number(v) < n ? v : String(fallback);
+  return s;
+}
 
 // ---------------------------------------------------------------- the page's state in its URL
 // Sections own their keys: `urlKey(name, get)` registers how to read a key's current value; the

@@ -2,7 +2,7 @@
 // MLP's write against the layer's output; the MLP's share of every layer's output (bars on a
 // 0-100% axis, with words computed from them); the logit lens after each mixer and each MLP; and
 // who wrote the prediction (the final logit split into the embedding, every mixer and every MLP).
-import { $, bi, biSvg, escapeHtml, guard, layerRatios, mixerName, nl, on, pieceLabel, pieceShort, setBi, setText, skipCard, state, tokenTexts, urlKey, urlStart, writeUrl } from '../core.js';
+import { $, bi, biSvg, escapeHtml, fillLayerPicker, guard, layerRatios, mixerName, nl, on, pieceLabel, pieceShort, setText, skipCard, state, tokenTexts, urlKey, urlStart, writeUrl } from '../core.js';
 
 /** the lens looks at most this many positions in one pass (the engine's limit, the last ones) */
 export const LENS_MAX = 64;
@@ -23,16 +23,7 @@ export function mount() {
 }
 
 function fillPickers() {
-  const c = state.info.config, s = $('corr-layer'), v = s.value;
-  s.innerHTML = '';
-  for (let l = 0; l < c.num_hidden_layers; l++) {
-    const o = document.createElement('option');
-    o.value = String(l);
-    const mx = mixerName(state.info.mixers[l]);
-    setBi(o, { zh: `${l} · ${mx.zh}`, en: `${l} · ${mx.en}` });
-    s.append(o);
-  }
-  if (v && v < c.num_hidden_layers) s.value = v;
+  const c = state.info.config, s = fillLayerPicker($('corr-layer'));
   if (!my.corrLayerSet) { // a shared link's layer: the first model only
     const raw = urlStart.get('layer'), want = raw == null || raw === '' ? NaN : Number(raw);
     s.value = String(Number.isInteger(want) && want >= 0 && want < c.num_hidden_layers ? want : Math.floor(c.num_hidden_layers / 2));

@@ -3,7 +3,7 @@
 // any-neuron card (shading, the most active neurons at a token, where it fires most in the probes
 // with a histogram, what it writes). Announces 'features' (the neurons found, per language) and
 // asks for a knock-out ('knockout') when the reader wants one switched off.
-import { $, bi, biSvg, checkNeuron, emit, escapeHtml, guard, modelLangs, nl, on, setBi, setText, state, tokenTexts, urlKey, urlStart, writeUrl } from '../core.js';
+import { $, bi, biSvg, checkNeuron, emit, escapeHtml, fillLayerPicker, guard, modelLangs, nl, on, setBi, setText, state, tokenTexts, urlKey, urlStart, writeUrl } from '../core.js';
 import { shadeTokens } from '../widgets/shade.js';
 
 /** each feature card's sentence, per language */
@@ -48,16 +48,8 @@ function clear() {
 }
 
 function fillPickers() {
-  const c = state.info.config, s = $('fires-layer'), v = s.value;
-  s.innerHTML = '';
-  for (let l = 0; l < c.num_hidden_layers; l++) {
-    const o = document.createElement('option');
-    o.value = String(l);
-    setBi(o, { zh: `${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : '注意力'}`, en: `${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : 'attention'}` });
-    s.append(o);
-  }
-  if (v && v < c.num_hidden_layers) s.value = v;
-  $('fires-neuron').max = c.intermediate_size - 1;
+  fillLayerPicker($('fires-layer'));
+  $('fires-neuron').max = state.info.config.intermediate_size - 1;
 }
 const pick = (l, j, sign) => { $('fires-layer').value = String(l); $('fires-neuron').value = String(j); $('fires-sign').value = String(sign); };
 

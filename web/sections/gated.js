@@ -1,7 +1,7 @@
 // <section id="gated">: the gated MLP computed by hand beside the model's real numbers (the live
 // walk: gate → SiLU, up, their product for one neuron at one token), and the sizes table. The
 // walk's neuron and numbers are announced ('walk') for the neuron diagram.
-import { $, checkNeuron, emit, escapeHtml, fmt, guard, int, on, pieceLabel, setBi, silu, state } from '../core.js';
+import { $, checkNeuron, emit, escapeHtml, fillLayerPicker, fmt, guard, int, on, pieceLabel, silu, state } from '../core.js';
 
 let chosen = false; // the reader picked a neuron: keep it across tokens and layers
 
@@ -14,15 +14,8 @@ export function mount() {
 }
 
 function fillPickers() {
-  const c = state.info.config, s = $('walk-layer');
-  s.innerHTML = '';
-  for (let l = 0; l < c.num_hidden_layers; l++) {
-    const o = document.createElement('option');
-    o.value = String(l);
-    setBi(o, { zh: `${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : '注意力'}`, en: `${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : 'attention'}` });
-    s.append(o);
-  }
-  s.value = String(Math.floor(c.num_hidden_layers / 2));
+  const c = state.info.config;
+  fillLayerPicker($('walk-layer')).value = String(Math.floor(c.num_hidden_layers / 2)); // a new model: the walk starts mid-stack
   $('walk-feature').max = c.intermediate_size - 1;
 }
 

@@ -3,7 +3,7 @@
 // where in the sentence it mattered, which neurons are worth switching off here, all measured), and
 // pushing a feature neuron while the model continues the sentence (steering).
 import { klDivergence, topTokens } from 'mlpscope';
-import { $, DEFAULT_TEXTS, bi, checkNeuron, escapeHtml, guard, modelLangs, on, runText, setBi, setText, skipCard, state, tokenTexts } from '../core.js';
+import { $, DEFAULT_TEXTS, bi, checkNeuron, escapeHtml, fillLayerPicker, guard, modelLangs, on, runText, setBi, setText, skipCard, state, tokenTexts } from '../core.js';
 import { shadeTokens } from '../widgets/shade.js';
 
 const my = { searching: false, koChosen: false, ko: null, koRead: null, suggest: null, steerNeurons: null, steer: null };
@@ -66,16 +66,8 @@ async function run(text) {
 }
 
 function fillPickers() {
-  const c = state.info.config, s = $('ko-layer'), v = s.value;
-  s.innerHTML = '';
-  for (let l = 0; l < c.num_hidden_layers; l++) {
-    const o = document.createElement('option');
-    o.value = String(l);
-    setBi(o, { zh: `${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : '注意力'}`, en: `${l} · ${state.info.mixers[l] === 'linear' ? 'DeltaNet' : 'attention'}` });
-    s.append(o);
-  }
-  if (v && v < c.num_hidden_layers) s.value = v;
-  $('ko-neuron').max = c.intermediate_size - 1;
+  fillLayerPicker($('ko-layer'));
+  $('ko-neuron').max = state.info.config.intermediate_size - 1;
 }
 
 function renderStatus() {
