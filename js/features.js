@@ -7,6 +7,7 @@
 import { fail } from './errors.js';
 import { topIndices } from './select.js';
 import * as A from './args.js';
+import { topTokens } from './model.js';
 
 /**
  * @typedef {{text: string, spans: {start: number, end: number, label: string}[], lang?: string}} Probe
@@ -385,4 +386,112 @@ export function neuronQuadrants(model, texts, opts) {
     delete q._rows;
   }
   return { layer, neuron, tokens, zero, quadrants: Q };
+}
+
+// ---------------------------------------------------------------- which neuron writes a set of next tokens
+
+/**
+ * The first token of every span labelled `label` in the probes (those in language `lang` only,
+ * when given): for `city`, the tokens a city name starts with, the set whose next-token
+ * probability "a city comes next" sums. Sorted ids, each once.
+ * @param {import('./model.js').Model} model @param {Probe[]} probes @param {{label: string, lang?: string}} opts
+ * @returns {number[]}
+ */
+export function featureTokens(model, probes, opts) {
+  const where = 'featureTokens()';
+  const { label, lang } = A.options(opts, where);
+  if (!model.tokenizer) fail('E_TOKEN', `${where}: this weight set has no tokenizer, so probe texts cannot be read`);
+  if (typeof label !== 'string' || !label) fail('E_ARG', `${where}: label must be a non-empty string, not ${A.show(label)}`);
+  if (lang !== undefined && typeof lang !== 'string') fail('E_ARG', `${where}: lang must be a string, not ${A.show(lang)}`);
+  if (!Array.isArray(probes)) fail('E_ARG', `${where}: probes must be an array of {text, spans}, not ${A.show(probes)}`);
+  const out = new Set();
+  probes.forEach((p, i) => {
+    if (typeof p?.text !== 'string' || !Array.isArray(p.spans)) fail('E_ARG', `${where}: probes[${i}] must be {text: string, spans: [...]}`);
+    if (lang !== undefined && p.lang !== lang) return;
+    const spans = p.spans.filter((s) => s?.label === label);
+    if (!spans.length) return;
+    const ids = model.tokenizer.encode(p.text, { addSpecial: true }), offs = tokenOffsets(model.tokenizer, ids);
+    for (const s of spans) {
+      const t = offs.findIndex(([a, b]) => a <= s.start && s.start < b);
+      if (t >= 0) out.add(ids[t]);
+    }
+  });
+  return [...out].sort((a, b) => a - b);
+}
+
+/** P(any of `tokens`) under softmax(logits), summed in double */
+export function tokenSetProbability(logits, tokens) {
+  let mx = -Infinity;
+  for (let i = 0; i < logits.length; i++) if (logits[i] > mx) mx = logits[i];
+  let z = 0, s = 0;
+  for (let i = 0; i < logits.length; i++) z += Math.exp(logits[i] - mx);
+  for (const id of tokens) s += Math.exp(logits[id] - mx);
+  return s / z;
+}
+
+function tokenSetArgs(model, text, opts, where) {
+  if (!model.tokenizer && typeof text === 'string') fail('E_TOKEN', `${where}: this weight set has no tokenizer; pass token ids`);
+  const ids = typeof text === 'string' ? model.tokenizer.encode(text, { addSpecial: true }) : A.ids(text, where, 'text');
+  if (!ids.length) fail('E_ARG', `${where}: the text has no tokens`);
+  if (ids.length > model.contextLength) fail('E_ARG', `${where}: ${ids.length} tokens do not fit the context (${model.contextLength})`);
+  const V = model.config.vocab_size, tokens = opts.tokens;
+  if (!Array.isArray(tokens) || !tokens.length || !tokens.every((t) => Number.isInteger(t) && t >= 0 && t < V))
+    fail('E_ARG', `${where}: tokens must be a non-empty array of token ids in 0..${V - 1}, not ${A.show(tokens)}`);
+  return { ids, tokens: [...new Set(tokens)] };
+}
+
+/**
+ * Which MLP neurons write a set of next tokens, measured: at the text's last position, the
+ * probability of `tokens` (summed), then the same with each candidate neuron switched off
+ * (`mlp.hook_post` set to 0 at every position). The candidates are the `perLayer` neurons of largest
+ * |mlp.hook_post| at the last position in every layer (from the first pass's statistics); sorted by
+ * the drop, largest first. One pass plus one per candidate.
+ * @param {import('./model.js').Model} model @param {string | ArrayLike<number>} text
+ * @param {{tokens: number[], perLayer?: number}} opts
+ * @returns {{p: number, passes: number, candidates: {layer: number, neuron: number, activation: number, p: number, delta: number}[]}}
+ */
+export function neuronsForTokens(model, text, opts) {
+  const where = 'neuronsForTokens()';
+  opts = A.options(opts, where);
+  const { ids, tokens } = tokenSetArgs(model, text, opts, where);
+  const perLayer = opts.perLayer ?? 8;
+  if (!Number.isInteger(perLayer) || perLayer < 1 || perLayer > 64) fail('E_ARG', `${where}: perLayer must be an integer in 1..64, not ${A.show(perLayer)}`);
+  const base = model.forward(ids, { topK: perLayer, logits: 'last' }), T = ids.length, st = base.stats;
+  const p = tokenSetProbability(base.logits, tokens);
+  const candidates = [];
+  for (let l = 0; l < model.nLayers; l++)
+    for (let k = 0; k < perLayer; k++) {
+      const neuron = st.top_idx[l][(T - 1) * perLayer + k], activation = st.top_val[l][(T - 1) * perLayer + k];
+      if (activation === 0) continue;
+      const r = model.forward(ids, { stats: false, logits: 'last', interventions: [{ hook: `blocks.${l}.mlp.hook_post`, neurons: [neuron], op: 'set', value: 0 }] });
+      const q = tokenSetProbability(r.logits, tokens);
+      candidates.push({ layer: l, neuron, activation, p: q, delta: q - p });
+    }
+  candidates.sort((a, b) => a.delta - b.delta || a.layer - b.layer || a.neuron - b.neuron);
+  return { p, passes: 1 + candidates.length, candidates };
+}
+
+/**
+ * One neuron pushed: `mlp.hook_post` of `neuron` in `layer` plus each of `values` at every position
+ * (as generate({interventions}) steers), and the probability of `tokens` at the last position
+ * before and after, with the top `k` next tokens each time.
+ * @param {import('./model.js').Model} model @param {string | ArrayLike<number>} text
+ * @param {{layer: number, neuron: number, values: number[], tokens: number[], k?: number}} opts
+ */
+export function pushNeuron(model, text, opts) {
+  const where = 'pushNeuron()';
+  opts = A.options(opts, where);
+  const { ids, tokens } = tokenSetArgs(model, text, opts, where);
+  const { layer, neuron, values, k = 5 } = opts, I = model.config.intermediate_size;
+  if (!Number.isInteger(layer) || layer < 0 || layer >= model.nLayers) fail('E_ARG', `${where}: layer ${A.show(layer)} is not in 0..${model.nLayers - 1}`);
+  if (!Number.isInteger(neuron) || neuron < 0 || neuron >= I) fail('E_ARG', `${where}: neuron ${A.show(neuron)} is not in 0..${I - 1}`);
+  if (!Array.isArray(values) || !values.length || !values.every(Number.isFinite)) fail('E_ARG', `${where}: values must be a non-empty array of finite numbers, not ${A.show(values)}`);
+  if (!Number.isInteger(k) || k < 0 || k > 100) fail('E_ARG', `${where}: k must be an integer in 0..100, not ${A.show(k)}`);
+  const read = (iv) => {
+    const r = model.forward(ids, { stats: false, logits: 'last', interventions: iv });
+    return { p: tokenSetProbability(r.logits, tokens), top: topTokens(r.logits, k, model.tokenizer, { after: ids }) };
+  };
+  const before = read([]);
+  const after = values.map((value) => ({ value, ...read([{ hook: `blocks.${layer}.mlp.hook_post`, neurons: [neuron], op: 'add', value }]) }));
+  return { layer, neuron, before, after };
 }

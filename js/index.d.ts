@@ -248,6 +248,9 @@ export interface ModelInfo {
   tokenizer: Record<string, unknown>;
   contextLength: number;
   source: string;
+  /** sha256 of the weight set's manifest.json (it names every shard by its hash, so this identifies
+   * the weights: a key for caching results); null for a checkpoint converted while loading */
+  manifestSha256: string | null;
   /** bytes: the weights, the sequence state at full context, the wasm memory, and the part of it in use now */
   memory: { weights: number; state: number; heap: number; heapUsed: number };
   mixers: ('full' | 'linear')[];
@@ -395,6 +398,19 @@ export interface Quadrant {
 export interface QuadrantResult { layer: number; neuron: number; tokens: number; zero: number; quadrants: Quadrant[] }
 /** a gated neuron's four (sign gate, sign up) quadrants over texts: one forward pass per text */
 export function neuronQuadrants(model: Model, texts: (string | Probe)[], opts: { layer: number; neuron: number; k?: number; window?: number }): QuadrantResult;
+/** the first token of every span labelled `label` in the probes (language `lang` only, when given): sorted ids */
+export function featureTokens(model: Model, probes: Probe[], opts: { label: string; lang?: string }): number[];
+/** P(any of `tokens`) under softmax(logits), summed in double */
+export function tokenSetProbability(logits: ArrayLike<number>, tokens: Iterable<number>): number;
+export interface TokenWriter { layer: number; neuron: number; activation: number; p: number; delta: number }
+export interface TokenWritersResult { p: number; passes: number; candidates: TokenWriter[] }
+/** which MLP neurons write a set of next tokens: the perLayer (default 8) most active at the last token of every
+ * layer, each switched off for one pass; sorted by the drop of P(tokens) at the last position */
+export function neuronsForTokens(model: Model, text: string | ArrayLike<number>, opts: { tokens: number[]; perLayer?: number }): TokenWritersResult;
+export interface PushRead { p: number; top: (LogitToken & { prob: number })[] }
+export interface PushResult { layer: number; neuron: number; before: PushRead; after: (PushRead & { value: number })[] }
+/** one neuron's mlp.hook_post plus each value at every position: P(tokens) at the last position and the top k next tokens */
+export function pushNeuron(model: Model, text: string | ArrayLike<number>, opts: { layer: number; neuron: number; values: number[]; tokens: number[]; k?: number }): PushResult;
 /** Mann-Whitney AUC: P(a positive scores above a negative), ties count half. */
 export function auc(pos: ArrayLike<number>, neg: ArrayLike<number>): number;
 /** Character offsets [start, end) of each token in the decoded text. */
@@ -416,6 +432,9 @@ export class WorkerModel {
   findFeatureNeurons(probes: Probe[], opts?: FeatureOptions): Promise<FeatureResult>;
   neuronTopActivations(texts: (string | Probe)[], opts: TopActivationOptions): Promise<TopActivationResult>;
   neuronQuadrants(texts: (string | Probe)[], opts: { layer: number; neuron: number; k?: number; window?: number }): Promise<QuadrantResult>;
+  featureTokens(probes: Probe[], opts: { label: string; lang?: string }): Promise<number[]>;
+  neuronsForTokens(text: string | ArrayLike<number>, opts: { tokens: number[]; perLayer?: number }): Promise<TokenWritersResult>;
+  pushNeuron(text: string | ArrayLike<number>, opts: { layer: number; neuron: number; values: number[]; tokens: number[]; k?: number }): Promise<PushResult>;
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): Promise<NeuronOutput>;
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): Promise<DirectionLogits>;
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): Promise<PatchingResult>;

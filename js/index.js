@@ -8,4 +8,4 @@ export { MlpscopeError } from './errors.js';
 export { createEngine } from './wasm.js';
 export { listCachedModels, deleteCachedModel } from './cache.js';
 export { loadModelInWorker, WorkerModel } from './worker-client.js';
-export { findFeatureNeurons, neuronTopActivations, neuronQuadrants, auc, tokenOffsets, DEFAULT_FEATURES } from './features.js';
+export { findFeatureNeurons, neuronTopActivations, neuronQuadrants, featureTokens, neuronsForTokens, pushNeuron, tokenSetProbability, auc, tokenOffsets, DEFAULT_FEATURES } from './features.js';

@@ -23,6 +23,7 @@ export class Model {
     this._busy = false;
     this._disposed = false;
     this._buildWhy = extra.buildWhy ?? 'single-threaded build';
+    this._manifestSha256 = extra.manifestSha256 ?? null;
     this._ownsEngine = !!extra.ownsEngine;
   }
 
@@ -33,7 +34,7 @@ export class Model {
     return {
       family: i.family, kernels: i.kernels, config: i.config, params: i.params, dtypes: i.dtypes,
       build: { threads: this.e.threads, simd: i.kernels === 'wasm-simd128', activations: i.activations, int8Activations: i.activations === 'int8', why: this._buildWhy },
-      tokenizer: i.tokenizer, contextLength: this.contextLength, source: this.source,
+      tokenizer: i.tokenizer, contextLength: this.contextLength, source: this.source, manifestSha256: this._manifestSha256,
       memory: { weights: i.weight_bytes, state: this.e.c.model_state_bytes(this.m, this.contextLength, 64), heap: this.e.heapBytes, heapUsed: this.e.c.heap_used() },
       mixers: i.config.layer_types.map((t) => (t === 'linear_attention' ? 'linear' : 'full')),
       // the hook points of every block as the engine lists them, with their widths for this model

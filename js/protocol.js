@@ -36,12 +36,15 @@ export const FUNCTION_CALLS = {
   findFeatureNeurons: { progress: true },
   neuronTopActivations: {},
   neuronQuadrants: {},
+  featureTokens: {},
+  neuronsForTokens: { arrays: [0] },
+  pushNeuron: { arrays: [0] },
 };
 
 /** Calls with their own code on both sides: loading, aborting, generation, disposal. */
 export const CONTROL_CALLS = ['load', 'abort', 'genStart', 'genNext', 'genStop', 'dispose'];
 
-/** Arguments for the wire: the listed array-likes as plain arrays. */
+/** Arguments for the wire: the listed array-likes as plain arrays (text stays text). */
 export function wireArgs(spec, args) {
-  return args.map((a, i) => (spec.arrays?.includes(i) && a != null ? Array.from(a) : a));
+  return args.map((a, i) => (spec.arrays?.includes(i) && a != null && typeof a === 'object' ? Array.from(a) : a));
 }

@@ -50,7 +50,7 @@ export class WeightSetBuild {
    * @param {() => Promise<Uint8Array>} tokenizerBytes @param {string} sourceName @param {AbortSignal} [signal]
    * @returns {Promise<Model>}
    */
-  async finish(tokenizerBytes, sourceName, signal) {
+  async finish(tokenizerBytes, sourceName, signal, manifestSha256 = null) {
     const { e, model } = this, { batchSize, jinja } = this._settings;
     if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `loading ${sourceName} was aborted`);
     let state = 0, tokenizer = null;
@@ -63,7 +63,7 @@ export class WeightSetBuild {
         await tokenizer.prepareChat(jinja);
       }
       state = e.c.state_new(model, this.ctx, batchSize);
-      const m = new Model(e, model, state, info, tokenizer, { contextLength: this.ctx, source: sourceName, buildWhy: buildWhy(e, info, this._engine.why), ownsEngine: this._engine.owns });
+      const m = new Model(e, model, state, info, tokenizer, { contextLength: this.ctx, source: sourceName, buildWhy: buildWhy(e, info, this._engine.why), ownsEngine: this._engine.owns, manifestSha256 });
       this.model = 0; // the Model has it now
       return m;
     } catch (err) {
@@ -160,7 +160,8 @@ export async function loadWeightSet(src, manifestText, o, engine) {
       }
       return tb;
     };
-    const m = await build.finish(tokenizerBytes, src.name, signal);
+    // the weight set's identity (its manifest names every shard by hash): what caches of results key on
+    const m = await build.finish(tokenizerBytes, src.name, signal, sha256Hex(build.e, new TextEncoder().encode(manifestText)));
     // the cache keeps what this manifest names: shards replaced under the same URLs are dropped
     const named = [...shards, ...(tok.file ? [tok] : [])].map((f) => ({ file: f.file, sha256: f.sha256 || undefined }));
     await src.prune?.(named).catch(() => 0);

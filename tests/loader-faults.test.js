@@ -39,6 +39,21 @@ test(`clean load over HTTP: ${man.shards.length} shards, progress exact`, async 
   await loadsCorrectly('clean');
 });
 
+test('info().manifestSha256 names the weight set: the sha256 of its manifest.json, the same over HTTP and from a folder', async () => {
+  const { createHash } = await import('node:crypto');
+  const want = createHash('sha256').update(fs.readFileSync(path.join(dir, 'manifest.json'))).digest('hex');
+  srv.faults.length = 0;
+  const a = await loadModel(srv.url, opts()), b = await loadModel(dir);
+  assert.equal(a.info().manifestSha256, want);
+  assert.equal(b.info().manifestSha256, want);
+  a.dispose(); b.dispose();
+  const other = tmpDir('faults-other');
+  execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-q.json'), '--seed', '9', '--out', other], { stdio: 'pipe' });
+  const c = await loadModel(other);
+  assert.notEqual(c.info().manifestSha256, want, 'other weights, another identity');
+  c.dispose();
+});
+
 test('404 on a shard: E_SHARD_MISSING naming it', async () => {
   fault({ file: shard, kind: 404 });
   await assert.rejects(loadModel(srv.url, opts()), (e) => e.code === 'E_SHARD_MISSING' && e.message.includes(shard));

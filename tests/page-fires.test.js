@@ -72,7 +72,8 @@ test('any neuron: where it fires most in the probe sentences, as neuronTopActiva
   // what it writes as it fires: its column's push (turned round when it fires negatively)
   const out = m.neuronOutput(cityLayer, city, { k: 40 });
   const [pushedUp, pushedDown] = citySign > 0 ? [out.promoted, out.suppressed] : [out.suppressed, out.promoted];
-  const text6 = (ts) => ts.filter((t) => { const s = m.tokenizer.decode([t.id]); return s && !/[\uFFFD\u0000-\u0008\u000B-\u001F\u007F]/.test(s); }).slice(0, 6).map((t) => t.id);
+  // words only: no lone bytes, control characters, bare spaces or control tokens such as <|endoftext|>
+  const text6 = (ts) => ts.filter((t) => { const s = m.tokenizer.decode([t.id]); return s && !/[\uFFFD\u0000-\u0008\u000B-\u001F\u007F]/.test(s) && /\S/.test(s) && !/^<\|[^|<>]*\|>$/.test(s); }).slice(0, 6).map((t) => t.id);
   assert.deepEqual(await p.$$eval('#fires-up li', (ls) => ls.map((li) => Number(li.dataset.id))), text6(pushedUp));
   assert.deepEqual(await p.$$eval('#fires-down li', (ls) => ls.map((li) => Number(li.dataset.id))), text6(pushedDown));
   // the most active neurons at a token of the card's text: the engine's top-3 per layer, as chips

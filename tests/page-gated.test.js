@@ -38,8 +38,13 @@ test('the neuron diagram draws gate and up as two parallel branches meeting at t
   const xs = (fill) => [...new Set(cols.filter(([f]) => f === fill).map(([, x]) => x))];
   assert.deepEqual(xs('var(--gate)'), xs('var(--up)'), 'gate and up at the same depth');
   assert.ok(xs('var(--mlp)')[0] > xs('var(--gate)')[0]);
-  // the legend colours are the branches' own (a CSS rule used to paint every label black)
-  assert.equal(await h.page.$eval('#neuron-svg text[fill="var(--gate)"]', (t) => getComputedStyle(t).fill), 'rgb(217, 130, 43)');
+  // the labels are in their branch's colour, darkened to at least 4.5:1 on the card (N9: 2.9 and 3.4:1 before)
+  const lum = (rgb) => { const c = rgb.match(/\d+/g).slice(0, 3).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]; };
+  for (const [cls, hue] of [['lab-gate', 'rgb(154, 84, 16)'], ['lab-up', 'rgb(29, 110, 75)'], ['lab-down', 'rgb(122, 79, 201)']]) {
+    const fill = await h.page.$eval(`#neuron-svg text.${cls}`, (t) => getComputedStyle(t).fill);
+    assert.equal(fill, hue, cls);
+    assert.ok(1.05 / (lum(fill) + 0.05) >= 4.5, `${cls}: contrast ${(1.05 / (lum(fill) + 0.05)).toFixed(2)}:1 on white`);
+  }
 });
 
 test('SiLU slider at z = -1 reads -0.269 / 0.000 / -0.269', async () => {

@@ -20,7 +20,9 @@ export const probes = () => JSON.parse(fs.readFileSync(path.join(SITE, 'probes.j
 export const h = { server: null, browser: null, context: null, page: null, errors: [] };
 
 /** Opens the page once for the test file that imports this (the default model, loaded and run). */
-export function openPage({ viewport = { width: 1280, height: 900 }, query = '' } = {}) {
+/** `query` defaults to every "go deeper" panel open (?open=all): the tests read and click the cards
+ *  inside them, as a reader who opens a panel does; tests/page-load checks the closed default. */
+export function openPage({ viewport = { width: 1280, height: 900 }, query = '?open=all' } = {}) {
   before(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     h.server = await serve({ root: SITE });
@@ -32,7 +34,7 @@ export function openPage({ viewport = { width: 1280, height: 900 }, query = '' }
 }
 
 /** a page of the site in `context`, its errors collected in h.errors, once it is ready */
-export async function newPage(context, query = '') {
+export async function newPage(context, query = '?open=all') {
   const p = await context.newPage();
   p.on('console', (m) => { if (m.type() === 'error') h.errors.push(m.text()); });
   p.on('pageerror', (e) => h.errors.push(e.message));

@@ -259,3 +259,20 @@ test('a contents rail built from the sections (one link each, both languages)', 
 test('no console errors', () => {
   assert.deepEqual(pageErrors(), []);
 });
+
+test('"go deeper" panels: closed on the main path by default, opened by ?open=, and an opened panel is written into the URL', async () => {
+  const p = await newPage(h.context, '?lang=zh');
+  const open = () => p.$$eval('details.deeper', (ds) => ds.filter((d) => d.open).map((d) => d.id));
+  assert.deepEqual(await open(), [], 'a reader starts on the main path');
+  assert.ok((await p.$$eval('details.deeper', (ds) => ds.length)) >= 6);
+  await p.click('#deeper-lens > summary');
+  await p.waitForFunction(() => new URLSearchParams(location.search).get('open') === 'lens');
+  const q = await p.evaluate(() => location.search);
+  await p.close();
+  const p2 = await newPage(h.context, q);
+  assert.deepEqual(await p2.$$eval('details.deeper', (ds) => ds.filter((d) => d.open).map((d) => d.id)), ['deeper-lens'], 'the link opens the same panel');
+  // a glossary term's link opens the glossary panel it points into
+  await p2.click('a.term');
+  assert.equal(await p2.$eval('#deeper-glossary', (d) => d.open), true);
+  await p2.close();
+});

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { DEFAULT_TEXT, SHOTS, demo, expected, h, openPage, pageRatios, runSentence, seen } from './page-harness.js';
+import { featureTokens, neuronTopActivations, pushNeuron } from '../js/index.js';
+import { DEFAULT_TEXT, SHOTS, demo, expected, h, openPage, pageRatios, probes, runSentence, seen } from './page-harness.js';
 
 openPage();
 
@@ -103,18 +104,29 @@ test('a knock-out neuron out of range: a visible message and no "after" list', a
   await p.waitForFunction(() => document.querySelectorAll('#ko-after li').length === 5);
 });
 
-test('push a feature neuron: the continuation with and without the push, as generate() with the same intervention gives it in Node', async () => {
+test('push a feature neuron in its own units: P(the feature\'s tokens) and the continuations as Node computes them; never a control token or "\uFFFD"', async () => {
   const p = h.page;
   await p.waitForFunction(() => !document.getElementById('steer-btn').disabled);
-  const [l, j, sign] = (await p.inputValue('#steer-feature')).split(':').map(Number);
-  await p.fill('#steer-strength', '10');
+  const opt = await p.$eval('#steer-feature', (s) => ({ value: s.value, feature: s.selectedOptions[0].dataset.feature }));
+  const [l, j, sign] = opt.value.split(':').map(Number);
+  await p.fill('#steer-strength', '2');
   await p.click('#steer-btn');
-  await p.waitForFunction(() => document.getElementById('steer-after').textContent.length > 0, null, { timeout: 60000 });
-  const m = await demo();
+  await p.waitForFunction(() => document.getElementById('steer-card').dataset.state === 'ok' && document.getElementById('steer-note').dataset.p1, null, { timeout: 60000 });
+  const m = await demo(), P = probes(), lang = await p.evaluate(() => window.__mlpscope.lang);
   const ids = m.tokenizer.encode(await p.inputValue('#try-text'));
-  const gen = async (iv) => { let s = ''; for await (const t of m.generate(ids, { maxTokens: 16, stop: [], ...(iv ? { interventions: [iv] } : {}) })) s += t.text; return s; };
-  assert.equal(await p.textContent('#steer-before'), await gen(null));
-  assert.equal(await p.textContent('#steer-after'), await gen({ hook: `blocks.${l}.mlp.hook_post`, neurons: [j], op: 'add', value: 10 * sign }));
+  const unit = neuronTopActivations(m, P.filter((x) => x.lang === lang).map((x) => x.text), { layer: l, neuron: j, sign, k: 1 }).top[0].activation;
+  const tokens = featureTokens(m, P, { label: opt.feature, lang });
+  const iv = { hook: `blocks.${l}.mlp.hook_post`, neurons: [j], op: 'add', value: 2 * unit };
+  const push = pushNeuron(m, ids, { layer: l, neuron: j, tokens, values: [2 * unit] });
+  const note = await p.$eval('#steer-note', (e) => ({ ...e.dataset }));
+  assert.ok(Math.abs(Number(note.p0) - push.before.p) < 1e-9 && Math.abs(Number(note.p1) - push.after[0].p) < 1e-9, `${note.p0} → ${note.p1} vs ${push.before.p} → ${push.after[0].p}`);
+  // greedy, stopping at the end of text: generate() in Node with the same intervention
+  const gen = async (x) => { let s = '', ended = false; for await (const t of m.generate(ids, { maxTokens: 16, ...(x ? { interventions: [x] } : {}) })) s += t.text; ended = m.lastGeneration?.finishReason === 'stop'; return { s, ended }; };
+  const shown = (g) => g.s.replace(/\uFFFD/g, '▯').replace(/\n/g, '⏎') + (g.ended ? ' ∎' : '');
+  assert.equal(await p.textContent('#steer-before'), shown(await gen(null)));
+  assert.equal(await p.textContent('#steer-after'), shown(await gen(iv)));
+  const text = await p.innerText('#steer-card');
+  assert.ok(!text.includes('\uFFFD') && !/<\|[a-z_]+\|>/.test(text), text);
   assert.match(await seen('#steer-note'), new RegExp(`${l}.*#${j}`));
 });
 

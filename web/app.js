@@ -5,6 +5,7 @@
 // Adding a section: its <section> in index.html, its module in sections/, one line below.
 import { $, DEFAULT_TEXTS, setLang, state, urlStart } from './core.js';
 import * as header from './header.js';
+import * as deeper from './widgets/deeper.js';
 import * as toc from './sections/toc.js';
 import * as intro from './sections/intro.js';
 import * as perToken from './sections/per-token.js';
@@ -13,11 +14,12 @@ import * as neurons from './sections/neurons.js';
 import * as siluSection from './sections/silu.js';
 import * as budget from './sections/budget.js';
 import * as fires from './sections/fires.js';
+import * as story from './sections/story.js';
 import * as correction from './sections/correction.js';
 import * as tryIt from './sections/try.js';
 import * as takeaways from './sections/takeaways.js';
 
-for (const s of [header, toc, intro, perToken, gated, neurons, siluSection, budget, fires, correction, tryIt, takeaways]) s.mount();
+for (const s of [header, deeper, toc, intro, perToken, gated, neurons, siluSection, budget, fires, story, correction, tryIt, takeaways]) s.mount();
 
 async function start() {
   let lang = 'zh';

@@ -39,6 +39,62 @@ function report(err) {
   console.error(err); // a page error the tests look for: every failure of a card is also shown on it
 }
 
+// ---------------------------------------------------------------- charts at the width they get
+// A chart draws in SVG units equal to CSS pixels at the width its figure has (at most `max`), so
+// its text keeps its size on a phone and nothing needs a sideways scroll; when the width changes
+// (a phone turned, a window resized) it draws again.
+const drawn = new WeakMap(); // svg -> { width, redraw }
+/** the width to draw `svg` at, and its viewBox set to it: `redraw` runs again when it changes
+ * @param {SVGSVGElement} svg @param {number} height @param {() => void} redraw @returns {number} */
+export function chartWidth(svg, height, redraw, max = 640) {
+  const box = svg.parentElement?.clientWidth || max;
+  const width = Math.max(240, Math.min(max, Math.floor(box - 2))); // inside the svg's 1 px border
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  svg.style.maxWidth = `${width + 2}px`;
+  if (!drawn.has(svg)) resizes.observe(svg.parentElement ?? svg);
+  drawn.set(svg, { width, redraw, max });
+  return width;
+}
+const resizes = typeof ResizeObserver === 'undefined' ? { observe() {} } : new ResizeObserver((entries) => {
+  for (const e of entries) {
+    const svg = e.target.tagName.toLowerCase() === 'svg' ? e.target : e.target.querySelector(':scope > svg');
+    const d = svg && drawn.get(svg);
+    if (!d) continue;
+    const want = Math.max(240, Math.min(d.max, Math.floor((e.target.clientWidth || d.max) - 2)));
+    if (want !== d.width) requestAnimationFrame(() => d.redraw());
+  }
+});
+
+/** The arrow keys on a focusable chart step its selection (the keyboard twin of a tap):
+ *  `step(d)` gets -1 (left / up) or +1 (right / down). */
+export function arrowSteps(el, step) {
+  el.addEventListener('keydown', (ev) => {
+    const d = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 }[ev.key];
+    if (!d) return;
+    ev.preventDefault();
+    step(d);
+  });
+}
+
+/** A group of buttons as one Tab stop (a roving tabindex): Tab enters at the pressed one (or
+ *  the first), the arrow keys, Home and End move between them, Enter / Space press. */
+export function rovingGroup(box) {
+  const items = [...box.querySelectorAll('button')];
+  if (!items.length) return;
+  const start = items.find((b) => b.getAttribute('aria-pressed') === 'true') ?? items[0];
+  for (const b of items) b.tabIndex = b === start ? 0 : -1;
+  box.setAttribute('role', 'toolbar');
+  box.onkeydown = (ev) => {
+    const i = items.indexOf(document.activeElement);
+    if (i < 0) return;
+    const j = { ArrowLeft: i - 1, ArrowUp: i - 1, ArrowRight: i + 1, ArrowDown: i + 1, Home: 0, End: items.length - 1 }[ev.key];
+    if (j === undefined) return;
+    ev.preventDefault();
+    const next = items[Math.max(0, Math.min(items.length - 1, j))];
+    items[i].tabIndex = -1; next.tabIndex = 0; next.focus();
+  };
+}
+
 // ---------------------------------------------------------------- strings in two languages
 // One mechanism: a string is {zh, en}. In the page's HTML both languages stand side by side as
 // <span lang="zh"> / <span lang="en"> and the stylesheet shows the page's language; text a section
@@ -166,6 +222,11 @@ export function pieceShort(p) { return p.part > 1 ? [...p.text].slice(1).join(''
  *  and to screen readers), a newline ⏎, a tab → */
 export function pieceHtml(s) {
   return escapeHtml(s).replace(/ /g, '<span class="ws"> </span>').replace(/\n/g, '<span class="ws">⏎</span>').replace(/\t/g, '<span class="ws">→</span>');
+}
+/** whether a token's text can stand in a list of words: not a lone byte (\xNN), not a control or
+ *  replacement character, not only whitespace, not a control token such as <|endoftext|> */
+export function readableToken(text) {
+  return !!text && !/\\x[0-9A-F]{2}|[\uFFFD\u0000-\u0008\u000B-\u001F\u007F]/.test(text) && /\S/.test(text) && !/^<\|[^|<>]*\|>$|^<\/?s>$|^<unk>$|^<pad>$/.test(text);
 }
 /** a text with its line breaks shown as ⏎ */
 export const nl = (t) => escapeHtml(t).replace(/\n/g, '⏎');

@@ -2,7 +2,7 @@
 // MLP's write against the layer's output; the MLP's share of every layer's output (bars on a
 // 0-100% axis, with words computed from them); the logit lens after each mixer and each MLP; and
 // who wrote the prediction (the final logit split into the embedding, every mixer and every MLP).
-import { $, bi, biSvg, escapeHtml, fillLayerPicker, guard, layerRatios, mixerName, nl, on, pieceLabel, pieceShort, setText, skipCard, state, tokenTexts, urlKey, urlStart, writeUrl } from '../core.js';
+import { $, arrowSteps, bi, biSvg, chartWidth, escapeHtml, fillLayerPicker, guard, layerRatios, mixerName, nl, on, pieceLabel, pieceShort, setText, skipCard, state, tokenTexts, urlKey, urlStart, writeUrl } from '../core.js';
 
 /** the lens looks at most this many positions in one pass (the engine's limit, the last ones) */
 export const LENS_MAX = 64;
@@ -20,6 +20,10 @@ export function mount() {
   });
   $('corr-layer').addEventListener('change', () => { renderLayerChart(); writeUrl(); });
   $('lens-token').addEventListener('change', () => { my.lensChosen = true; renderLens(); });
+  arrowSteps($('layer-chart').parentElement, (d) => {
+    const T = state.run?.stats.T, t = Number($('layer-readout').dataset.t);
+    if (T && my.showToken) my.showToken(Math.max(0, Math.min(T - 1, t + d)));
+  });
 }
 
 function fillPickers() {
@@ -42,6 +46,14 @@ export function barsSummary(ratios, { random = false } = {}) {
   if (ratios[0] > 0.5) {
     s.zh += ' 第 0 层与众不同：它读到的残差流只有 token 的嵌入向量，还很短，所以它的 MLP 写入和残差流本身一样大——在小模型里它更像嵌入的第二部分，而不是修正。';
     s.en += ' Layer 0 is different: the stream it reads holds only the token\'s embedding and is still short, so its MLP writes about as much as the stream itself; in a small model it acts as a second half of the embedding rather than a correction.';
+  }
+  // the top layers: in trained models the last MLPs often write more again (they turn the stream
+  // into the next token's logits)
+  const top = ratios.slice(-2), mids = ratios.slice(1, -2);
+  if (!random && mids.length >= 3 && Math.max(...top) > 1.5 * Math.max(...[...mids].sort((x, y) => x - y).slice(0, Math.ceil(mids.length / 2)))) {
+    const t = ratios.length - 1;
+    s.zh += ` 最后几层又升高（第 ${t - 1} 层 ${pct(ratios[t - 1])}、第 ${t} 层 ${pct(ratios[t])}）：靠近输出的 MLP 要把残差流改写成下一个 token 的预测，写得更多。`;
+    s.en += ` The last layers rise again (layer ${t - 1} ${pct(ratios[t - 1])}, layer ${t} ${pct(ratios[t])}): the MLPs near the output turn the stream into the next token's prediction and write more.`;
   }
   if (random) {
     // random weights learned nothing: whatever the bars show is the initialisation, not the lesson
@@ -87,23 +99,30 @@ function renderLayerChart() {
   if (!state.run) return;
   const l = Number($('corr-layer').value || 0), st = state.run.stats, T = st.T;
   const mlp = st.mlp_out_l2[l], post = st.resid_post_l2[l], mx = Math.max(...post, ...mlp);
-  const W = 640, H = 260, x0 = 40, y0 = 14, w = W - 56, h = H - 70, bw = w / T;
+  // the key sits above the bars (a tall bar never covers it); a label every `step` tokens, so
+  // labels never print over each other however long the sentence
+  const H = 260, W = chartWidth($('layer-chart'), H, renderLayerChart), x0 = 8, y0 = 30, w = W - 16, h = H - 92, bw = w / T;
+  const step = Math.max(1, Math.ceil(13 / bw));
   const labels = state.pieces.map(pieceLabel);
   const bars = Array.from({ length: T }, (_, t) => {
     const x = x0 + t * bw, hp = (post[t] / mx) * h, hm = (mlp[t] / mx) * h;
-    return `<rect x="${x + 1}" y="${y0 + h - hp}" width="${Math.max(1, bw - 2)}" height="${hp}" fill="var(--resid)" fill-opacity=".35" data-t="${t}" data-post="${post[t]}" data-mlp="${mlp[t]}"/>
-      <rect x="${x + bw * 0.25}" y="${y0 + h - hm}" width="${Math.max(1, bw * 0.5)}" height="${hm}" fill="var(--mlp)"/>
-      <text x="${x + bw / 2}" y="${y0 + h + 12}" text-anchor="end" transform="rotate(-55 ${x + bw / 2} ${y0 + h + 12})" class="tick">${escapeHtml(pieceShort(state.pieces[t]).slice(0, 10))}</text>
+    const tick = (T - 1 - t) % step === 0 // counted from the last token, the one predicted from
+      ? `<text x="${x + bw / 2}" y="${y0 + h + 12}" text-anchor="end" transform="rotate(-55 ${x + bw / 2} ${y0 + h + 12})" class="tick">${escapeHtml(pieceShort(state.pieces[t]).slice(0, 8))}</text>` : '';
+    return `<rect x="${x + Math.min(1, bw / 4)}" y="${y0 + h - hp}" width="${Math.max(0.5, bw - Math.min(2, bw / 2))}" height="${hp}" fill="var(--resid)" fill-opacity=".35" data-t="${t}" data-post="${post[t]}" data-mlp="${mlp[t]}"/>
+      <rect x="${x + bw * 0.25}" y="${y0 + h - hm}" width="${Math.max(0.5, bw * 0.5)}" height="${hm}" fill="var(--mlp)"/>${tick}
       <rect x="${x}" y="${y0}" width="${bw}" height="${h + 60}" fill="transparent" class="hit" data-hit="${t}"><title>${escapeHtml(labels[t])}</title></rect>`;
   }).join('');
-  $('layer-chart').innerHTML = `${bars}<text x="${x0}" y="${y0 + 4}"><tspan class="key-resid">■ |resid_post|</tspan> <tspan class="key-mlp">■ |mlp_out|</tspan> · ${biSvg({ zh: `第${l} 层`, en: `layer ${l}` })}</text>`;
+  $('layer-chart').innerHTML = `<text x="${x0}" y="16"><tspan class="key-resid">■ |resid_post|</tspan> <tspan class="key-mlp">■ |mlp_out|</tspan> · ${biSvg({ zh: `第 ${l} 层`, en: `layer ${l}` })}</text>${bars}<rect class="sel" x="0" y="${y0 - 2}" width="${bw}" height="${h + 4}" fill="none" stroke="var(--fg)" stroke-width="1.5" visibility="hidden"/>`;
   const show = (t) => {
     const r = mlp[t] / Math.max(post[t], 1e-12), p = JSON.stringify(labels[t]);
     setText($('layer-readout'), { zh: `token ${t}（${p}）：|resid_post| = ${post[t].toFixed(2)}，|mlp_out| = ${mlp[t].toFixed(2)}，比例 ${(100 * r).toFixed(1)}%`,
       en: `token ${t} (${p}): |resid_post| = ${post[t].toFixed(2)}, |mlp_out| = ${mlp[t].toFixed(2)}, ratio ${(100 * r).toFixed(1)}%` });
     $('layer-readout').dataset.t = t;
+    const sel = $('layer-chart').querySelector('rect.sel');
+    sel.setAttribute('x', String(x0 + t * bw)); sel.setAttribute('visibility', 'visible');
   };
   for (const el of $('layer-chart').querySelectorAll('rect.hit')) { el.addEventListener('click', () => show(Number(el.dataset.hit))); el.addEventListener('mouseenter', () => show(Number(el.dataset.hit))); }
+  my.showToken = show;
   show(Math.min(Number($('layer-readout').dataset.t ?? T - 1), T - 1));
 }
 
@@ -178,4 +197,11 @@ function renderDp() {
   setText($('dp-note'), {
     zh: `预测 ${tx} 的 logit 为 ${d.logit.toFixed(2)}：所有 MLP 合计 ${sgn(mlps)}，所有混合器合计 ${sgn(mixers)}，词嵌入 ${sgn(emb.value)}（各部分之和 ${d.sum.toFixed(2)}）。单独最大的一笔来自${topName.zh}（${sgn(top.value)}）。`,
     en: `The logit of ${tx} is ${d.logit.toFixed(2)}: all MLPs together ${sgn(mlps)}, all mixers ${sgn(mixers)}, the embedding ${sgn(emb.value)} (the parts sum to ${d.sum.toFixed(2)}). The largest single write comes from ${topName.en} (${sgn(top.value)}).` });
+  // the bars above measure length, this table one direction: say why both can be true, with both numbers
+  const t = d.position ?? state.ids.length - 1, ratio = top.kind === 'mlp' ? state.run?.stats?.mlp_ratio?.[top.layer]?.[t] : undefined;
+  const share = Math.abs(top.value) / Math.max(Math.abs(d.logit), 1e-9);
+  $('dp-why').dataset.share = String(share);
+  setText($('dp-why'), ratio === undefined ? null : {
+    zh: `这和上面“MLP 只写一个小修正”不矛盾：长条量的是长度——第 ${top.layer} 层的 MLP 在这个 token 上写入的向量只有该层输出长度的 ${(100 * ratio).toFixed(0)}%；这里量的是一个方向——这个 token 的 logit 只读残差流里的一个方向，那笔写入正好落在这个方向上，于是占了 logit 的 ${(100 * share).toFixed(0)}%。一次短的写入，方向对了，也能决定预测。`,
+    en: `This does not contradict “the MLP writes a small correction” above: the bars measure length (layer ${top.layer}'s MLP writes a vector ${(100 * ratio).toFixed(0)}% as long as that layer's output at this token), this table measures one direction (the token's logit reads a single direction of the stream, and that write lies along it, so it makes ${(100 * share).toFixed(0)}% of the logit). A short write in the right direction can decide a prediction.` });
 }

@@ -3,7 +3,7 @@
 // any-neuron card (shading, the most active neurons at a token, where it fires most in the probes
 // with a histogram, what it writes). Announces 'features' (the neurons found, per language) and
 // asks for a knock-out ('knockout') when the reader wants one switched off.
-import { $, bi, biSvg, checkNeuron, emit, escapeHtml, fillLayerPicker, guard, modelLangs, nl, on, setBi, setText, state, tokenTexts, urlKey, urlStart, writeUrl } from '../core.js';
+import { $, bi, biSvg, chartWidth, checkNeuron, readableToken, rovingGroup, emit, escapeHtml, fillLayerPicker, guard, modelLangs, nl, on, setBi, setText, state, tokenTexts, urlKey, urlStart, writeUrl } from '../core.js';
 import { shadeTokens } from '../widgets/shade.js';
 
 /** each feature card's sentence, per language */
@@ -29,10 +29,11 @@ export function mount() {
   $('fires-run').addEventListener('click', () => showNeuron());
   $('fires-tok').addEventListener('change', () => { if (my.fires) renderNeighbours(); });
   $('fires-ko').addEventListener('click', () => emit('knockout', { layer: Number($('fires-layer').value), neuron: Number($('fires-neuron').value) }));
-  $('features').addEventListener('click', (e) => {
+  for (const box of ['features', 'features-more']) $(box).addEventListener('click', (e) => {
     const b = e.target.closest('.feature-inspect');
     if (!b) return;
     pick(b.dataset.layer, b.dataset.neuron, b.dataset.sign);
+    $('deeper-neuron').open = true; // the card sits one panel deeper
     showNeuron().then(() => $('fires-card').scrollIntoView({ behavior: 'smooth', block: 'start' }));
   });
   setBi($('fires-sign').options[0], { zh: '正值', en: 'positive' });
@@ -41,7 +42,7 @@ export function mount() {
 
 function clear() {
   my.features = null; my.fires = null; my.topActs = null;
-  $('features').innerHTML = '';
+  $('features').innerHTML = ''; $('features-more').innerHTML = '';
   setText($('features-note'), { zh: '正在加载模型…', en: 'loading the model…' });
   for (const id of ['fires-top', 'fires-up', 'fires-down', 'fires-out', 'fires-neighbours', 'fires-hist']) $(id).innerHTML = '';
   for (const id of ['fires-top-note', 'fires-hist-cap', 'fires-readout']) $(id).textContent = '';
@@ -64,7 +65,7 @@ const featureBest = (lang = state.lang) => (bilingual() ? my.features.bestByLang
  *  storage: the search is kept per weight set and probe set), draws the cards, announces them. */
 async function findFeatures() {
   const m = state.model;
-  if (!m?.tokenizer || !state.probes) { $('features').innerHTML = ''; setText($('features-note'), { zh: '这个模型没有分词器，无法运行探针。', en: 'This model has no tokenizer, so the probes cannot run.' }); return; }
+  if (!m?.tokenizer || !state.probes) { $('features').innerHTML = ''; $('features-more').innerHTML = ''; setText($('features-note'), { zh: '这个模型没有分词器，无法运行探针。', en: 'This model has no tokenizer, so the probes cannot run.' }); return; }
   const probes = probeTexts();
   const searching = (p) => {
     const n = p ? ` ${p.done} / ${p.total}` : '';
@@ -72,7 +73,7 @@ async function findFeatures() {
       ? { zh: `正在用 ${probes.length} 个探针句子寻找神经元（大模型只用一部分探针；每个句子都要跑一遍整个模型）…${n}`, en: `Searching neurons with ${probes.length} probe sentences (a big model gets a part of them: each one is a pass through the whole model)…${n}` }
       : { zh: `正在用探针句子寻找神经元…${n}`, en: `Searching neurons with the probe sentences…${n}` });
   };
-  const which = state.entry?.manifestSha256 ?? (state.entry?.kind === 'hf' ? `${state.entry.source}:${state.entry.dtype}` : null);
+  const which = state.info.manifestSha256 ?? state.entry?.manifestSha256 ?? (state.entry?.kind === 'hf' ? `${state.entry.source}:${state.entry.dtype}` : null);
   const key = which ? `mlpscope-features-v2:${which}:${probes.length}:${probes[0]?.text.length ?? 0}` : null;
   let res = null;
   try { res = key && JSON.parse(localStorage.getItem(key) ?? 'null'); } catch { res = null; }
@@ -106,13 +107,16 @@ async function renderCards() {
   const stale = () => state.model !== m || my.features !== res || my.cardsRun !== run; // a newer draw took over
   delete document.body.dataset.featureCards; // set again when every card is drawn (tests wait for it)
   const two = bilingual(), langs = two ? [state.lang, state.lang === 'zh' ? 'en' : 'zh'] : ['en'];
-  $('features').innerHTML = FEATURES.map((name) => {
+  const html = FEATURES.map((name) => {
     const b = featureBest().find((x) => x.feature === name);
     const rows = langs.map((g) => `<p class="note feature-meta" data-lang="${g}"></p><div class="tokens" data-lang="${g}"></div>`).join('');
     return `<div class="card" id="feature-${name}" data-layer="${b?.layer ?? ''}" data-neuron="${b?.neuron ?? ''}" data-auc="${b?.heldOutAuc ?? ''}">
       <h3 class="feature-title">“${bi(TITLES[name])}”</h3>${rows}<p class="note feature-same"></p><p class="note feature-top"></p>
       ${b ? `<button type="button" class="link feature-inspect" data-layer="${b.layer}" data-neuron="${b.neuron}" data-sign="${b.sign}">${bi({ zh: '在下面的卡片里细看这个神经元 ↓', en: 'Look closer at this neuron in the card below ↓' })}</button>` : ''}</div>`;
-  }).join('');
+  });
+  // the first feature (city, the running example's) on the main path; the others one panel deeper
+  $('features').innerHTML = html[0];
+  $('features-more').innerHTML = html.slice(1).join('');
   renderCardText(); // titles, numbers and buttons at once; the shading follows
   for (const name of FEATURES) {
     const card = $(`feature-${name}`);
@@ -244,7 +248,7 @@ async function showNeuron() {
     const [up, down] = sign > 0 ? [out.promoted, out.suppressed] : [out.suppressed, out.promoted];
     const texts = await tokenTexts([...up, ...down].map((t) => t.id));
     const list = (ts, at) => ts.map((t, i) => ({ t, text: texts[at + i] }))
-      .filter(({ text }) => text && !/\\x[0-9A-F]{2}|[\uFFFD\u0000-\u0008\u000B-\u001F\u007F]/.test(text)).slice(0, 6)
+      .filter(({ text }) => readableToken(text)).slice(0, 6)
       .map(({ t, text }) => `<li data-id="${t.id}" data-logit="${sign * t.logit}"><code>${nl(text)}</code> · ${(sign * t.logit).toFixed(2)}</li>`).join('');
     $('fires-up').innerHTML = list(up, 0);
     $('fires-down').innerHTML = list(down, up.length);
@@ -273,6 +277,7 @@ function renderNeighbours() {
       chips.push(`<button type="button" data-layer="${l}" data-neuron="${j}" data-act="${v}" aria-pressed="${l === cur[0] && j === cur[1]}">L${l} · #${j} · ${v.toFixed(2)}</button>`);
     }
   $('fires-neighbours').innerHTML = chips.join('');
+  rovingGroup($('fires-neighbours')); // one Tab stop, not 3 per layer
   for (const b of $('fires-neighbours').querySelectorAll('button')) b.addEventListener('click', () => {
     pick(b.dataset.layer, b.dataset.neuron, Number(b.dataset.act) < 0 ? -1 : 1);
     showNeuron();
@@ -292,13 +297,13 @@ function readToken(t) {
 function drawHistogram() {
   const a = my.topActs, hst = a?.histogram;
   if (!hst || !hst.counts.length) { $('fires-hist').innerHTML = ''; $('fires-hist-cap').textContent = ''; return; }
-  const W = 640, x0 = 40, w = W - 60, y0 = 10, h = 100, n = hst.counts.length, bw = w / n;
+  const W = chartWidth($('fires-hist'), 150, drawHistogram), x0 = 16, w = W - 32, y0 = 10, h = 100, n = hst.counts.length, bw = w / n;
   const top = Math.max(...hst.counts), span = hst.hi - hst.lo || 1;
   const sx = (v) => x0 + ((v - hst.lo) / span) * w;
   // counts on a log scale: most tokens sit near 0, the interesting ones are a handful at the right
   const hy = (c) => (c ? (Math.log1p(c) / Math.log1p(top)) * h : 0);
   const bars = hst.counts.map((c, i) => `<rect class="hbar" x="${(x0 + i * bw + 1).toFixed(1)}" y="${(y0 + h - hy(c)).toFixed(1)}" width="${(bw - 2).toFixed(1)}" height="${hy(c).toFixed(1)}" fill="var(--mlp)" data-count="${c}"><title>${c}</title></rect>`).join('');
-  const mark = (v, label, cls) => (Number.isFinite(v) ? `<line x1="${sx(v)}" x2="${sx(v)}" y1="${y0 - 4}" y2="${y0 + h}" stroke="var(--fg)" stroke-dasharray="3 3"/><text class="tick ${cls}" x="${sx(v) + 3}" y="${y0 + 8}">${biSvg(label)}</text>` : '');
+  const mark = (v, label, cls) => (Number.isFinite(v) ? `<line x1="${sx(v)}" x2="${sx(v)}" y1="${y0 - 4}" y2="${y0 + h}" stroke="var(--fg)" stroke-dasharray="3 3"/><text class="tick ${cls}" x="${sx(v) > W - 70 ? sx(v) - 3 : sx(v) + 3}" y="${cls === 'kth' ? y0 + 22 : y0 + 8}"${sx(v) > W - 70 ? ' text-anchor="end"' : ''}>${biSvg(label)}</text>` : '');
   $('fires-hist').innerHTML = bars + mark(a.sign * a.mean, { zh: '均值', en: 'mean' }, 'mean') + mark(a.sign * a.kth, { zh: '前 8 名', en: 'top 8' }, 'kth') +
     `<text class="tick" x="${x0}" y="${y0 + h + 16}">${hst.lo.toFixed(2)}</text><text class="tick" x="${x0 + w}" y="${y0 + h + 16}" text-anchor="end">${hst.hi.toFixed(2)}</text>`;
   setBi($('fires-hist'), { zh: `第 ${a.l} 层神经元 ${a.j} 的激活直方图`, en: `histogram of the activations of neuron ${a.j} of layer ${a.l}` }, 'aria-label');

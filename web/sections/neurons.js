@@ -1,7 +1,7 @@
 // <section id="neurons">: the MLP drawn as neurons: x feeds two parallel branches, gate (then
 // SiLU) and up, which meet at ⊙; the product goes through down_proj back to the stream's width.
 // The live walk's neuron ('walk', from the gated section) is lit with its numbers.
-import { $, fmt, int, on, setText, state } from '../core.js';
+import { $, chartWidth, fmt, int, on, setText, state } from '../core.js';
 
 export function mount() {
   draw(null, null);
@@ -11,10 +11,12 @@ export function mount() {
 
 function draw(cfg, live) {
   const H = cfg ? cfg.hidden_size : 1024, I = cfg ? cfg.intermediate_size : 3584;
+  // the four columns spread over the width the figure has (640 on a desktop, ~360 on a phone)
+  const W = chartWidth($('neuron-svg'), 300, () => draw(cfg, live)), sx = (x) => Math.round((x * W) / 640);
   const col = (x, n, color, cy, span, r = 6) => { const ys = Array.from({ length: n }, (_, i) => cy + (i - (n - 1) / 2) * (span / Math.max(n - 1, 1))); return { x, ys, svg: ys.map((y) => `<circle cx="${x}" cy="${y}" r="${r}" fill="${color}"/>`).join('') }; };
-  const inp = col(60, 4, 'var(--resid)', 160, 120, 7);
-  const gate = col(230, 6, 'var(--gate)', 92, 90), up = col(230, 6, 'var(--up)', 228, 90);
-  const prod = col(400, 6, 'var(--mlp)', 160, 150), out = col(580, 4, 'var(--resid)', 160, 120, 7);
+  const inp = col(sx(60), 4, 'var(--resid)', 160, 120, 7);
+  const gate = col(sx(230), 6, 'var(--gate)', 92, 90), up = col(sx(230), 6, 'var(--up)', 228, 90);
+  const prod = col(sx(400), 6, 'var(--mlp)', 160, 150), out = col(sx(580), 4, 'var(--resid)', 160, 120, 7);
   const lines = (a, b, c, o = '.22') => a.ys.flatMap((y1) => b.ys.map((y2) => `<line x1="${a.x}" y1="${y1}" x2="${b.x}" y2="${y2}" stroke="${c}" stroke-opacity="${o}"/>`)).join('');
   // neuron i of gate and neuron i of up meet in product i: one line each, no mixing
   const pair = prod.ys.map((y, i) => `<line x1="${gate.x}" y1="${gate.ys[i]}" x2="${prod.x}" y2="${y}" stroke="var(--gate)" stroke-opacity=".7"/><line x1="${up.x}" y1="${up.ys[i]}" x2="${prod.x}" y2="${y}" stroke="var(--up)" stroke-opacity=".7"/>`).join('');
@@ -32,11 +34,11 @@ function draw(cfg, live) {
       `<text class="val" x="${prod.x + 14}" y="${py - 8}" data-v="${live.p}">#${live.j}: ${f(live.p)}</text></g>`;
   }
   $('neuron-svg').innerHTML = `${lines(inp, gate, 'var(--gate)')}${lines(inp, up, 'var(--up)')}${pair}${lines(prod, out, 'var(--down)')}${inp.svg}${gate.svg}${up.svg}${prod.svg}${out.svg}${lit}
-    <text x="16" y="240">x (${int(H)})</text>
-    <text x="176" y="30" fill="var(--gate)">gate_proj → SiLU (${int(I)})</text>
-    <text x="196" y="296" fill="var(--up)">up_proj (${int(I)})</text>
-    <text x="372" y="66">⊙ (${int(I)})</text>
-    <text x="452" y="240" fill="var(--down)">down_proj → ${int(H)}</text>`;
+    <text x="8" y="256">x (${int(H)})</text>
+    <text x="${gate.x}" y="30" text-anchor="middle" class="lab-gate">gate_proj → SiLU (${int(I)})</text>
+    <text x="${up.x}" y="296" text-anchor="middle" class="lab-up">up_proj (${int(I)})</text>
+    <text x="${prod.x}" y="66" text-anchor="middle">⊙ (${int(I)})</text>
+    <text x="${W - 6}" y="256" text-anchor="end" class="lab-down">down_proj → ${int(H)}</text>`;
   setText($('neuron-live'), !live ? null : {
     zh: `亮起的是第 ${live.l} 层的神经元 #${live.j}，在 token ${JSON.stringify(live.piece)} 上（与上面的逐步计算同一个）：gate ${fmt(live.g)}，经 SiLU 得 ${fmt(live.s)}；up ${fmt(live.u)}；两者相乘 ${fmt(live.p)}，这个数乘上它在 down_proj 里的那一列，写回残差流。`,
     en: `Lit: neuron #${live.j} of layer ${live.l} at token ${JSON.stringify(live.piece)} (the same as the walk above): gate ${fmt(live.g)}, through SiLU ${fmt(live.s)}; up ${fmt(live.u)}; their product ${fmt(live.p)}, which times its column of down_proj is written back into the stream.` });

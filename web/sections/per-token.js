@@ -2,7 +2,7 @@
 // head's pattern on the reader's sentence (blocks.L.attn.hook_pattern, [head][query][key]), with
 // the share of attention that goes to other tokens, beside the lesson's point that the MLP computes
 // from each token's own vector. The pattern of the chosen layer comes with the sentence's own pass.
-import { $, biSvg, escapeHtml, guard, on, pieceLabel, pieceShort, setText, skipCard, state, wantHooks } from '../core.js';
+import { $, arrowSteps, biSvg, chartWidth, escapeHtml, guard, on, pieceLabel, pieceShort, setText, skipCard, state, wantHooks } from '../core.js';
 
 /** at most this many tokens are drawn (the last ones): a longer sentence's grid would be unreadable */
 export const ATTN_MAX = 64;
@@ -15,6 +15,8 @@ export function mount() {
   on('run', () => show(state.run));
   on('unload', () => { my = null; $('attn-chart').innerHTML = ''; $('attn-readout').textContent = ''; });
   for (const id of ['attn-layer', 'attn-head']) $(id).addEventListener('change', () => { $('attn-readout').dataset.q = ''; show(null); });
+  // up / down pick the row (the token that reads), as a tap on it does
+  arrowSteps($('attn-chart').parentElement, (d) => { if (my?.showRow) my.showRow(Math.max(my.from, Math.min(my.n - 1, Number($('attn-readout').dataset.q) + d))); });
 }
 
 /** the layer and head pickers, for the loaded model's attention layers */
@@ -54,21 +56,30 @@ async function show(run) {
 function draw() {
   const { l, h, n, P } = my;
   const from = Math.max(0, n - ATTN_MAX), shown = n - from; // the last ATTN_MAX tokens
-  const labels = shown <= 48, pad = labels ? 90 : 12, side = 400 - pad - 4, cell = side / shown;
+  // the grid takes what the width allows (at most 400 px with its labels); the key goes to its
+  // right when there is room, else under it; a label every `step` rows keeps them apart
+  const W0 = Math.min(640, Math.max(240, ($('attn-chart').parentElement?.clientWidth || 640) - 2));
+  const pad = 72, side = Math.min(400, W0) - pad - 4, cell = side / shown, step = Math.max(1, Math.ceil(11 / cell));
+  const keyRight = W0 - (pad + side) >= 170, keyY = keyRight ? 20 : side + 62;
+  const H = Math.ceil(side + 60 + (keyRight ? 0 : 58));
+  chartWidth($('attn-chart'), H, draw);
+  my.from = from;
   const cells = [];
   const pieces = state.pieces.map(pieceLabel);
   for (let q = from; q < n; q++) for (let k = from; k <= q; k++) {
     const w = P[q * n + k];
     cells.push(`<rect class="cell" x="${(pad + (k - from) * cell).toFixed(2)}" y="${(4 + (q - from) * cell).toFixed(2)}" width="${cell.toFixed(2)}" height="${cell.toFixed(2)}" fill="var(--resid)" fill-opacity="${Math.max(0.03, w).toFixed(3)}" data-q="${q}" data-k="${k}" data-w="${w}"><title>${escapeHtml(pieces[q])} → ${escapeHtml(pieces[k])}: ${(100 * w).toFixed(1)}%</title></rect>`);
   }
-  const tick = (t) => escapeHtml(pieceShort(state.pieces[t]).slice(0, 10));
-  const ax = labels ? Array.from({ length: shown }, (_, i) => { const t = from + i; return `<text class="tick" x="${pad - 4}" y="${(4 + (i + 0.7) * cell).toFixed(2)}" text-anchor="end">${tick(t)}</text>` +
-    `<text class="tick" x="${(pad + (i + 0.5) * cell).toFixed(2)}" y="${side + 16}" text-anchor="end" transform="rotate(-55 ${(pad + (i + 0.5) * cell).toFixed(2)} ${side + 16})">${tick(t)}</text>`; }).join('') : '';
-  $('attn-chart').setAttribute('viewBox', `0 0 640 ${side + (labels ? 80 : 20)}`);
+  const tick = (t) => escapeHtml(pieceShort(state.pieces[t]).slice(0, 8));
+  const ax = Array.from({ length: shown }, (_, i) => i).filter((i) => (shown - 1 - i) % step === 0).map((i) => { const t = from + i, x = (pad + (i + 0.5) * cell).toFixed(2);
+    return `<text class="tick" x="${pad - 4}" y="${(4 + (i + 0.5) * cell + 4).toFixed(2)}" text-anchor="end">${tick(t)}</text>` +
+      `<text class="tick" x="${x}" y="${side + 16}" text-anchor="end" transform="rotate(-55 ${x} ${side + 16})">${tick(t)}</text>`; }).join('');
+  const kx = keyRight ? pad + side + 12 : 8;
   $('attn-chart').innerHTML = cells.join('') + ax +
-    `<text x="${pad + side + 12}" y="20" class="tick">${biSvg({ zh: `第 ${l} 层 · 头 ${h}`, en: `layer ${l} · head ${h}` })}</text>` +
-    `<text x="${pad + side + 12}" y="38" class="tick">${biSvg({ zh: '行：读的 token', en: 'row: the token that reads' })}</text>` +
-    `<text x="${pad + side + 12}" y="54" class="tick">${biSvg({ zh: '列：被读的 token', en: 'column: the token read' })}</text>`;
+    `<rect class="row-sel" x="${pad}" y="0" width="${side}" height="${cell}" fill="none" stroke="var(--fg)" stroke-width="1.5" visibility="hidden"/>` +
+    `<text x="${kx}" y="${keyY}" class="tick">${biSvg({ zh: `第 ${l} 层 · 头 ${h}`, en: `layer ${l} · head ${h}` })}</text>` +
+    `<text x="${kx}" y="${keyY + 18}" class="tick">${biSvg({ zh: '行：读的 token', en: 'row: the token that reads' })}</text>` +
+    `<text x="${kx}" y="${keyY + 34}" class="tick">${biSvg({ zh: '列：被读的 token', en: 'column: the token read' })}</text>`;
   skipCard(card(), from ? { zh: `句子有 ${n} 个 token：图里只画最后 ${ATTN_MAX} 个（比例仍按整句计算）。`, en: `The sentence has ${n} tokens: the grid shows the last ${ATTN_MAX} (the share is still computed over all of them).` } : null);
   // how much of each token's attention goes to other tokens (the diagonal is its own)
   let other = 0;
@@ -84,7 +95,10 @@ function draw() {
       zh: `这个头在这句话里平均把 ${pct}% 的注意力放在别的 token 上；每一层的 MLP 从别的 token 读到的都是 0%：它只用本位置的向量计算。 token ${q}（${a}）读得最多的是 token ${k}（${b}，${w}%）。`,
       en: `On this sentence, this head puts ${pct}% of each token's attention on other tokens on average; every layer's MLP reads 0% from other tokens: it computes from the token's own vector. Token ${q} (${a}) reads most from token ${k} (${b}, ${w}%).` });
     $('attn-readout').dataset.q = String(q);
+    const sel = $('attn-chart').querySelector('rect.row-sel');
+    sel.setAttribute('y', (4 + (q - from) * cell).toFixed(2)); sel.setAttribute('visibility', 'visible');
   };
+  my.showRow = showRow;
   for (const el of $('attn-chart').querySelectorAll('rect.cell')) el.addEventListener('click', () => showRow(Number(el.dataset.q)));
   const q0 = Number($('attn-readout').dataset.q);
   showRow(Number.isInteger(q0) && $('attn-readout').dataset.q !== '' ? Math.min(q0, n - 1) : n - 1);

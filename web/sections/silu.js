@@ -1,5 +1,5 @@
 // <section id="silu">: SiLU against ReLU, drawn from their formulas, with a slider.
-import { $, biSvg, setText, silu } from '../core.js';
+import { $, biSvg, chartWidth, setText, silu } from '../core.js';
 
 export function mount() {
   $('silu-z').addEventListener('input', render);
@@ -19,7 +19,7 @@ function render() {
 }
 
 function draw(z) {
-  const W = 640, H = 300, x0 = 40, y0 = 20, w = W - 60, h = H - 50;
+  const H = 300, W = chartWidth($('silu-svg'), H, () => draw(Number($('silu-z').value))), x0 = 32, y0 = 20, w = W - 48, h = H - 50;
   const X = (v) => x0 + ((v + 6) / 12) * w, Y = (v) => y0 + h - ((v + 1) / 7) * h;
   const path = (f) => Array.from({ length: 241 }, (_, i) => { const v = -6 + i * 0.05; return `${i ? 'L' : 'M'}${X(v).toFixed(1)},${Y(f(v)).toFixed(1)}`; }).join('');
   const zmin = -1.2784645, vmin = silu(zmin);
@@ -27,7 +27,7 @@ function draw(z) {
     ${[-6, -4, -2, 0, 2, 4, 6].map((t) => `<text x="${X(t) - 6}" y="${y0 + h + 16}">${t}</text>`).join('')}
     <path d="${path((v) => Math.max(0, v))}" fill="none" stroke="#7a8597" stroke-width="2.5" stroke-dasharray="6 4"/>
     <path d="${path(silu)}" fill="none" stroke="var(--mlp)" stroke-width="3"/>
-    <circle cx="${X(zmin)}" cy="${Y(vmin)}" r="4" fill="var(--fg)"/><text x="${X(zmin) - 60}" y="${Y(vmin) + 20}">min ≈ −0.278 @ z ≈ −1.278</text>
+    <circle cx="${X(zmin)}" cy="${Y(vmin)}" r="4" fill="var(--fg)"/><text x="${Math.max(4, X(zmin) - 60)}" y="${Y(vmin) + 20}">min ≈ −0.278 @ z ≈ −1.278</text>
     <line x1="${X(z)}" y1="${y0}" x2="${X(z)}" y2="${y0 + h}" stroke="var(--accent)"/>
     <circle cx="${X(z)}" cy="${Y(silu(z))}" r="5" fill="var(--mlp)"/><circle cx="${X(z)}" cy="${Y(Math.max(0, z))}" r="5" fill="#7a8597"/>
     <text x="${x0 + 8}" y="${y0 + 14}" fill="var(--mlp)">SiLU</text><text x="${x0 + 8}" y="${y0 + 30}">${biSvg({ zh: 'ReLU（虚线）', en: 'ReLU (dashed)' })}</text>`;

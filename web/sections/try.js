@@ -3,19 +3,21 @@
 // where in the sentence it mattered, which neurons are worth switching off here, all measured), and
 // pushing a feature neuron while the model continues the sentence (steering).
 import { klDivergence, topTokens } from 'mlpscope';
+import { continuation } from '../widgets/continue.js';
 import { $, DEFAULT_TEXTS, bi, checkNeuron, escapeHtml, fillLayerPicker, guard, modelLangs, on, runText, setBi, setText, skipCard, state, tokenTexts } from '../core.js';
 import { shadeTokens } from '../widgets/shade.js';
 
-const my = { searching: false, koChosen: false, ko: null, koRead: null, suggest: null, steerNeurons: null, steer: null };
+const my = { searching: false, koChosen: false, ko: null, koRead: null, suggest: null, steerNeurons: null, steer: null, units: null };
 
 export function mount() {
   $('try-run').addEventListener('click', async () => { my.koChosen = false; await run($('try-text').value); });
   on('search', (on_) => { my.searching = on_; });
-  on('unload', () => { my.steerNeurons = null; my.steer = null; fillSteer(); for (const id of ['steer-before', 'steer-after', 'steer-note']) $(id).textContent = ''; });
+  on('unload', () => { my.steerNeurons = null; my.steer = null; my.units = null; my.writer = null; fillSteer(); for (const id of ['steer-before', 'steer-after', 'steer-note']) $(id).textContent = ''; });
   on('model', fillPickers);
   on('run', async () => { renderStatus(); await renderBefore(); resetSteer(); });
   on('run-refused', (why) => setText($('try-status'), why));
   on('features', ({ neurons }) => { my.steerNeurons = neurons; fillSteer(); });
+  on('writer', (w) => { my.writer = w; fillSteer(); });
   on('lang', fillSteer);
   on('lang', followLanguage);
   on('knockout', async ({ layer, neuron }) => {
@@ -40,7 +42,7 @@ export function mount() {
     my.koChosen = true;
     knockOut();
   });
-  $('steer-strength').addEventListener('input', () => { $('steer-value').textContent = $('steer-strength').value; });
+  $('steer-strength').addEventListener('input', () => { $('steer-value').textContent = `×${$('steer-strength').value}`; });
   $('steer-btn').addEventListener('click', runSteer);
 }
 
@@ -273,6 +275,13 @@ function fillSteer() {
     setBi(o, { zh: `${b.title.zh} · 第 ${b.layer} 层 #${b.neuron}`, en: `${b.title.en} · layer ${b.layer} #${b.neuron}` });
     sel.append(o);
   }
+  const w = my.writer;
+  if (w && w.lang === state.lang) { // the story's neuron: the one that writes "a city comes next"
+    const o = document.createElement('option');
+    o.value = `${w.layer}:${w.neuron}:${w.sign}`; o.dataset.feature = 'city';
+    setBi(o, { zh: `写下“下一个是城市”的神经元 · 第 ${w.layer} 层 #${w.neuron}`, en: `writes “a city comes next” · layer ${w.layer} #${w.neuron}` });
+    sel.append(o);
+  }
   if (v && [...sel.options].some((o) => o.value === v)) sel.value = v;
   $('steer-btn').disabled = !sel.options.length;
   if (!sel.options.length) setText($('steer-note'), { zh: '等神经元搜索完成后就可以用。', en: 'Available once the neuron search has finished.' });
@@ -285,27 +294,48 @@ function resetSteer() {
   fillSteer();
 }
 
-async function continueText(intervention) {
-  const out = [];
-  // stop: [] — never stop at an end-of-text token: a sentence that ends with a full stop would give nothing to compare
-  for await (const t of state.model.generate(state.ids, { maxTokens: 16, stop: [], ...(intervention ? { interventions: [intervention] } : {}) })) out.push(t.text);
-  return out.join('');
+/** what one unit of push is for a neuron: its strongest activation over the page language's
+ *  probe sentences (signed), as Neuronpedia scales steering by a feature's own maximum */
+async function unitOf(l, j, sign) {
+  const key = `${l}:${j}:${sign}:${state.lang}`; // per model: emptied when one is unloaded
+  my.units ??= new Map();
+  if (!my.units.has(key)) {
+    const inLang = (state.probes ?? []).filter((p) => p.lang === state.lang);
+    const texts = (inLang.length ? inLang : state.probes ?? []).map((p) => p.text).slice(0, state.info.config.hidden_size >= 512 ? 24 : 200);
+    const r = texts.length ? await state.model.neuronTopActivations(texts, { layer: l, neuron: j, sign, k: 1, window: 0 }) : null;
+    my.units.set(key, r?.top[0]?.activation ?? sign);
+  }
+  return my.units.get(key);
 }
 
 async function runSteer() {
-  const [l, j, sign] = $('steer-feature').value.split(':').map(Number), c = Number($('steer-strength').value);
-  if (!state.model || !state.ids.length || !Number.isInteger(j)) return;
+  const opt = $('steer-feature').selectedOptions[0], c = Number($('steer-strength').value);
+  if (!opt || !state.model || !state.ids.length) return;
+  const [l, j, sign] = opt.value.split(':').map(Number), feature = opt.dataset.feature;
   await guard($('steer-card'), async () => {
     setText($('steer-note'), { zh: '续写中…', en: 'continuing…' });
     $('steer-before').textContent = ''; $('steer-after').textContent = '';
-    const iv = { hook: `blocks.${l}.mlp.hook_post`, neurons: [j], op: 'add', value: c * sign };
-    const runId = state.runId;
-    const before = await continueText(null), after = await continueText(iv);
+    const runId = state.runId, m = state.model, ids = state.ids;
+    const unit = await unitOf(l, j, sign), value = c * unit;
+    const langs = new Set((state.probes ?? []).map((p) => p.lang));
+    const tokens = state.probes ? await m.featureTokens(state.probes, { label: feature, ...(langs.has(state.lang) ? { lang: state.lang } : {}) }) : [];
+    const iv = { hook: `blocks.${l}.mlp.hook_post`, neurons: [j], op: 'add', value };
+    const pushed = tokens.length ? await m.pushNeuron(ids, { layer: l, neuron: j, tokens, values: [value], k: 3 }) : null;
+    const before = await continuation(m, ids, null, 16), after = await continuation(m, ids, iv, 16);
     if (state.runId !== runId) return;
-    my.steer = { l, j, sign, c, before, after };
-    $('steer-before').textContent = before; $('steer-after').textContent = after;
-    const k = String(c * sign).replace('-', '−'), up = c * sign >= 0, same = before === after;
-    setText($('steer-note'), { zh: `每个位置上把第 ${l} 层神经元 #${j} 的激活${up ? '加上' : '减去'} ${Math.abs(c)}（往它“喜欢”的方向是 ${c >= 0 ? '推高' : '压低'}），等于往残差流里加 ${k} 倍它的 down_proj 列。${same ? '这次续写没有变：试试更大的强度。' : '续写变了。'}`,
-      en: `At every position, neuron #${j} of layer ${l} gets ${up ? '+' : '−'}${Math.abs(c)} added to its activation (${c >= 0 ? 'up' : 'down'} along what it fires for): the same as adding ${k} × its down_proj column to the residual stream. ${same ? 'The continuation did not change: try a larger strength.' : 'The continuation changed.'}` });
+    my.steer = { l, j, sign, c, unit, value, feature, before, after, p0: pushed?.before.p, p1: pushed?.after[0].p };
+    $('steer-before').textContent = before.text + (before.ended ? ' ∎' : '');
+    $('steer-after').textContent = after.text + (after.ended ? ' ∎' : '');
+    $('steer-note').dataset.p0 = String(my.steer.p0 ?? ''); $('steer-note').dataset.p1 = String(my.steer.p1 ?? '');
+    const title = FEATURE_WORDS[feature] ?? { zh: feature, en: feature };
+    const pc = (p) => `${(100 * p).toFixed(p < 0.01 ? 2 : 1)}%`;
+    const moved = pushed && Math.abs(my.steer.p1 - my.steer.p0) >= 0.001, same = before.text === after.text;
+    const prob = pushed ? { zh: `下一个 token 是${title.zh}开头的概率：${pc(my.steer.p0)} → ${pc(my.steer.p1)}。`, en: `Probability that the next token starts ${title.en}: ${pc(my.steer.p0)} → ${pc(my.steer.p1)}.` } : { zh: '', en: '' };
+    const verdict = same && !moved ? { zh: '这一推什么也没改变：续写一样，概率也几乎没动。试试更大的倍数，或者换一个神经元。', en: 'This push changed nothing: the same continuation, and the probability barely moved. Try a larger multiple, or another neuron.' }
+      : same ? { zh: '续写没变，但概率变了。', en: 'The continuation is the same, but the probability moved.' } : { zh: '续写变了。', en: 'The continuation changed.' };
+    setText($('steer-note'), { zh: `每个位置上给第 ${l} 层神经元 #${j} 的激活加上 ${c} × 它自己最强的激活（${unit.toFixed(2)}），即 ${value.toFixed(2)}：等于往残差流里加这么多倍它的 down_proj 列。${prob.zh}${verdict.zh}（∎ = 文本结束）`,
+      en: `At every position, neuron #${j} of layer ${l} gets ${c} × its own strongest activation (${unit.toFixed(2)}), i.e. ${value.toFixed(2)}, added: the same as adding that many times its down_proj column to the residual stream. ${prob.en} ${verdict.en} (∎ = end of text)` });
   });
 }
+/** how a feature's tokens are named in the probability sentence */
+const FEATURE_WORDS = { city: { zh: '城市名', en: 'a city name' }, negation: { zh: '否定词', en: 'a negation' }, code: { zh: '代码', en: 'code' } };
