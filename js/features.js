@@ -300,7 +300,9 @@ function histogram(values, bins) {
  *   histogram: sign × activation of every token in 24 equal bins from lo to hi
  */
 export function neuronTopActivations(model, texts, opts) {
-  const { layer, neuron, k = 10, sign = 1, window = 6 } = A.options(opts, 'neuronTopActivations()');
+  const { layer, neuron, k = 10, sign = 1, window = 6, quantiles } = A.options(opts, 'neuronTopActivations()');
+  if (quantiles !== undefined && !(Array.isArray(quantiles) && quantiles.every((q) => typeof q === 'number' && q >= 0 && q <= 1)))
+    fail('E_ARG', `neuronTopActivations(): quantiles must be an array of numbers in [0, 1], not ${A.show(quantiles)}`);
   if (!model.tokenizer) fail('E_TOKEN', 'neuronTopActivations(): this weight set has no tokenizer, so texts cannot be read');
   if (!Array.isArray(texts) || !texts.every((t) => typeof t === 'string' || typeof t?.text === 'string')) fail('E_ARG', `neuronTopActivations(): texts must be an array of strings (or {text}), not ${A.show(texts)}`);
   if (!Number.isInteger(window) || window < 0) fail('E_ARG', `neuronTopActivations(): window must be an integer >= 0, got ${A.show(window)}`);
@@ -324,9 +326,17 @@ export function neuronTopActivations(model, texts, opts) {
   let sum = 0, pos = 0;
   for (const a of acts) { sum += a; if (sign * a > 0) pos++; }
   const top = topIndices(n, k, (a, b) => sign * (acts[a] - acts[b]) > 0 || (acts[a] === acts[b] && a < b));
+  // examples across its range (Neuronpedia's activation intervals): the token at each quantile of
+  // sign * activation, ranked with ties in text and token order
+  let atQuantiles;
+  if (quantiles && n) {
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => sign * (acts[a] - acts[b]) || a - b);
+    atQuantiles = quantiles.map((q) => { const i = order[Math.round(q * (n - 1))]; return { q, ...describe(model, texts, idsOf[where[i][0]], where[i][0], where[i][1], acts[i], window) }; });
+  }
   return {
     top: top.map((i) => describe(model, texts, idsOf[where[i][0]], where[i][0], where[i][1], acts[i], window)),
     tokens: n, mean: n ? sum / n : 0, positive: n ? pos / n : 0, histogram: histogram(acts.map((a) => sign * a), 24),
+    ...(atQuantiles ? { atQuantiles } : {}),
   };
 }
 

@@ -378,10 +378,12 @@ export const DEFAULT_FEATURES: Record<'city' | 'negation' | 'code', FeatureSpec>
 export function findFeatureNeurons(model: Model, probes: Probe[], opts?: FeatureOptions): FeatureResult;
 /** One place where a neuron fires: `token` indexes the text's ids (with the BOS); before/after are up to `window` decoded tokens; labels (probe texts only): the labels of the spans over the token. */
 export interface TopActivation { text: number; token: number; activation: number; before: string; piece: string; after: string; labels?: string[] }
-export interface TopActivationOptions { layer: number; neuron: number; k?: number; sign?: 1 | -1; window?: number }
+export interface TopActivationOptions { layer: number; neuron: number; k?: number; sign?: 1 | -1; window?: number;
+  /** also one example at each of these quantiles (0..1) of sign × activation over every token: examples across its range */
+  quantiles?: number[] }
 /** top: the k largest sign × activation; tokens: tokens scanned; mean: their mean activation; positive: share with sign × activation > 0. */
 /** histogram: the activations (times sign) of every token in `counts.length` equal bins from lo to hi */
-export interface TopActivationResult { top: TopActivation[]; tokens: number; mean: number; positive: number; histogram: { lo: number; hi: number; counts: number[] } }
+export interface TopActivationResult { top: TopActivation[]; tokens: number; mean: number; positive: number; histogram: { lo: number; hi: number; counts: number[] }; atQuantiles?: (TopActivation & { q: number })[] }
 /** Where one MLP neuron (blocks.{layer}.mlp.hook_post) fires most over a set of texts. */
 export function neuronTopActivations(model: Model, texts: (string | Probe)[], opts: TopActivationOptions): TopActivationResult;
 /** one sign quadrant of a gated neuron: gate = sign of mlp.hook_pre, up = sign of mlp.hook_pre_linear */

@@ -52,9 +52,16 @@ test('any neuron: where it fires most in the probe sentences, as neuronTopActiva
   const check = async () => {
     await p.waitForFunction(() => document.getElementById('fires-card').dataset.state === 'ok');
     const l = Number(await p.inputValue('#fires-layer')), j = Number(await p.inputValue('#fires-neuron')), sign = Number(await p.inputValue('#fires-sign'));
-    const want = neuronTopActivations(m, probeSet, { layer: l, neuron: j, sign, k: 8, window: 6 });
+    const want = neuronTopActivations(m, probeSet, { layer: l, neuron: j, sign, k: 8, window: 6, quantiles: [0.5, 0.9, 0.99, 0.999] });
     const got = await p.$$eval('#fires-top li', (ls) => ls.map((li) => [Number(li.dataset.text), Number(li.dataset.token), Number(li.dataset.act), li.querySelector('mark').textContent]));
     assert.deepEqual(got, want.top.map((x) => [x.text, x.token, x.activation, x.piece]));
+    // examples across its range: the tokens at the 50th ... 99.9th percentile, as Node ranks them
+    const range = await p.$$eval('#fires-range li', (ls) => ls.map((li) => [Number(li.dataset.q), Number(li.dataset.text), Number(li.dataset.token), Number(li.dataset.act)]));
+    assert.deepEqual(range, want.atQuantiles.map((x) => [x.q, x.text, x.token, x.activation]));
+    // the one-line description counts the labels of the top tokens
+    const kinds = JSON.parse(await p.getAttribute('#fires-describe', 'data-kinds')), counted = {};
+    for (const x of want.top) for (const lab of x.labels?.length ? x.labels : ['other']) counted[lab] = (counted[lab] ?? 0) + 1;
+    assert.deepEqual(kinds, counted);
     const counts = await p.$$eval('#fires-hist rect.hbar', (rs) => rs.map((r) => Number(r.dataset.count)));
     assert.deepEqual(counts, want.histogram.counts);
     assert.equal(counts.reduce((x, y) => x + y, 0), want.tokens);

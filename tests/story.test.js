@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { loadModel, loadModelInWorker, featureTokens, neuronsForTokens, pushNeuron, tokenSetProbability, MlpscopeError } from '../js/index.js';
+import { loadModel, loadModelInWorker, featureTokens, neuronsForTokens, neuronTopActivations, pushNeuron, tokenSetProbability, MlpscopeError } from '../js/index.js';
 import { probes } from '../js/corpus.js';
 import { ROOT } from './helpers.js';
 
@@ -154,4 +154,25 @@ test('the Worker gives the same; bad arguments are typed errors naming the field
   bad(() => pushNeuron(model, 'x', { layer: 0, neuron: I, tokens: [1], values: [1] }), /neuron/);
   bad(() => pushNeuron(model, 'x', { layer: 0, neuron: 0, tokens: [1], values: [NaN] }), /values/);
   bad(() => pushNeuron(model, 'x', { layer: 0, neuron: 0, tokens: [1], values: [] }), /values/);
+});
+
+test('neuronTopActivations quantiles: the example at each quantile is the token of that rank, found by sorting every activation by hand', () => {
+  const texts = P.slice(0, 30).map((p) => p.text), layer = 10, neuron = 50, qs = [0, 0.5, 0.9, 0.99, 1];
+  for (const sign of [1, -1]) {
+    const r = neuronTopActivations(model, texts, { layer, neuron, sign, k: 3, quantiles: qs });
+    const all = [];
+    texts.forEach((text, p) => {
+      const ids = model.tokenizer.encode(text, { addSpecial: true });
+      const h = model.forward(ids, { stats: false, logits: 'none', hooks: [`blocks.${layer}.mlp.hook_post`] }).hooks[`blocks.${layer}.mlp.hook_post`];
+      for (let t = 0; t < ids.length; t++) all.push({ p, t, a: h[t * I + neuron] });
+    });
+    const sorted = all.map((x, i) => ({ ...x, i })).sort((x, y) => sign * (x.a - y.a) || x.i - y.i);
+    assert.equal(r.atQuantiles.length, qs.length);
+    r.atQuantiles.forEach((e, k) => {
+      const want = sorted[Math.round(qs[k] * (all.length - 1))];
+      assert.deepEqual([e.q, e.text, e.token, e.activation], [qs[k], want.p, want.t, want.a], `sign ${sign}, q ${qs[k]}`);
+    });
+    assert.equal(r.atQuantiles.at(-1).activation, r.top[0].activation, 'the 1.0 quantile is the strongest');
+  }
+  assert.throws(() => neuronTopActivations(model, texts, { layer, neuron, quantiles: [1.5] }), (e) => e.code === 'E_ARG' && /quantiles/.test(e.message));
 });

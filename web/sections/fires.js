@@ -44,8 +44,8 @@ function clear() {
   my.features = null; my.fires = null; my.topActs = null;
   $('features').innerHTML = ''; $('features-more').innerHTML = '';
   setText($('features-note'), { zh: '正在加载模型…', en: 'loading the model…' });
-  for (const id of ['fires-top', 'fires-up', 'fires-down', 'fires-out', 'fires-neighbours', 'fires-hist']) $(id).innerHTML = '';
-  for (const id of ['fires-top-note', 'fires-hist-cap', 'fires-readout']) $(id).textContent = '';
+  for (const id of ['fires-top', 'fires-up', 'fires-down', 'fires-out', 'fires-neighbours', 'fires-hist', 'fires-range']) $(id).innerHTML = '';
+  for (const id of ['fires-top-note', 'fires-hist-cap', 'fires-readout', 'fires-describe']) $(id).textContent = '';
 }
 
 function fillPickers() {
@@ -214,8 +214,8 @@ async function showNeuron() {
   const l = Number($('fires-layer').value), j = Number($('fires-neuron').value), sign = Number($('fires-sign').value);
   const I = state.info.config.intermediate_size;
   const clearCard = () => {
-    for (const id of ['fires-top', 'fires-up', 'fires-down', 'fires-out', 'fires-neighbours', 'fires-hist']) $(id).innerHTML = '';
-    for (const id of ['fires-hist-cap', 'fires-readout']) $(id).textContent = '';
+    for (const id of ['fires-top', 'fires-up', 'fires-down', 'fires-out', 'fires-neighbours', 'fires-hist', 'fires-range']) $(id).innerHTML = '';
+    for (const id of ['fires-hist-cap', 'fires-readout', 'fires-describe']) $(id).textContent = '';
     $('fires-scale').querySelector('.hi').textContent = '';
     my.topActs = null; my.fires = null;
   };
@@ -254,8 +254,18 @@ async function showNeuron() {
     $('fires-down').innerHTML = list(down, up.length);
     if (!state.probes) { $('fires-top').innerHTML = ''; $('fires-top-note').textContent = ''; return; }
     const probes = probeTexts();
-    const res = await m.neuronTopActivations(probes, { layer: l, neuron: j, sign, k: 8, window: 6 });
-    $('fires-top').innerHTML = res.top.map((x) => `<li data-act="${x.activation}" data-text="${escapeHtml(x.text)}" data-token="${x.token}"><code>${nl(x.before)}<mark>${escapeHtml(x.piece)}</mark>${nl(x.after)}</code> · ${x.activation.toFixed(3)}</li>`).join('');
+    const res = await m.neuronTopActivations(probes, { layer: l, neuron: j, sign, k: 8, window: 6, quantiles: RANGE });
+    const li = (x) => `<li data-act="${x.activation}" data-text="${escapeHtml(x.text)}" data-token="${x.token}"${x.q !== undefined ? ` data-q="${x.q}"` : ''}>${x.q !== undefined ? `<span class="q">${(100 * x.q).toFixed(1)}%</span> ` : ''}<code>${nl(x.before)}<mark>${escapeHtml(x.piece)}</mark>${nl(x.after)}</code> · ${x.activation.toFixed(3)}</li>`;
+    $('fires-top').innerHTML = res.top.map(li).join('');
+    // examples across its range, not only the top: what it does at the median, at 90%, at 99%
+    $('fires-range').innerHTML = (res.atQuantiles ?? []).map(li).join('');
+    // a one-line description from the labels of the probe sentences its top tokens sit in
+    const counts = {};
+    for (const x of res.top) for (const lab of x.labels?.length ? x.labels : ['other']) counts[lab] = (counts[lab] ?? 0) + 1;
+    const kinds = Object.entries(counts).sort((a, b) => b[1] - a[1]);
+    $('fires-describe').dataset.kinds = JSON.stringify(counts);
+    setText($('fires-describe'), { zh: `它最强的 ${res.top.length} 次激活落在：${kinds.map(([k, n]) => `${LABEL_WORDS[k]?.zh ?? k} ${n} 次`).join('，')}（按探针句子的标注数）。`,
+      en: `Its ${res.top.length} strongest activations fall on: ${kinds.map(([k, n]) => `${LABEL_WORDS[k]?.en ?? k} ${n}×`).join(', ')} (counted from the probe sentences' labels).` });
     my.topActs = { l, j, sign, texts: probes.length, tokens: res.tokens, positive: res.positive, histogram: res.histogram, kth: res.top.at(-1)?.activation, mean: res.mean };
     const a = my.topActs;
     setText($('fires-top-note'), { zh: `在 ${a.texts} 个探针句子的 ${a.tokens} 个 token 中排序；第 ${a.l} 层神经元 ${a.j} 在其中 ${(100 * a.positive).toFixed(1)}% 的 token 上为${a.sign > 0 ? '正' : '负'}值。`,
@@ -264,6 +274,11 @@ async function showNeuron() {
   });
   writeUrl();
 }
+
+/** the quantiles of the any-neuron card's "across its range" examples */
+const RANGE = [0.5, 0.9, 0.99, 0.999];
+/** the probe labels in words */
+const LABEL_WORDS = { city: { zh: '城市名', en: 'city names' }, negation: { zh: '否定词', en: 'negations' }, code: { zh: '代码', en: 'code' }, name: { zh: '人名', en: 'names' }, noun: { zh: '名词', en: 'nouns' }, country: { zh: '国家名', en: 'countries' }, other: { zh: '无标注的 token', en: 'unlabelled tokens' } };
 
 /** the most active neurons (|mlp.hook_post|, every layer) at one token of the card's text, as
  *  buttons that load them into the card; the token defaults to where the card's neuron fires most */
