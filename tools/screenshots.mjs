@@ -4,6 +4,7 @@
 // run to run (load time, tokens per second, forward-pass time) are masked, so two builds of the same
 // page give the same pictures.
 //   node tools/screenshots.mjs --out DIR [--compare DIR_B]   (--compare: byte-compares DIR_B's files with DIR's)
+//   [--jpeg QUALITY --scale S]: JPEG files at S times the CSS pixels (docs/screenshots: --jpeg 55 --scale 0.5)
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -48,7 +49,8 @@ if (compareWith) {
 }
 
 const VOLATILE = ['#progress', '#progress-text', '#engine-status', '#try-status', '#build-info'];
-const SIZES = { desktop: { viewport: { width: 1280, height: 900 } }, phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 } };
+const scale = Number(opt('--scale') ?? 1), jpeg = opt('--jpeg') ? Number(opt('--jpeg')) : null;
+const SIZES = { desktop: { viewport: { width: 1280, height: 900 }, deviceScaleFactor: scale }, phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: scale } };
 const only = opt('--only')?.split(',');
 fs.mkdirSync(out, { recursive: true });
 const server = await serve({ root: path.resolve(ROOT, opt('--root') ?? 'build/site') });
@@ -62,11 +64,13 @@ try {
     const page = await ctx.newPage();
     await page.goto(`${server.url}?lang=${lang}`);
     await page.waitForFunction(() => document.body.dataset.ready === '1' && document.body.dataset.featureCards &&
-      document.querySelectorAll('#lens-table tr').length > 1 && document.querySelectorAll('#fires-top li[data-act]').length > 0, null, { timeout: 300000 });
+      document.querySelectorAll('#lens-table tr').length > 1 && document.querySelectorAll('#fires-top li[data-act]').length > 0 &&
+      document.getElementById('story-card')?.dataset.text, null, { timeout: 300000 });
     await page.waitForTimeout(1500); // the last cards settle
-    await page.screenshot({ path: path.join(out, `${name}.png`), fullPage: true, mask: VOLATILE.map((s) => page.locator(s)), animations: 'disabled' });
+    const file = `${name}.${jpeg ? 'jpg' : 'png'}`;
+    await page.screenshot({ path: path.join(out, file), fullPage: true, mask: VOLATILE.map((s) => page.locator(s)), animations: 'disabled', ...(jpeg ? { type: 'jpeg', quality: jpeg } : {}) });
     const height = await page.evaluate(() => document.documentElement.scrollHeight);
-    console.log(`${name}.png: ${height} px tall`);
+    console.log(`${file}: ${height} px tall`);
     await ctx.close();
   }
 } finally { await browser.close(); await server.close(); }
