@@ -228,6 +228,12 @@ export function pieceHtml(s) {
 export function readableToken(text) {
   return !!text && !/\\x[0-9A-F]{2}|[\uFFFD\u0000-\u0008\u000B-\u001F\u007F]/.test(text) && /\S/.test(text) && !/^<\|[^|<>]*\|>$|^<\/?s>$|^<unk>$|^<pad>$/.test(text);
 }
+/** The probe sentences of the page's language (all of them when none is in it; the first 24 for a
+ *  big model, each being a pass): where a neuron's own scale, its strongest activation, is read. */
+export function probeTextsInLang() {
+  const all = state.probes ?? [], inLang = all.filter((p) => p.lang === state.lang);
+  return (inLang.length ? inLang : all).map((p) => p.text).slice(0, state.info?.config.hidden_size >= 512 ? 24 : 200);
+}
 /** a text with its line breaks shown as ⏎ */
 export const nl = (t) => escapeHtml(t).replace(/\n/g, '⏎');
 /** Each token on its own as text (a lone byte of a character as \xNN, never "�"), for a whole

@@ -6,7 +6,8 @@
 // its down_proj column raises; (5) pushed on a sentence where no city comes next, in multiples of
 // its own strongest activation (pushNeuron), the city probability rises. Every number is the
 // loaded model's, recomputed by tests/page-story.test.js with the same API in Node.
-import { $, bi, emit, escapeHtml, guard, on, readableToken, say, setText, skipCard, state } from '../core.js';
+import { $, bi, emit, escapeHtml, guard, on, probeTextsInLang, readableToken, say, setText, skipCard, state } from '../core.js';
+import { tokenSetProbability, topTokens } from 'mlpscope';
 import { continuation } from '../widgets/continue.js';
 
 /** the running example in each language, and a sentence after which no city comes */
@@ -70,14 +71,12 @@ async function run() {
       let at = 0;
       for (let t = 1; t < ids.length; t++) if (det.sign * acts[t] > det.sign * acts[at]) at = t;
       const texts = await m.tokenizer.tokenTexts(ids);
-      detector = { ...det, at, piece: texts[at], value: acts[at], p: probOf(off.logits, tokens) };
+      detector = { ...det, at, piece: texts[at], value: acts[at], p: tokenSetProbability(off.logits, tokens) };
     }
     // (3) the writer: where it fires on the sentence, and its own scale over the probe sentences
     const w = found.candidates[0];
     const sign = w.activation < 0 ? -1 : 1;
-    const inLang = state.probes.filter((p) => p.lang === state.lang);
-    const probeTexts = (inLang.length ? inLang : state.probes).map((p) => p.text).slice(0, big ? 24 : 200);
-    const topActs = await m.neuronTopActivations(probeTexts, { layer: w.layer, neuron: w.neuron, sign, k: 5, window: 3 });
+    const topActs = await m.neuronTopActivations(probeTextsInLang(), { layer: w.layer, neuron: w.neuron, sign, k: 5, window: 3 });
     const unit = topActs.top[0]?.activation ?? w.activation;
     // (4) what its column writes, in the direction it fires
     const out = await m.neuronOutput(w.layer, w.neuron, { k: 40 });
@@ -95,23 +94,11 @@ async function run() {
   }, null);
 }
 
-function probOf(logits, tokens) {
-  let mx = -Infinity;
-  for (const x of logits) if (x > mx) mx = x;
-  let z = 0, s = 0;
-  for (const x of logits) z += Math.exp(x - mx);
-  for (const id of tokens) s += Math.exp(logits[id] - mx);
-  return s / z;
-}
-
+/** the three likeliest next tokens, as text read after the sentence */
 async function topNext(m, logits, ids) {
-  const best = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a] || a - b).slice(0, 3);
-  const texts = await m.tokenizer.tokenTexts(best, { after: ids });
-  let mx = -Infinity;
-  for (const x of logits) if (x > mx) mx = x;
-  let z = 0;
-  for (const x of logits) z += Math.exp(x - mx);
-  return best.map((id, i) => ({ id, text: texts[i], p: Math.exp(logits[id] - mx) / z }));
+  const top = topTokens(logits, 3);
+  const texts = await m.tokenizer.tokenTexts(top.map((t) => t.id), { after: ids });
+  return top.map((t, i) => ({ id: t.id, text: texts[i], p: t.prob }));
 }
 
 function render() {

@@ -4,7 +4,7 @@
 // pushing a feature neuron while the model continues the sentence (steering).
 import { klDivergence, topTokens } from 'mlpscope';
 import { continuation } from '../widgets/continue.js';
-import { $, DEFAULT_TEXTS, bi, checkNeuron, escapeHtml, fillLayerPicker, guard, modelLangs, on, runText, setBi, setText, skipCard, state, tokenTexts } from '../core.js';
+import { $, DEFAULT_TEXTS, probeTextsInLang, bi, checkNeuron, escapeHtml, fillLayerPicker, guard, modelLangs, on, runText, setBi, setText, skipCard, state, tokenTexts } from '../core.js';
 import { shadeTokens } from '../widgets/shade.js';
 
 const my = { searching: false, koChosen: false, ko: null, koRead: null, suggest: null, steerNeurons: null, steer: null, units: null };
@@ -300,8 +300,7 @@ async function unitOf(l, j, sign) {
   const key = `${l}:${j}:${sign}:${state.lang}`; // per model: emptied when one is unloaded
   my.units ??= new Map();
   if (!my.units.has(key)) {
-    const inLang = (state.probes ?? []).filter((p) => p.lang === state.lang);
-    const texts = (inLang.length ? inLang : state.probes ?? []).map((p) => p.text).slice(0, state.info.config.hidden_size >= 512 ? 24 : 200);
+    const texts = probeTextsInLang();
     const r = texts.length ? await state.model.neuronTopActivations(texts, { layer: l, neuron: j, sign, k: 1, window: 0 }) : null;
     my.units.set(key, r?.top[0]?.activation ?? sign);
   }
