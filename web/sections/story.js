@@ -23,7 +23,12 @@ export function mount() {
   card().setAttribute('data-own-text', ''); // its own sentences, not the reader's sentence of "Try it"
   on('model', () => { my.result = null; my.detector = null; clear(); skipCard(card(), { zh: '等神经元搜索完成后开始。', en: 'Starts once the neuron search has finished.' }); });
   on('unload', () => { my.result = null; clear(); });
-  on('features', ({ neurons }) => { my.detector = neurons; return run(); });
+  on('features', ({ neurons }) => {
+    my.detector = neurons;
+    // a big model's story is about a hundred passes: it waits for the reader's click
+    if (state.info.config.hidden_size >= 512) { skipCard(card(), { zh: '这个模型较大，故事要跑上百遍前向计算：点“走一遍”开始。', en: 'This model is large and the story takes about a hundred forward passes: press “Run the story” to start.' }); return; }
+    return run();
+  });
   on('lang', (lang) => {
     // the example follows the language while the reader has not typed their own
     let changed = false;
@@ -31,7 +36,7 @@ export function mount() {
       const other = STORY_TEXTS[lang === 'zh' ? 'en' : 'zh'][k];
       if ($(id).value === other) { $(id).value = STORY_TEXTS[lang][k]; changed = true; }
     }
-    if (changed && my.detector) return run();
+    if (changed && my.detector && state.info.config.hidden_size < 512) return run();
   });
   $('story-run').addEventListener('click', run);
 }
