@@ -17,7 +17,7 @@ for r in $(seq 1 "$rounds"); do
     runs=$((runs + 1))
     if [ "$(cat "$out/r$r-$k.rc")" != 0 ]; then
       fails=$((fails + 1))
-      echo "round $r copy $k: $(grep -m1 -o 'differ in token rows[^(]*([^)]*)' "$out/r$r-$k.log" || grep -m1 'not ok' "$out/r$r-$k.log")"
+      echo "round $r copy $k: $(grep -m1 -o 'threads differ from 1.*' "$out/r$r-$k.log" || grep -m1 'not ok' "$out/r$r-$k.log")"
     else rm -f "$out/r$r-$k.log"; fi
     rm -f "$out/r$r-$k.rc"
   done
