@@ -82,7 +82,10 @@ test('the page state (model, language, sentence, layer, neuron) round-trips thro
   await p.selectOption('#fires-sign', '-1');
   await p.click('#fires-run');
   await p.waitForFunction(() => /neuron=4%3A21%3A-1/.test(location.search));
-  const q = new URL(p.url()).search;
+  // the page's own location (Playwright's page.url() follows history.replaceState by events that
+  // can lag behind under load)
+  const q = await p.evaluate(() => location.search);
+  assert.match(q, /[?&]text=Mei\+sailed/, q + JSON.stringify(await p.evaluate(() => [window.__mlpscope.text, window.__mlpscope.defaultText, document.querySelector("#try-text").value, document.body.dataset.runs])));
   const p2 = await newPage(h.context, q);
   try {
     await p2.waitForFunction(() => /神经元 21\b/.test(document.querySelector('#fires-top-note').innerText), null, { timeout: 120000 });

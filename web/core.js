@@ -186,10 +186,14 @@ export function wantHooks(fn) { runHooks.add(fn); }
 /** How many tokens of the reader's text run: the model's context, at most. */
 export const contextLimit = () => state.model?.contextLength ?? 512;
 
+let textRuns = 0;
 /** Tokenizes and runs the reader's text once (statistics, the last token's logits and every
  *  section's hooks), then tells the sections ('run'). A text longer than the context runs cut to
- *  it (state.cut says how long it was); an empty one is refused with a message. */
+ *  it (state.cut says how long it was); an empty one is refused with a message. When a later call
+ *  starts before this one is done, this one changes nothing and resolves { ok: false, stale: true }
+ *  (a language switch's example run never lands on top of the reader's own sentence). */
 export async function runText(text) {
+  const seq = ++textRuns; // the latest request wins: an earlier one still on its way changes nothing
   const m = state.model;
   if (!m?.tokenizer) return { ok: false, why: { zh: '这个模型没有分词器。', en: 'This model has no tokenizer.' } };
   const all = await m.tokenizer.encode(text);
@@ -199,10 +203,12 @@ export async function runText(text) {
   const hooks = [...new Set([...runHooks].flatMap((f) => f() ?? []))];
   let run;
   try { run = await m.forward(ids, { topK: 8, logits: 'last', hooks }); } catch (err) {
+    if (seq !== textRuns) return { ok: false, stale: true };
     // no card may go on showing the previous sentence as if it were this one
     for (const card of document.querySelectorAll('[data-run]:not([data-own-text])')) await guard(card, () => { throw err; });
     throw err;
   }
+  if (seq !== textRuns) return { ok: false, stale: true };
   state.text = text;
   state.ids = ids; state.pieces = pieces; state.run = run;
   state.cut = all.length > ids.length ? all.length : 0;

@@ -13,7 +13,7 @@ import { continuation } from '../widgets/continue.js';
 /** the running example in each language, and a sentence after which no city comes */
 export const STORY_TEXTS = { zh: { text: '我上周从巴黎飞到', push: '饭菜一点也不' }, en: { text: 'I flew from Paris to', push: 'The food was' } };
 const MULTIPLES = [1, 2, 4];
-const my = { detector: null, result: null, busy: false };
+const my = { detector: null, result: null, busy: false, gen: 0 };
 const card = () => $('story-card');
 const pct = (p) => `${(100 * p).toFixed(p < 0.01 ? 2 : 1)}%`;
 const pts = (d) => (Math.abs(100 * d) < 0.005 ? '0.00' : `${d > 0 ? '+' : '−'}${Math.abs(100 * d).toFixed(2)}`);
@@ -36,7 +36,9 @@ export function mount() {
       const other = STORY_TEXTS[lang === 'zh' ? 'en' : 'zh'][k];
       if ($(id).value === other) { $(id).value = STORY_TEXTS[lang][k]; changed = true; }
     }
-    if (changed && my.detector && state.info.config.hidden_size < 512) return run();
+    // not awaited: the story is about a hundred passes, and the other sections' answers to the
+    // switch (the example sentence above all) must not wait behind it (core.emit runs them in turn)
+    if (changed && my.detector && state.info.config.hidden_size < 512) void run();
   });
   $('story-run').addEventListener('click', run);
 }
@@ -49,7 +51,9 @@ async function cityTokens(m) {
   return m.featureTokens(state.probes, { label: 'city', ...(langs.has(state.lang) ? { lang: state.lang } : {}) });
 }
 
+/** Runs the story; a later call supersedes an earlier one still running (only the last one shows). */
 async function run() {
+  const gen = ++my.gen;
   const m = state.model, text = $('story-text').value.trim(), pushText = $('story-push-text').value.trim();
   if (!m?.tokenizer || !state.probes) { skipCard(card(), { zh: '这个模型没有分词器或探针句子，讲不了这个故事。', en: 'This model has no tokenizer or probe sentences, so the story cannot run.' }); return; }
   if (!text || !pushText) { skipCard(card(), { zh: '两个句子都不能是空的。', en: 'Neither sentence may be empty.' }); return; }
@@ -91,7 +95,7 @@ async function run() {
     const pushIds = await m.tokenizer.encode(pushText);
     const gens = [await continuation(m, pushIds, null)];
     for (const a of push.after) gens.push(await continuation(m, pushIds, { hook: `blocks.${w.layer}.mlp.hook_post`, neurons: [w.neuron], op: 'add', value: a.value }));
-    if (state.model !== m) return;
+    if (state.model !== m || gen !== my.gen) return;
     my.result = { text, pushText, tokens: tokens.length, found, top3, detector, writer: { ...w, sign, unit, top: topActs.top }, raised, cityRaised: raised.filter((t) => citySet.has(t.id)).length, push, gens };
     render();
     // 'writer': the neuron that writes "a city comes next" ({layer, neuron, sign}), for the push card

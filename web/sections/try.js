@@ -61,7 +61,7 @@ async function run(text) {
   setText($('try-status'), my.searching ? { zh: '计算中…（模型正在完成神经元搜索，完成后马上运行你的句子）', en: 'computing… (the model is finishing the neuron search; your sentence runs right after it)' } : { zh: '计算中…', en: 'computing…' });
   try {
     const r = await runText(text);
-    if (!r.ok) setText($('try-status'), r.why);
+    if (!r.ok && !r.stale) setText($('try-status'), r.why);
   } catch (err) {
     setText($('try-status'), { zh: `没能运行这句话：${err.message}`, en: `The sentence could not run: ${err.message}` });
   }
