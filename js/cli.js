@@ -8,11 +8,12 @@
 //                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--exact]
 //   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--by-lang] [--json]
 //   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--quadrants] [--json]
+//   mlpscope story DIR --prompt TEXT [--label city] [--lang zh|en] [--per-layer N] [--push TEXT] [--multiples 1,2,4] [--probes FILE] [--json]
 //   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
 //   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--json]
 //   mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
 import fs from 'node:fs';
-import { findFeatureNeurons, neuronTopActivations, neuronQuadrants } from './features.js';
+import { findFeatureNeurons, neuronTopActivations, neuronQuadrants, featureTokens, neuronsForTokens, pushNeuron } from './features.js';
 import { loadModel } from './loader.js';
 import { topTokens } from './model.js';
 import { loadTokenizer } from './tokenizer.js';
@@ -37,6 +38,8 @@ const USAGE = `usage:
                [--dtype D] [--hub-url URL]
   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--by-lang] [--json]
   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--quadrants] [--json]
+  mlpscope story DIR --prompt TEXT [--label city] [--lang zh|en] [--per-layer N] [--push TEXT] [--multiples 1,2,4]
+               [--probes FILE] [--json]
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--top N] [--json]
   mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
@@ -45,7 +48,9 @@ const USAGE = `usage:
      else https://huggingface.co; kept converted in $MLPSCOPE_CACHE or ~/.cache/mlpscope), a URL of
      a folder laid out like a hub repository, or such a folder on disk. --dtype: q8 unless said.
      probes: a JSON file {probes: [{text, spans: [{start, end, label}]}]} or its array; default: the
-     project's generated probe set, seed 9, 160 sentences. texts: one text per line)`;
+     project's generated probe set, seed 9, 160 sentences. texts: one text per line.
+     story: which neurons write the next tokens that start a --label span of the probes (switched off
+     one by one), and the strongest writer pushed on --push TEXT in multiples of its own top activation)`;
 
 function parseArgs(argv, spec) {
   const out = { _: [] };
@@ -286,6 +291,50 @@ async function neuron(argv) {
   model.dispose();
 }
 
+/** The lesson's running example for any text: P(the next token starts a `label` span), the
+ *  neurons whose switching off lowers it most, and the strongest one pushed on another text. */
+async function story(argv) {
+  const a = parseArgs(argv, { prompt: 'v', label: 'v', lang: 'v', 'per-layer': 'v', push: 'v', multiples: 'v', probes: 'v', json: 'flag' });
+  if (a._.length !== 1 || a.prompt === undefined) throw new MlpscopeError('E_ARG', 'story needs DIR and --prompt\n' + USAGE);
+  const probes = await readProbes(a.probes);
+  const multiples = String(a.multiples ?? '1,2,4').split(',').map((x) => num(x, 'multiples'));
+  const model = await load(a._[0]);
+  if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${a._[0]} has no tokenizer: the texts cannot be encoded`);
+  const label = a.label ?? 'city', lang = a.lang;
+  const tokens = featureTokens(model, probes, { label, ...(lang !== undefined ? { lang } : {}) });
+  if (!tokens.length) throw new MlpscopeError('E_ARG', `no probe has a "${label}" span${lang !== undefined ? ` in language "${lang}"` : ''}: no tokens to look for`);
+  const perLayer = num(a['per-layer'] ?? 8, 'per-layer', { int: true, min: 1, max: 64 });
+  const found = neuronsForTokens(model, a.prompt, { tokens, perLayer });
+  const w = found.candidates[0];
+  let writer = null, push = null;
+  if (w) {
+    const sign = w.activation < 0 ? -1 : 1;
+    const texts = probes.filter((p) => lang === undefined || p.lang === lang).map((p) => p.text);
+    const top = neuronTopActivations(model, texts, { layer: w.layer, neuron: w.neuron, sign, k: 3, window: 3 }).top;
+    writer = { ...w, sign, unit: top[0]?.activation ?? w.activation, top };
+    if (a.push !== undefined)
+      push = pushNeuron(model, a.push, { layer: w.layer, neuron: w.neuron, tokens, values: multiples.map((k) => k * writer.unit), k: 3 });
+  }
+  if (a.json) process.stdout.write(JSON.stringify({ label, tokens: tokens.length, p: found.p, passes: found.passes, candidates: found.candidates, writer, push }) + '\n');
+  else {
+    const pct = (p) => `${(100 * p).toFixed(2)}%`, pts = (d) => `${d >= 0 ? '+' : ''}${(100 * d).toFixed(2)}`;
+    console.log(`P(next token starts a "${label}" span: ${tokens.length} tokens from the probes) = ${pct(found.p)} after ${JSON.stringify(a.prompt)}`);
+    console.log(`${found.candidates.length} candidates (the ${perLayer} largest |mlp.hook_post| per layer at the last token), each switched off; ${found.passes} passes`);
+    console.log('layer  neuron  activation   P(off)   change (pts)');
+    for (const c of found.candidates.slice(0, 10)) console.log(`${String(c.layer).padStart(5)}  ${String(c.neuron).padStart(6)}  ${c.activation.toFixed(3).padStart(10)}  ${pct(c.p).padStart(7)}  ${pts(c.delta).padStart(12)}`);
+    if (writer) {
+      console.log(`writer: layer ${writer.layer} neuron ${writer.neuron}; its own scale (strongest ${writer.sign > 0 ? 'positive' : 'negative'} activation over the probe texts): ${writer.unit.toFixed(3)}`);
+      if (push) {
+        const line = (r) => `${pct(r.p).padStart(7)}  next: ${r.top.map((t) => `${JSON.stringify(t.text)} ${(100 * t.prob).toFixed(1)}%`).join(', ')}`;
+        console.log(`pushed on ${JSON.stringify(a.push)} (mlp.hook_post + value at every position):`);
+        console.log(`  as is          ${line(push.before)}`);
+        push.after.forEach((r, i) => console.log(`  +${String(multiples[i]).padEnd(3)}× (${r.value.toFixed(2).padStart(7)})  ${line(r)}`));
+      }
+    }
+  }
+  model.dispose();
+}
+
 /** --quadrants: the neuron's four (sign gate, sign up) quadrants as a table */
 function printQuadrants(r, json) {
   if (json) { process.stdout.write(JSON.stringify(r) + '\n'); return; }
@@ -404,6 +453,7 @@ async function main() {
     else if (cmd === 'features') await features(rest);
     else if (cmd === 'neuron') await neuron(rest);
     else if (cmd === 'lens') await lens(rest);
+    else if (cmd === 'story') await story(rest);
     else if (cmd === 'decompose') await decompose(rest);
     else if (cmd === 'patch') await patch(rest);
     else { console.error(USAGE); process.exit(2); }

@@ -244,3 +244,28 @@ test('mlpscope decompose and mlpscope patch print what decomposePrediction and a
   const t = spawnSync(process.execPath, [CLI, 'decompose', DEMO, '--prompt', 'a b', '--token', 'Paris Tokyo'], { encoding: 'utf8' });
   assert.match(t.stderr, /E_ARG: --token "Paris Tokyo" is not a token id or the text of one token/);
 });
+
+test('mlpscope story: the running example from the command line equals the API calls it names', async () => {
+  const { loadModel, featureTokens, neuronsForTokens, neuronTopActivations, pushNeuron } = await import('../js/index.js');
+  const { probes } = await import('../js/corpus.js');
+  const m = await loadModel(DEMO);
+  const got = JSON.parse(execFileSync(process.execPath, [CLI, 'story', DEMO, '--prompt', 'I flew from Paris to', '--lang', 'en', '--per-layer', '2', '--push', 'The food was', '--multiples', '1,3', '--json'], { encoding: 'utf8' }));
+  const P = probes(9, 160), tokens = featureTokens(m, P, { label: 'city', lang: 'en' });
+  assert.equal(got.tokens, tokens.length);
+  const found = neuronsForTokens(m, 'I flew from Paris to', { tokens, perLayer: 2 });
+  assert.deepEqual([got.p, got.passes, got.candidates], [found.p, found.passes, found.candidates]);
+  const w = found.candidates[0], sign = w.activation < 0 ? -1 : 1;
+  const unit = neuronTopActivations(m, P.filter((p) => p.lang === 'en').map((p) => p.text), { layer: w.layer, neuron: w.neuron, sign, k: 3, window: 3 }).top[0].activation;
+  assert.deepEqual([got.writer.layer, got.writer.neuron, got.writer.sign, got.writer.unit], [w.layer, w.neuron, sign, unit]);
+  const push = pushNeuron(m, 'The food was', { layer: w.layer, neuron: w.neuron, tokens, values: [unit, 3 * unit], k: 3 });
+  assert.deepEqual(got.push, JSON.parse(JSON.stringify(push)));
+  assert.ok(got.push.after[1].p > got.push.before.p, 'pushing the writer raises the city tokens');
+  // the table form names the writer and the pushed rows; a label no probe has is E_ARG
+  const txt = execFileSync(process.execPath, [CLI, 'story', DEMO, '--prompt', 'I flew from Paris to', '--lang', 'en', '--per-layer', '2', '--push', 'The food was', '--multiples', '2'], { encoding: 'utf8' });
+  assert.match(txt, new RegExp(`writer: layer ${w.layer} neuron ${w.neuron};`));
+  assert.match(txt, /\+2 +× \(/);
+  const bad = spawnSync(process.execPath, [CLI, 'story', DEMO, '--prompt', 'x', '--label', 'no-such-label', '--json'], { encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.equal(JSON.parse(bad.stdout).error.code, 'E_ARG');
+  m.dispose();
+});
