@@ -62,13 +62,15 @@ export function auc(pos, neg) {
 /**
  * @param {{tokenizer: any, forward: Function, nLayers: number, config: any}} model an in-process Model
  * @param {Probe[]} probes
- * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean, topActivations?: number, maxBytes?: number, byLang?: boolean, onProgress?: (p: {done: number, total: number}) => void}} [opts]
+ * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean, topActivations?: number, quantiles?: number[], maxBytes?: number, byLang?: boolean, onProgress?: (p: {done: number, total: number}) => void}} [opts]
  *   maxBytes (default 256 MiB): activations held at once; past it the layers are taken in groups,
  *   one pass over the probes per group (same results, more forward passes);
  *   onProgress({done, total}): after each forward pass of a probe (total = passes × probes);
  *   directions: also the best mean-difference direction of the MLP input per feature (FeatureDirection);
  *   topActivations: k — each best neuron also gets `top`, its k strongest activations over all the
  *   probes (as neuronTopActivations gives them, from the same forward passes);
+ *   quantiles (with topActivations): each best neuron also gets `atQuantiles`, the token at each
+ *   quantile of its sign × activation over the probes (as neuronTopActivations({quantiles}));
  *   byLang: also the search within each language's probes alone (probes that carry `lang`):
  *   `bestByLang[lang]`, chosen on the first half of that language's probes, reported on its second
  *   (with topActivations, their `top` from that language's probes)
@@ -90,6 +92,9 @@ export function findFeatureNeurons(model, probes, opts) {
   for (const k of ['heldOutFrom', 'top', 'topActivations', 'maxBytes'])
     if (opts[k] !== undefined && !(Number.isInteger(opts[k]) && opts[k] >= 0)) fail('E_ARG', `${where}: ${k} is ${A.show(opts[k])}, not an integer >= 0`);
   if (opts.layers) for (const l of opts.layers) if (l < 0 || l >= model.nLayers) fail('E_ARG', `${where}: layer ${l} is not in 0..${model.nLayers - 1}`);
+  if (opts.quantiles !== undefined && !(Array.isArray(opts.quantiles) && opts.quantiles.every((q) => typeof q === 'number' && q >= 0 && q <= 1)))
+    fail('E_ARG', `${where}: quantiles must be an array of numbers in [0, 1], not ${A.show(opts.quantiles)}`);
+  if (opts.quantiles && !opts.topActivations) fail('E_ARG', `${where}: quantiles go with topActivations`);
   if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') fail('E_ARG', `${where}: onProgress must be a function`);
   const features = opts.features ?? DEFAULT_FEATURES;
   const layers = opts.layers ?? Array.from({ length: model.nLayers }, (_, l) => l);
@@ -148,7 +153,7 @@ export function findFeatureNeurons(model, probes, opts) {
       for (let li = 0; li < group.length; li++) {
         const top = layerCandidates(halves, li, group[li], name, I, opts.top ?? 3);
         found[name].push(...top);
-        if (opts.topActivations && top.length) tops.set(`${name}:${group[li]}`, topOfRows(model, rows, idsOf, probes, li, top[0], opts.topActivations));
+        if (opts.topActivations && top.length) tops.set(`${name}:${group[li]}`, topOfRows(model, rows, idsOf, probes, li, top[0], opts.topActivations, undefined, opts.quantiles));
         // byLang: the same search within each language's probes alone (chosen on its first half,
         // reported on its second)
         for (const g of langs) {
@@ -156,7 +161,7 @@ export function findFeatureNeurons(model, probes, opts) {
           if (!hg[0].pos.length || !hg[0].neg.length) continue;
           const c = layerCandidates(hg, li, group[li], name, I, 1)[0];
           foundByLang[g][name].push(c);
-          if (opts.topActivations) tops.set(`${g}:${name}:${group[li]}`, topOfRows(model, rows, idsOf, probes, li, c, opts.topActivations, g));
+          if (opts.topActivations) tops.set(`${g}:${name}:${group[li]}`, topOfRows(model, rows, idsOf, probes, li, c, opts.topActivations, g, opts.quantiles));
         }
       }
     }
@@ -165,7 +170,11 @@ export function findFeatureNeurons(model, probes, opts) {
   // per feature, the highest AUC of any layer (the first candidate of its layer; ties: the lower layer)
   const pick = (cands, key) => Object.keys(features).flatMap((name) => {
     const chosen = [...cands[name]].sort((x, y) => y.auc - x.auc || x.layer - y.layer)[0];
-    if (chosen && opts.topActivations) chosen.top = tops.get(`${key}${name}:${chosen.layer}`);
+    if (chosen && opts.topActivations) {
+      const t = tops.get(`${key}${name}:${chosen.layer}`);
+      chosen.top = t.top;
+      if (t.atQuantiles) chosen.atQuantiles = t.atQuantiles;
+    }
     return chosen ? [chosen] : [];
   });
   const best = pick(found, '');
@@ -205,11 +214,15 @@ function mergeDirections(a, b) {
 
 /** the k rows (of language `lang`, if given) where the neuron's sign × activation is largest, as
  *  neuronTopActivations reports them (window 6) */
-function topOfRows(model, rows, idsOf, probes, li, { neuron, sign }, k, lang) {
+function topOfRows(model, rows, idsOf, probes, li, { neuron, sign }, k, lang, quantiles) {
   const pool = lang ? rows.filter((r) => r.lang === lang) : rows;
   const act = (i) => pool[i].acts[li][neuron]; // rows are in probe and token order: ties go to the earlier one
-  return topIndices(pool.length, k, (a, b) => sign * (act(a) - act(b)) > 0 || (act(a) === act(b) && a < b))
-    .map((i) => describe(model, probes, idsOf[pool[i].p], pool[i].p, pool[i].t, act(i), 6));
+  const at = (i) => describe(model, probes, idsOf[pool[i].p], pool[i].p, pool[i].t, act(i), 6);
+  const top = topIndices(pool.length, k, (a, b) => sign * (act(a) - act(b)) > 0 || (act(a) === act(b) && a < b)).map(at);
+  if (!quantiles || !pool.length) return { top };
+  // as neuronTopActivations({quantiles}) ranks them: sign * activation, ties in probe and token order
+  const order = Array.from({ length: pool.length }, (_, i) => i).sort((a, b) => sign * (act(a) - act(b)) || a - b);
+  return { top, atQuantiles: quantiles.map((q) => ({ q, ...at(order[Math.round(q * (pool.length - 1))]) })) };
 }
 
 /** a token in its context: TopActivation */
@@ -222,7 +235,11 @@ function describe(model, texts, ids, p, t, activation, window, ps = model.tokeni
     after: span(t + 1, t + 1 + window).replace(/^./su, (c) => (ps[t + 1]?.part > 1 ? '' : c)) };
   if (typeof texts[p] !== 'string') {
     const [a, b] = tokenOffsets(model.tokenizer, ids)[t];
-    out.labels = b > a ? [...new Set(texts[p].spans.filter((s) => s.start < b && s.end > a).map((s) => s.label))] : [];
+    const over = b > a ? texts[p].spans.filter((s) => s.start < b && s.end > a) : [];
+    out.labels = [...new Set(over.map((s) => s.label))];
+    // a token the tokenizer made of a labelled word and its neighbours ("。我从不在星期" around 不):
+    // the labelled spans it overlaps, as text, show what else it holds
+    out.spans = over.map((s) => ({ label: s.label, text: texts[p].text.slice(s.start, s.end) }));
   }
   return out;
 }
@@ -273,7 +290,7 @@ function featureDirections(halvesOf, layers, H) {
 }
 
 /**
- * @typedef {{text: number, token: number, activation: number, before: string, piece: string, after: string, labels?: string[]}} TopActivation
+ * @typedef {{text: number, token: number, activation: number, before: string, piece: string, after: string, labels?: string[], spans?: {label: string, text: string}[]}} TopActivation
  *   text: index into the texts; token: position in its token ids (with the BOS the engine adds);
  *   before / after: up to `window` decoded tokens on each side; labels (probe texts only): the
  *   labels of the probe's spans that overlap the token

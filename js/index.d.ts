@@ -361,23 +361,26 @@ export interface Probe { text: string; spans: { start: number; end: number; labe
 export interface FeatureSpec { pos: string[]; neg?: string[]; at?: 'token' | 'word-end' }
 /** A neuron (mlp.hook_post) and its ROC AUC: chosen on the first part of the probes, heldOutAuc on the rest. */
 export interface FeatureNeuron { feature: string; layer: number; neuron: number; sign: 1 | -1; auc: number; heldOutAuc: number; nPos: number; nNeg: number; top?: TopActivation[];
+  /** quantiles (with topActivations): the token at each quantile of sign × activation over the probes */
+  atQuantiles?: (TopActivation & { q: number })[];
   /** probes that carry `lang`: the held-out AUC within each language's probes */
   heldOutAucByLang?: Record<string, number> }
 /** The mean-difference direction of the MLP input (hook_resid_mid divided by its RMS) for a feature. */
 export interface FeatureDirection { feature: string; layer: number; auc: number; heldOutAuc: number; direction: Float32Array; threshold: number }
 /** topActivations: k, each best neuron also gets `top`, its k strongest activations over all the probes;
+ *  quantiles (with topActivations): each best neuron also gets `atQuantiles`, as neuronTopActivations({quantiles});
  *  maxBytes (default 256 MiB): activations held at once, past it the layers go in groups (one pass each);
  *  onProgress: after each probe's forward pass (total = passes × probes);
  *  byLang: also search within each language's probes alone (probes that carry `lang`). */
-export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number; maxBytes?: number; byLang?: boolean; onProgress?: (p: { done: number; total: number }) => void }
+export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number; quantiles?: number[]; maxBytes?: number; byLang?: boolean; onProgress?: (p: { done: number; total: number }) => void }
 export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string, FeatureNeuron[]>; tokens: number; directions?: FeatureDirection[];
   /** byLang: the best neuron per feature within each language's probes (chosen on the first half of them, reported on the second) */
   bestByLang?: Record<string, FeatureNeuron[]> }
 export const DEFAULT_FEATURES: Record<'city' | 'negation' | 'code', FeatureSpec>;
 /** Ranks MLP neurons by how selectively they fire on labelled tokens. */
 export function findFeatureNeurons(model: Model, probes: Probe[], opts?: FeatureOptions): FeatureResult;
-/** One place where a neuron fires: `token` indexes the text's ids (with the BOS); before/after are up to `window` decoded tokens; labels (probe texts only): the labels of the spans over the token. */
-export interface TopActivation { text: number; token: number; activation: number; before: string; piece: string; after: string; labels?: string[] }
+/** One place where a neuron fires: `token` indexes the text's ids (with the BOS); before/after are up to `window` decoded tokens; labels (probe texts only): the labels of the spans over the token, spans: those spans' label and text (a token longer than its span holds neighbouring words too). */
+export interface TopActivation { text: number; token: number; activation: number; before: string; piece: string; after: string; labels?: string[]; spans?: { label: string; text: string }[] }
 export interface TopActivationOptions { layer: number; neuron: number; k?: number; sign?: 1 | -1; window?: number;
   /** also one example at each of these quantiles (0..1) of sign × activation over every token: examples across its range */
   quantiles?: number[] }

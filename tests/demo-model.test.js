@@ -132,9 +132,23 @@ test('feature directions: the mean-difference direction of the MLP input for cod
 
 test('where a neuron fires most: the top tokens equal a brute-force sort of every activation, and at least half of the top 12 of the English negation neuron are negation words', () => {
   const P = probes(9, 160, 'en');
-  const best = findFeatureNeurons(model, P, { top: 1, topActivations: 8 }).best;
-  // the top activations findFeatureNeurons returns (from its own forward passes) = neuronTopActivations'
-  for (const b of best) assert.deepEqual(b.top, neuronTopActivations(model, P, { layer: b.layer, neuron: b.neuron, sign: b.sign, k: 8 }).top, b.feature);
+  const Q = [0.5, 0.9, 0.99];
+  const best = findFeatureNeurons(model, P, { top: 1, topActivations: 8, quantiles: Q }).best;
+  // the top activations findFeatureNeurons returns (from its own forward passes) = neuronTopActivations',
+  // and so are the examples at its quantiles
+  for (const b of best) {
+    const want = neuronTopActivations(model, P, { layer: b.layer, neuron: b.neuron, sign: b.sign, k: 8, quantiles: Q });
+    assert.deepEqual(b.top, want.top, b.feature);
+    assert.deepEqual(b.atQuantiles, want.atQuantiles, `${b.feature}: the examples at ${Q}`);
+  }
+  // within one language's probes (byLang): the same, over that language's probes alone
+  const both = probes(9, 160), zhBest = findFeatureNeurons(model, both, { top: 1, topActivations: 8, quantiles: Q, byLang: true }).bestByLang.zh;
+  const zhAt = both.flatMap((x, i) => (x.lang === 'zh' ? [i] : [])); // text: an index into all the probes
+  for (const b of zhBest)
+    assert.deepEqual(b.atQuantiles, neuronTopActivations(model, zhAt.map((i) => both[i]), { layer: b.layer, neuron: b.neuron, sign: b.sign, k: 8, quantiles: Q })
+      .atQuantiles.map((x) => ({ ...x, text: zhAt[x.text] })), `zh ${b.feature}`);
+  assert.throws(() => findFeatureNeurons(model, P, { quantiles: [0.5] }), (e) => e.code === 'E_ARG' && /quantiles go with topActivations/.test(e.message));
+  assert.throws(() => findFeatureNeurons(model, P, { topActivations: 2, quantiles: [1.5] }), (e) => e.code === 'E_ARG');
   const city = best.find((x) => x.feature === 'negation'); // the brute-force check, on the cleanest neuron of this model
   const k = 12, res = neuronTopActivations(model, P, { layer: city.layer, neuron: city.neuron, sign: city.sign, k, window: 4 });
   const I = model.config.intermediate_size, hook = `blocks.${city.layer}.mlp.hook_post`, all = [];

@@ -24,8 +24,15 @@ test('the live features: the bilingual demo model shows each language its own ne
         const meta = await seen(`#feature-${f} .feature-meta[data-lang="${g}"]`);
         assert.ok(meta.includes(x.heldOutAuc.toFixed(3)) && meta.includes(String(x.neuron)), meta);
       }
-      const top = neuronTopActivations(m, probeSet.filter((q) => q.lang === lang), { layer, neuron, sign: b.sign, k: 8 }).top;
+      const res = neuronTopActivations(m, probeSet.filter((q) => q.lang === lang), { layer, neuron, sign: b.sign, k: 8, quantiles: [0.5, 0.9, 0.99] }), top = res.top;
       const inKind = top.filter((x) => x.labels.includes(f)).length;
+      // examples across its range: the tokens at its 50 / 90 / 99th percentile, as in Node
+      const range = await p.$$eval(`#feature-${f} .feature-range li`, (ls) => ls.map((l) => [Number(l.dataset.q), Number(l.dataset.act), l.querySelector('mark').textContent]));
+      assert.deepEqual(range, res.atQuantiles.map((x) => [x.q, x.activation, x.piece]), `${lang} ${f}: across its range`);
+      // top tokens that hold the feature's word and more: counted and named
+      const merged = top.filter((x) => x.spans.some((sp) => sp.label === f && x.piece.trim().length > sp.text.trim().length && x.piece.includes(sp.text.trim())));
+      assert.equal(Number(await p.getAttribute(`#feature-${f} .feature-merged`, 'data-n')), merged.length, `${lang} ${f}: merged tokens`);
+      if (merged.length) assert.ok((await seen(`#feature-${f} .feature-merged`)).includes(JSON.stringify(merged[0].piece)), `${lang} ${f}: names ${merged[0].piece}`);
       assert.equal(Number(await p.getAttribute(`#feature-${f} .feature-top`, 'data-in')), inKind, `${lang} ${f}`);
       assert.equal(/单义|monosemantic/.test(await seen(`#feature-${f} .feature-top`)), inKind < 4, f);
     }

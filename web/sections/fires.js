@@ -74,7 +74,7 @@ async function findFeatures() {
       : { zh: `正在用探针句子寻找神经元…${n}`, en: `Searching neurons with the probe sentences…${n}` });
   };
   const which = state.info.manifestSha256 ?? state.entry?.manifestSha256 ?? (state.entry?.kind === 'hf' ? `${state.entry.source}:${state.entry.dtype}` : null);
-  const key = which ? `mlpscope-features-v2:${which}:${probes.length}:${probes[0]?.text.length ?? 0}` : null;
+  const key = which ? `mlpscope-features-v3:${which}:${probes.length}:${probes[0]?.text.length ?? 0}` : null;
   let res = null;
   try { res = key && JSON.parse(localStorage.getItem(key) ?? 'null'); } catch { res = null; }
   document.body.dataset.featuresFrom = res ? 'cache' : 'search';
@@ -84,7 +84,7 @@ async function findFeatures() {
     // a small model trained on both languages: also one search per language (its own neurons)
     const byLang = modelLangs().includes('zh') && modelLangs().includes('en') && probes.length === state.probes.length;
     document.body.dataset.featureSearches = String(Number(document.body.dataset.featureSearches ?? 0) + 1); // tests: a cached visit runs none
-    try { res = await m.findFeatureNeurons(probes, { top: 2, directions: true, topActivations: 8, byLang, onProgress: searching }); } finally { await emit('search', false); }
+    try { res = await m.findFeatureNeurons(probes, { top: 2, directions: true, topActivations: 8, quantiles: RANGE.slice(0, 3), byLang, onProgress: searching }); } finally { await emit('search', false); }
     if (key) try { localStorage.setItem(key, JSON.stringify(res, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v))); } catch { /* storage full or private mode: search again next time */ }
   }
   if (state.model !== m) return; // another model was chosen meanwhile
@@ -111,7 +111,7 @@ async function renderCards() {
     const b = featureBest().find((x) => x.feature === name);
     const rows = langs.map((g) => `<p class="note feature-meta" data-lang="${g}"></p><div class="tokens" data-lang="${g}"></div>`).join('');
     return `<div class="card" id="feature-${name}" data-layer="${b?.layer ?? ''}" data-neuron="${b?.neuron ?? ''}" data-auc="${b?.heldOutAuc ?? ''}">
-      <h3 class="feature-title">“${bi(TITLES[name])}”</h3>${rows}<p class="note feature-same"></p><p class="note feature-top"></p>
+      <h3 class="feature-title">“${bi(TITLES[name])}”</h3>${rows}<p class="note feature-same"></p><p class="note feature-top"></p><p class="note feature-merged"></p><div class="feature-range"></div>
       ${b ? `<button type="button" class="link feature-inspect" data-layer="${b.layer}" data-neuron="${b.neuron}" data-sign="${b.sign}">${bi({ zh: '在下面的卡片里细看这个神经元 ↓', en: 'Look closer at this neuron in the card below ↓' })}</button>` : ''}</div>`;
   });
   // the first feature (city, the running example's) on the main path; the others one panel deeper
@@ -182,6 +182,20 @@ function renderCardText() {
       setText(topNote, { zh: `它在探针句子里最强的 ${k} 次激活中，有 ${n} 次${what[0]}：${pieces}。` + (messy ? '有选择性不等于单义：它把这类 token 排在其它 token 前面（这就是 AUC），但激活最强的却是别的东西。' : ''),
         en: `Of its ${k} strongest activations in the probe sentences, ${n} ${n === 1 ? 'is' : 'are'} ${n === 1 ? what[1] : what[2]}: ${pieces}.` + (messy ? ' Selective is not the same as monosemantic: it ranks these tokens above the others (that is the AUC), yet it fires hardest on other things.' : '') });
     }
+    // tokens the tokenizer made of the feature's word and its neighbours: the value is the phrase's
+    const merged = (top ?? []).filter((x) => x.spans?.some((sp) => sp.label === name && x.piece.trim().length > sp.text.trim().length && x.piece.includes(sp.text.trim())));
+    const mergedNote = card.querySelector('.feature-merged');
+    if (mergedNote) {
+      mergedNote.dataset.n = merged.length;
+      const ex = merged.slice(0, 2).map((x) => { const sp = x.spans.find((y) => y.label === name); return `${JSON.stringify(x.piece)} ⊃ ${JSON.stringify(sp.text.trim())}`; }).join('，');
+      setText(mergedNote, !merged.length ? null : {
+        zh: `其中 ${merged.length} 个是分词器把${NAME[name].zh}和旁边的字合成的一个 token（${ex}）：这个值属于整个片段，不只属于${NAME[name].zh}本身。`,
+        en: `${merged.length} of them ${merged.length === 1 ? 'is a token' : 'are tokens'} the tokenizer made of the ${name} word and its neighbours (${ex.replace(/，/g, ', ')}): the value belongs to the whole piece, not to the ${name} word alone.` });
+    }
+    // examples across its range, not only the strongest: the token at the median, at 90%, at 99%
+    const range = card.querySelector('.feature-range');
+    if (range) range.innerHTML = b?.atQuantiles?.length ? `<p class="note">${bi({ zh: '在它的整个取值范围里（按 token 排序的百分位）：', en: 'Across its range (percentiles over every probe token):' })}</p><ol class="top-acts range">${b.atQuantiles.map((x) =>
+      `<li data-q="${x.q}" data-act="${x.activation}"><span class="q">${(100 * x.q).toFixed(0)}%</span> <code>${nl(x.before)}<mark>${escapeHtml(x.piece)}</mark>${nl(x.after)}</code> · ${x.activation.toFixed(3)}</li>`).join('')}</ol>` : '';
     for (const meta of card.querySelectorAll('.feature-meta')) {
       const g = meta.dataset.lang, x = two ? featureBest(g).find((y) => y.feature === name) : b;
       const pre = two ? { zh: `${LANG[g].zh}：`, en: `${LANG[g].en}: ` } : { zh: '', en: '' };
