@@ -60,7 +60,24 @@ for (const [dt, int8Activations] of [['f32', false], ['q8', false], ['q8', true]
       if (bad.length || !equalRun(got, want)) {
         const where = [`logits rows ${bad.join(' ') || 'none'}`];
         for (const h of Object.keys(want.pre.hooks)) where.push(`${h} rows ${rowsDiffer(got.pre.hooks[h], want.pre.hooks[h], want.pre.hooks[h].length / 69).join(' ') || 'none'}`);
+        // the per-layer statistics say in which layer and which part of a block it starts
+        for (const k of ['resid_pre_l2', 'gdn_decay', 'gdn_beta', 'gdn_state_norm', 'attn_out_l2', 'resid_mid_l2', 'mlp_out_l2']) {
+          const at = [];
+          want.pre.stats[k]?.forEach((row, l) => { const r = rowsDiffer(Float64Array.from(got.pre.stats[k][l]), Float64Array.from(row), row.length / 69); if (r.length) at.push(`L${l}: ${r.join(' ')}`); });
+          if (at.length) where.push(`stats.${k} ${at.join(', ')}`);
+        }
+        const n2 = want.pre.stats.gdn_state_norm, gh = want.pre.stats.gdn_heads;
+        if (n2?.[0]?.length) { // layer 0's state norms, head by head, at the first row that differs
+          const r = rowsDiffer(Float64Array.from(got.pre.stats.gdn_state_norm[0]), Float64Array.from(n2[0]), gh)[0];
+          if (r !== undefined) where.push(`layer 0 state norms at row ${r}, per head: 1 thread ${n2[0].slice(r * gh, (r + 1) * gh).join(' ')}, ${threads} threads ${got.pre.stats.gdn_state_norm[0].slice(r * gh, (r + 1) * gh).join(' ')}`);
+        }
+        let big = 0;
+        for (let i = 0; i < want.pre.logits.length; i++) big = Math.max(big, Math.abs(got.pre.logits[i] - want.pre.logits[i]));
+        where.push(`largest logit difference ${big}`);
         where.push(`decode ${Object.is(got.dec.logits.length, want.dec.logits.length) && rowsDiffer(got.dec.logits, want.dec.logits, 2048).length === 0 ? 'equal' : 'differs'}`);
+        // is it the engine (a second run on it differs again) or that one pass?
+        const rerun = run(m);
+        where.push(`a second run on the same ${threads}-thread engine ${equalRun(rerun, want) ? 'equals 1 thread' : equalRun(rerun, got) ? 'repeats the difference' : 'differs otherwise'}`);
         const again = await loadModel(dir, { threads: 1, int8Activations });
         const ref2 = run(again);
         again.dispose();
