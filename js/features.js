@@ -220,9 +220,14 @@ function topOfRows(model, rows, idsOf, probes, li, { neuron, sign }, k, lang, qu
   const at = (i) => describe(model, probes, idsOf[pool[i].p], pool[i].p, pool[i].t, act(i), 6);
   const top = topIndices(pool.length, k, (a, b) => sign * (act(a) - act(b)) > 0 || (act(a) === act(b) && a < b)).map(at);
   if (!quantiles || !pool.length) return { top };
-  // as neuronTopActivations({quantiles}) ranks them: sign * activation, ties in probe and token order
-  const order = Array.from({ length: pool.length }, (_, i) => i).sort((a, b) => sign * (act(a) - act(b)) || a - b);
-  return { top, atQuantiles: quantiles.map((q) => ({ q, ...at(order[Math.round(q * (pool.length - 1))]) })) };
+  return { top, atQuantiles: atQuantilesOf(pool.length, act, sign, quantiles).map(([q, i]) => ({ q, ...at(i) })) };
+}
+
+/** [q, index] of the token at each quantile of sign × act(i) over n tokens, ties in text and token
+ *  order (Neuronpedia's activation intervals; neuronTopActivations and findFeatureNeurons share it) */
+function atQuantilesOf(n, act, sign, quantiles) {
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => sign * (act(a) - act(b)) || a - b);
+  return quantiles.map((q) => [q, order[Math.round(q * (n - 1))]]);
 }
 
 /** a token in its context: TopActivation */
@@ -347,8 +352,7 @@ export function neuronTopActivations(model, texts, opts) {
   // sign * activation, ranked with ties in text and token order
   let atQuantiles;
   if (quantiles && n) {
-    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => sign * (acts[a] - acts[b]) || a - b);
-    atQuantiles = quantiles.map((q) => { const i = order[Math.round(q * (n - 1))]; return { q, ...describe(model, texts, idsOf[where[i][0]], where[i][0], where[i][1], acts[i], window) }; });
+    atQuantiles = atQuantilesOf(n, (i) => acts[i], sign, quantiles).map(([q, i]) => ({ q, ...describe(model, texts, idsOf[where[i][0]], where[i][0], where[i][1], acts[i], window) }));
   }
   return {
     top: top.map((i) => describe(model, texts, idsOf[where[i][0]], where[i][0], where[i][1], acts[i], window)),
