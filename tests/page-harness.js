@@ -48,12 +48,19 @@ export const seen = (sel, p = h.page) => p.innerText(sel);
 
 /** runs the reader's sentence and waits until the page has run it */
 export async function runSentence(text, p = h.page) {
-  const runs = Number(await p.evaluate(() => document.body.dataset.runs));
   await p.fill('#try-text', text);
   await p.click('#try-run');
-  await p.waitForFunction((n) => Number(document.body.dataset.runs) > n, runs, { timeout: 120000 });
-  // every live card has finished with this run (or says it could not)
-  await p.waitForFunction(() => [...document.querySelectorAll('[data-state]')].every((c) => c.dataset.state !== 'busy'), null, { timeout: 120000 });
+  await settledOn(text, p);
+}
+/** Waits until the page shows `text`: the last run that started is this text and every section
+ *  has answered it (an earlier run finishing meanwhile, such as a language switch's example, does
+ *  not count), and no card is still busy (or it says it could not update). */
+export async function settledOn(text, p = h.page) {
+  await p.waitForFunction((t) => {
+    const s = window.__mlpscope;
+    return s.text === t && document.body.dataset.settled === String(s.runId)
+      && [...document.querySelectorAll('[data-state]')].every((c) => c.dataset.state !== 'busy');
+  }, text, { timeout: 120000 });
 }
 
 /** The page's demo model, in this process: every number the page shows is recomputed with it. */

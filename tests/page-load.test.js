@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadModel } from '../js/index.js';
-import { DEFAULT_TEXT, SHOTS, SITE, h, newPage, openPage, pageErrors, pageRatios, runSentence, seen } from './page-harness.js';
+import { DEFAULT_TEXT, SHOTS, SITE, h, newPage, openPage, pageErrors, pageRatios, runSentence, seen, settledOn } from './page-harness.js';
 import { ROOT } from './helpers.js';
 
 openPage();
@@ -35,13 +35,13 @@ test('language switch: Chinese first, English on demand, and back', async () => 
   assert.equal(await p.$eval('#model-select', (s) => s.selectedOptions[0].textContent), 'mlpscope demo model (trained by this project, Chinese and English, 2.88M parameters)');
   // the example sentence follows the language (the reader has not written one): every chart reruns on it
   const EN = 'I flew from Paris to Tokyo last week. The food was not bad at all.';
-  await p.waitForFunction((t) => window.__mlpscope.text === t && !document.querySelector('[data-state=busy]'), EN);
+  await settledOn(EN);
   assert.equal(await p.inputValue('#try-text'), EN);
   assert.ok((await p.evaluate(() => window.__mlpscope.pieces.map((x) => x.text).join(''))).includes('Paris'));
   await p.screenshot({ path: path.join(SHOTS, 'desktop-en.png'), fullPage: true });
   await p.click('#lang-toggle');
   assert.equal(await p.getAttribute('html', 'lang'), 'zh');
-  await p.waitForFunction((t) => window.__mlpscope.text === t && !document.querySelector('[data-state=busy]'), DEFAULT_TEXT);
+  await settledOn(DEFAULT_TEXT);
 });
 
 test('a language switch leaves no Chinese on screen in English, and redraws nothing it does not have to', async () => {

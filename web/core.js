@@ -212,10 +212,12 @@ export async function runText(text) {
   state.text = text;
   state.ids = ids; state.pieces = pieces; state.run = run;
   state.cut = all.length > ids.length ? all.length : 0;
-  state.runId++;
-  await emit('run', state.runId);
+  const runId = ++state.runId;
+  await emit('run', runId);
   writeUrl();
   document.body.dataset.runs = String(Number(document.body.dataset.runs ?? 0) + 1);
+  // every section has answered this run: with no newer run started, the page shows this text
+  document.body.dataset.settled = String(runId);
   return { ok: true };
 }
 
