@@ -45,7 +45,7 @@ test('the live features: the bilingual demo model shows each language its own ne
   await p.waitForFunction(() => document.body.dataset.featureCards === 'zh');
   await cards('zh');
   const same = await seen('#feature-city .feature-same'), zhCity = want.bestByLang.zh.find((x) => x.feature === 'city'), enCity = want.bestByLang.en.find((x) => x.feature === 'city');
-  assert.match(same, zhCity.neuron === enCity.neuron && zhCity.layer === enCity.layer ? /是同一个神经元/ : new RegExp(`不是同一个（中文：第 ${zhCity.layer} 层 #${zhCity.neuron}；英文：第 ${enCity.layer} 层 #${enCity.neuron}）`));
+  assert.match(same, zhCity.neuron === enCity.neuron && zhCity.layer === enCity.layer ? /是同一个神经元/ : new RegExp(`最佳神经元不同（中文：第 ${zhCity.layer} 层 #${zhCity.neuron}；英文：第 ${enCity.layer} 层 #${enCity.neuron}）`));
   await p.locator('#features').screenshot({ path: path.join(SHOTS, 'features-bilingual.png') }).catch(() => {});
   await p.click('#lang-toggle');
   await p.waitForFunction(() => document.body.dataset.featureCards === 'en');

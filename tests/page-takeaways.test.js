@@ -8,6 +8,8 @@ openPage();
 
 test('the exercise: the right answer (from the bars) is accepted, a wrong one is not', async () => {
   const p = h.page, ratios = await pageRatios();
+  // the exercise and the quiz fold out of the main path into one panel (the harness opens them all)
+  assert.equal(await p.$eval('#ex-check', (b) => b.closest('details')?.id), 'deeper-quiz');
   const big = ratios.indexOf(Math.max(...ratios)), small = ratios.indexOf(Math.min(...ratios));
   await p.fill('#ex-large', (100 * ratios[big]).toFixed(1));
   await p.fill('#ex-small', (100 * ratios[small]).toFixed(1));

@@ -44,16 +44,16 @@ export function barsSummary(ratios, { random = false } = {}) {
   const s = { zh: `这个模型的 ${n} 层里：${small} 层的 MLP 写入不到该层输出长度的 25%，${mid} 层在 25%–50% 之间，${large.length} 层超过一半${large.length ? `（第 ${ls.join('、')} 层）` : ''}；中位数 ${pct(median)}。`,
     en: `Of this model's ${n} layers, ${small} have an MLP write under 25% of the layer's output length, ${mid} between 25% and 50%, and ${large.length} over half${large.length ? ` (layer${large.length > 1 ? 's' : ''} ${ls.join(ls.length === 2 ? ' and ' : ', ')})` : ''}; the median is ${pct(median)}.` };
   if (ratios[0] > 0.5) {
-    s.zh += ' 第 0 层与众不同：它读到的残差流只有 token 的嵌入向量，还很短，所以它的 MLP 写入和残差流本身一样大——在小模型里它更像嵌入的第二部分，而不是修正。';
-    s.en += ' Layer 0 is different: the stream it reads holds only the token\'s embedding and is still short, so its MLP writes about as much as the stream itself; in a small model it acts as a second half of the embedding rather than a correction.';
+    s.zh += ' 第 0 层与众不同：它读到的残差流只有很短的嵌入向量，所以 MLP 写入的和它一样大，更像嵌入的第二部分。';
+    s.en += ' Layer 0 is different: the stream it reads is only the short embedding, so its MLP writes about as much, more a second half of the embedding than a correction.';
   }
   // the top layers: in trained models the last MLPs often write more again (they turn the stream
   // into the next token's logits)
   const top = ratios.slice(-2), mids = ratios.slice(1, -2);
   if (!random && mids.length >= 3 && Math.max(...top) > 1.5 * Math.max(...[...mids].sort((x, y) => x - y).slice(0, Math.ceil(mids.length / 2)))) {
     const t = ratios.length - 1;
-    s.zh += ` 最后几层又升高（第 ${t - 1} 层 ${pct(ratios[t - 1])}、第 ${t} 层 ${pct(ratios[t])}）：靠近输出的 MLP 要把残差流改写成下一个 token 的预测，写得更多。`;
-    s.en += ` The last layers rise again (layer ${t - 1} ${pct(ratios[t - 1])}, layer ${t} ${pct(ratios[t])}): the MLPs near the output turn the stream into the next token's prediction and write more.`;
+    s.zh += ` 最后几层又升高（第 ${t - 1} 层 ${pct(ratios[t - 1])}、第 ${t} 层 ${pct(ratios[t])}）：靠近输出的 MLP 把残差流改写成预测，写得更多。`;
+    s.en += ` The last layers rise again (layer ${t - 1} ${pct(ratios[t - 1])}, layer ${t} ${pct(ratios[t])}): near the output, MLPs turn the stream into the prediction and write more.`;
   }
   if (random) {
     // random weights learned nothing: whatever the bars show is the initialisation, not the lesson
@@ -62,8 +62,8 @@ export function barsSummary(ratios, { random = false } = {}) {
     return s;
   }
   const holds = median < 0.5 && large.length <= Math.max(1, Math.floor(n / 4));
-  s.zh += holds ? ' 大多数层是课文说的“小修正”：预测来自许多次写入之和，没有哪一层独占。' : ' 这个小模型的图景和课文不完全一样：课文说的是 Qwen3.5-0.8B 这样更深的模型；这里的长条如实显示当前模型的数字。';
-  s.en += holds ? ' Most layers show what the lesson describes, a correction added on top: the prediction is the sum of many writes, and no single layer owns it.' : ' This small model does not fully show the lesson\'s picture, which is about deeper models such as Qwen3.5-0.8B; the bars show the loaded model as it is.';
+  s.zh += holds ? ' 大多数层是课文说的“小修正”：预测来自许多次写入之和。' : ' 这个小模型的图景和课文不完全一样：课文说的是 Qwen3.5-0.8B 这样更深的模型；这里的长条如实显示当前模型的数字。';
+  s.en += holds ? ' Most layers show the lesson\'s small correction: the prediction is the sum of many writes.' : ' This small model does not fully show the lesson\'s picture, which is about deeper models such as Qwen3.5-0.8B; the bars show the loaded model as it is.';
   return s;
 }
 

@@ -194,7 +194,7 @@ function renderCardText() {
     }
     // examples across its range, not only the strongest: the token at the median, at 90%, at 99%
     const range = card.querySelector('.feature-range');
-    if (range) range.innerHTML = b?.atQuantiles?.length ? `<p class="note">${bi({ zh: '在它的整个取值范围里（按 token 排序的百分位）：', en: 'Across its range (percentiles over every probe token):' })}</p><ol class="top-acts range">${b.atQuantiles.map((x) =>
+    if (range) range.innerHTML = b?.atQuantiles?.length ? `<p class="note">${bi({ zh: '它的取值范围（所有探针 token 的百分位）：', en: 'Across its range (percentiles of all probe tokens):' })}</p><ol class="top-acts range">${b.atQuantiles.map((x) =>
       `<li data-q="${x.q}" data-act="${x.activation}"><span class="q">${(100 * x.q).toFixed(0)}%</span> <code>${nl(x.before)}<mark>${escapeHtml(x.piece)}</mark>${nl(x.after)}</code> · ${x.activation.toFixed(3)}</li>`).join('')}</ol>` : '';
     for (const meta of card.querySelectorAll('.feature-meta')) {
       const g = meta.dataset.lang, x = two ? featureBest(g).find((y) => y.feature === name) : b;
@@ -209,8 +209,8 @@ function renderCardText() {
     const same = card.querySelector('.feature-same'), zh = two && featureBest('zh').find((y) => y.feature === name), en = two && featureBest('en').find((y) => y.feature === name);
     setText(same, !(zh && en) ? null : zh.layer === en.layer && zh.neuron === en.neuron
       ? { zh: '两种语言里最好的是同一个神经元。', en: 'The best neuron is the same in both languages.' }
-      : { zh: `两种语言里最好的神经元不是同一个（中文：第 ${zh.layer} 层 #${zh.neuron}；英文：第 ${en.layer} 层 #${en.neuron}）：这个小模型为两种语言的${NAME[name].zh}各学了自己的神经元。`,
-        en: `The best neuron is not the same in the two languages (Chinese: layer ${zh.layer} #${zh.neuron}; English: layer ${en.layer} #${en.neuron}): this small model learned a ${name} neuron for each language.` });
+      : { zh: `两种语言的最佳神经元不同（中文：第 ${zh.layer} 层 #${zh.neuron}；英文：第 ${en.layer} 层 #${en.neuron}）：这个小模型为每种语言的${NAME[name].zh}各学了一个。`,
+        en: `The two languages' best neurons differ (Chinese: layer ${zh.layer} #${zh.neuron}; English: layer ${en.layer} #${en.neuron}): this small model learned a ${name} neuron per language.` });
   }
   const weak = featureBest().filter((b) => b.heldOutAuc < 0.9);
   const g = state.lang;
@@ -218,7 +218,7 @@ function renderCardText() {
     ? { zh: '注意：这是随机权重的模型，没有学到任何东西——上面的“最佳”神经元只是噪声里挑出来的，不代表真实特征。', en: 'Note: this model has random weights and has learned nothing; the “best” neurons above are picked from noise and are not real features.' }
     : weak.length ? { zh: `这个模型${two ? `在${LANG[g].zh}里` : '里'}${weak.map((b) => NAME[b.feature]?.zh ?? b.feature).join('、')}没有干净的单个神经元（最好的 AUC 也低于 0.9）——它们各自只覆盖一部分这类 token，太小的模型常常如此。`,
       en: `This model has no clean single neuron for ${weak.map((b) => b.feature).join(', ')}${two ? ` in ${LANG[g].en}` : ''} (the best held-out AUC is below 0.9): each candidate covers only some tokens of the kind, as is common in small models.` }
-      : { zh: `在 ${my.features.tokens} 个探针 token 上找到；选择用一半探针，AUC 在另一半上计算${two ? '（每种语言各自找、各自算）' : ''}。`, en: `Found over ${my.features.tokens} probe tokens; chosen on half of the probes, AUC measured on the other half${two ? ' (each language searched and measured on its own probes)' : ''}.` });
+      : { zh: `在 ${my.features.tokens} 个探针 token 上找到${two ? '（每种语言在自己的探针上）' : ''}。`, en: `Found over ${my.features.tokens} probe tokens${two ? ', each language on its own probes' : ''}.` });
 }
 
 // ---------------------------------------------------------------- any neuron, any text

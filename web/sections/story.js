@@ -116,32 +116,32 @@ function render() {
   card().dataset.pushText = r.pushText;
   const guess = r.top3.map((t) => `${q(t.text)} ${pct(t.p)}`).join(', ');
   $('story-predict').dataset.p = String(f.p);
-  setText($('story-predict'), { zh: `模型读完 ${q(r.text)} 之后：下一个 token 是城市名开头的概率是 ${pct(f.p)}（${r.tokens} 个城市名开头 token 的概率之和）；它最看好的三个：${guess}。`,
-    en: `After reading ${q(r.text)}, the model gives ${pct(f.p)} to the next token starting a city name (summed over the ${r.tokens} tokens city names start with); its three top guesses: ${guess}.` });
+  setText($('story-predict'), { zh: `模型读完 ${q(r.text)} 之后，下一个 token 是城市名开头的概率是 ${pct(f.p)}；最看好的三个：${guess}。`,
+    en: `After ${q(r.text)}, the model gives ${pct(f.p)} to a city name coming next; its top three guesses: ${guess}.` });
   const d = r.detector;
   if (d) {
     $('story-detector').dataset.p = String(d.p);
     $('story-detector').dataset.neuron = `${d.layer}:${d.neuron}`;
-    setText($('story-detector'), { zh: `上面卡片里的城市神经元（第 ${d.layer} 层 #${d.neuron}）在这个句子里在 ${q(d.piece)} 上激活最强（${d.value.toFixed(2)}）。把它关掉，城市的概率从 ${pct(f.p)} 变成 ${pct(d.p)}（${pts(d.p - f.p)} 个百分点）。在城市名上激活的神经元，不一定是写下“下一个是城市”的那个。`,
-      en: `The city neuron of the cards above (layer ${d.layer} #${d.neuron}) fires most on ${q(d.piece)} in this sentence (${d.value.toFixed(2)}). Switched off, the city probability goes from ${pct(f.p)} to ${pct(d.p)} (${pts(d.p - f.p)} points). A neuron that fires on city names need not be the one that writes “a city comes next”.` });
+    setText($('story-detector'), { zh: `上面卡片里的城市神经元（第 ${d.layer} 层 #${d.neuron}）在 ${q(d.piece)} 上激活最强（${d.value.toFixed(2)}）。关掉它：${pct(f.p)} → ${pct(d.p)}（${pts(d.p - f.p)} 个百分点）。认出城市的神经元，不一定是写下“下一个是城市”的那个。`,
+      en: `The city neuron of the cards above (layer ${d.layer} #${d.neuron}) fires most on ${q(d.piece)} here (${d.value.toFixed(2)}). Switched off: ${pct(f.p)} → ${pct(d.p)} (${pts(d.p - f.p)} points). A neuron that recognises cities need not be the one that writes “a city comes next”.` });
   } else setText($('story-detector'), { zh: '（这个模型还没有找到城市神经元。）', en: '(No city neuron was found in this model.)' });
   $('story-writer').dataset.neuron = `${w.layer}:${w.neuron}`;
   $('story-writer').dataset.p = String(w.p);
   $('story-writer').dataset.unit = String(w.unit);
   const where = w.top.slice(0, 5).map((t) => q(t.piece ?? t.token)).join(' ');
-  setText($('story-writer'), { zh: `谁写的？把最后一个 token 上最活跃的 ${f.candidates.length} 个神经元逐个关掉（每个跑一遍）：影响最大的是第 ${w.layer} 层 #${w.neuron}，它在最后一个 token 上的激活是 ${w.activation.toFixed(2)}；关掉它，城市的概率从 ${pct(f.p)} 降到 ${pct(w.p)}（${pts(w.delta)} 个百分点）。它在探针句子里激活最强的地方：${where}——城市名的前一个词。`,
-    en: `Who writes it? The ${f.candidates.length} most active neurons at the last token, each switched off for one pass: the largest effect is layer ${w.layer} #${w.neuron}, at ${w.activation.toFixed(2)} on the last token; switched off, the city probability drops from ${pct(f.p)} to ${pct(w.p)} (${pts(w.delta)} points). Where it fires most in the probe sentences: ${where}: the word before a city.` });
+  setText($('story-writer'), { zh: `谁写的？把最后一个 token 上最活跃的 ${f.candidates.length} 个神经元逐个关掉：影响最大的是第 ${w.layer} 层 #${w.neuron}（激活 ${w.activation.toFixed(2)}）：${pct(f.p)} → ${pct(w.p)}（${pts(w.delta)} 个百分点）。它在探针句子里激活最强的地方：${where}——城市名的前一个词。`,
+    en: `Who writes it? Of the ${f.candidates.length} most active neurons at the last token, each switched off in turn, layer ${w.layer} #${w.neuron} (activation ${w.activation.toFixed(2)}) matters most: ${pct(f.p)} → ${pct(w.p)} (${pts(w.delta)} points). It fires most on ${where} in the probe sentences: the word before a city.` });
   const raised = r.raised.map((t) => escapeHtml(q(t.text))).join(' ');
   $('story-writes').dataset.cities = String(r.cityRaised);
-  $('story-writes').innerHTML = bi({ zh: `它写的：它在 down_proj 里的那一列乘上它的激活（${w.sign > 0 ? '正' : '负'}），直接经过输出头，推高最多的 ${r.raised.length} 个 token（控制 token、单独的字节和空格不列）里有 ${r.cityRaised} 个是城市名的开头：`, en: `What it writes: its down_proj column times its (${w.sign > 0 ? 'positive' : 'negative'}) activation, read straight through the head, raises these ${r.raised.length} tokens most (control tokens, lone bytes and bare spaces left out); ${r.cityRaised} of them start a city name:` }) + ` <span class="toks">${raised}</span>`;
+  $('story-writes').innerHTML = bi({ zh: `它写的：它的 down_proj 列乘上它的激活（${w.sign > 0 ? '正' : '负'}），经过输出头，推高最多的 ${r.raised.length} 个 token 里有 ${r.cityRaised} 个是城市名开头：`, en: `What it writes: its down_proj column times its (${w.sign > 0 ? 'positive' : 'negative'}) activation, read through the head, raises these ${r.raised.length} tokens most; ${r.cityRaised} start a city name:` }) + ` <span class="toks">${raised}</span>`;
   const p = r.push;
   $('story-push').dataset.before = String(p.before.p);
   $('story-push').dataset.after = JSON.stringify(p.after.map((a) => a.p));
   const moved = Math.abs(p.after.at(-1).p - p.before.p) >= 0.001;
   const rows = [{ k: 0, p: p.before.p, g: r.gens[0] }, ...p.after.map((a, i) => ({ k: MULTIPLES[i], p: a.p, g: r.gens[i + 1] }))];
-  $('story-push').innerHTML = bi({ zh: `推一把：${q(r.pushText)} 后面本来不该是城市。在每个位置给它的激活加上它自己最强激活（${w.unit.toFixed(2)}）的 1、2、4 倍，城市的概率和模型的续写（贪心，∎ = 文本结束）：${moved ? '' : '这次推动几乎没有改变城市的概率。'}`,
-    en: `Push it: after ${q(r.pushText)} no city is expected. Add 1, 2 and 4 times its own strongest activation (${w.unit.toFixed(2)}) at every position; the city probability and the model's continuation (greedy, ∎ = end of text):${moved ? '' : ' this push hardly changed the city probability.'}` }) +
+  $('story-push').innerHTML = bi({ zh: `推一把：${q(r.pushText)} 后面本来不该是城市。在每个位置给它的激活加上它最强激活（${w.unit.toFixed(2)}）的 1、2、4 倍，城市的概率和续写（∎ = 文本结束）：${moved ? '' : '这次推动几乎没有改变城市的概率。'}`,
+    en: `Push it: after ${q(r.pushText)} no city is expected. Add 1, 2 and 4 times its strongest activation (${w.unit.toFixed(2)}) at every position; the city probability and the greedy continuation (∎ = end of text):${moved ? '' : ' this push hardly changed the city probability.'}` }) +
     `<table class="push"><tbody>${rows.map((x) => `<tr data-k="${x.k}" data-p="${x.p}"><th>${x.k ? `×${x.k}` : bi({ zh: '不推', en: 'none' })}</th><td class="v">${pct(x.p)}</td><td class="gen">${escapeHtml(x.g.text)}${x.g.ended ? ' ∎' : ''}</td></tr>`).join('')}</tbody></table>`;
-  setText($('story-sum'), { zh: `一个神经元只是一小份：关掉写下城市的那个，概率也只掉 ${Math.abs(100 * w.delta).toFixed(2)} 个百分点——模型是用很多神经元一起、一点一点写下“下一个是城市”的，这正是下一节“MLP 只写一个小修正”要看的。`,
-    en: `One neuron is a small share: switching off the one that writes the city costs only ${Math.abs(100 * w.delta).toFixed(2)} points. The model writes “a city comes next” with many neurons at once, a little each; that is what the next section, “the MLP writes a small correction”, looks at.` });
+  setText($('story-sum'), { zh: `一个神经元只是一小份：关掉写下城市的那个，概率也只掉 ${Math.abs(100 * w.delta).toFixed(2)} 个百分点。“下一个是城市”是很多神经元一起、一点一点写下的——这正是下一节要看的。`,
+    en: `One neuron is a small share: switching off the writer costs only ${Math.abs(100 * w.delta).toFixed(2)} points. Many neurons write “a city comes next” together, a little each: the next section's subject.` });
 }
