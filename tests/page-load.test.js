@@ -263,6 +263,39 @@ test('no console errors', () => {
   assert.deepEqual(pageErrors(), []);
 });
 
+// The main path's prose: every rendered text of <main> outside the closed panels, the contents
+// list, the charts (figures, bars), the shaded token strips and the form controls, counted at the
+// issue's reading speeds (300 Chinese characters or 200 English words a minute).
+function mainPathProse() {
+  let cjk = 0, words = 0;
+  const w = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+  for (let n = w.nextNode(); n; n = w.nextNode()) {
+    const el = n.parentElement;
+    if (!el || !el.getClientRects().length || el.closest('#toc, select, option, svg, button, textarea, figure, .bars, .budget, .tokens, .legend, .top-acts, [hidden]')) continue;
+    const d = el.closest('details:not([open])');
+    if (d && !el.closest('summary')) continue;
+    if (getComputedStyle(el).display === 'none' || getComputedStyle(el).visibility === 'hidden') continue;
+    cjk += (n.textContent.match(/[\u4e00-\u9fff]/g) ?? []).length;
+    words += (n.textContent.match(/[A-Za-z]+/g) ?? []).length;
+  }
+  return { cjk, words };
+}
+
+test('the main path reads in about 8 minutes in either language (prose at 300 characters or 200 words a minute), the advanced cards folded away', async () => {
+  const p = await newPage(h.context, '?lang=zh');
+  try {
+    const story = (t) => p.waitForFunction((x) => { const c = document.getElementById('story-card'); return c.dataset.state === 'ok' && c.dataset.text === x; }, t, { timeout: 180000 });
+    await story('我上周从巴黎飞到');
+    const zh = await p.evaluate(mainPathProse);
+    await p.click('#lang-toggle');
+    await story('I flew from Paris to');
+    const en = await p.evaluate(mainPathProse);
+    assert.ok(zh.cjk > 1000 && en.words > 800, `the count sees the page: ${JSON.stringify({ zh, en })}`);
+    assert.ok(zh.cjk / 300 <= 8, `Chinese main path: ${zh.cjk} characters = ${(zh.cjk / 300).toFixed(1)} minutes`);
+    assert.ok(en.words / 200 <= 8, `English main path: ${en.words} words = ${(en.words / 200).toFixed(1)} minutes`);
+  } finally { await p.close(); }
+});
+
 test('"go deeper" panels: closed on the main path by default, opened by ?open=, and an opened panel is written into the URL', async () => {
   const p = await newPage(h.context, '?lang=zh');
   const open = () => p.$$eval('details.deeper', (ds) => ds.filter((d) => d.open).map((d) => d.id));

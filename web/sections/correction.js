@@ -42,7 +42,7 @@ export function barsSummary(ratios, { random = false } = {}) {
   const sorted = [...ratios].sort((x, y) => x - y), median = sorted[Math.floor((n - 1) / 2)];
   const ls = large.map(([, l]) => l);
   const s = { zh: `这个模型的 ${n} 层里：${small} 层的 MLP 写入不到该层输出长度的 25%，${mid} 层在 25%–50% 之间，${large.length} 层超过一半${large.length ? `（第 ${ls.join('、')} 层）` : ''}；中位数 ${pct(median)}。`,
-    en: `Of this model's ${n} layers, ${small} have an MLP write under 25% of the layer's output length, ${mid} between 25% and 50%, and ${large.length} over half${large.length ? ` (layer${large.length > 1 ? 's' : ''} ${ls.join(ls.length === 2 ? ' and ' : ', ')})` : ''}; the median is ${pct(median)}.` };
+    en: `Of ${n} layers, ${small} write under 25% of the layer's output length, ${mid} between 25% and 50%, ${large.length} over half${large.length ? ` (layer${large.length > 1 ? 's' : ''} ${ls.join(ls.length === 2 ? ' and ' : ', ')})` : ''}; median ${pct(median)}.` };
   if (ratios[0] > 0.5) {
     s.zh += ' 第 0 层与众不同：它读到的残差流只有很短的嵌入向量，所以 MLP 写入的和它一样大，更像嵌入的第二部分。';
     s.en += ' Layer 0 is different: the stream it reads is only the short embedding, so its MLP writes about as much, more a second half of the embedding than a correction.';

@@ -40,7 +40,7 @@ function draw(cfg, live) {
     <text x="${prod.x}" y="66" text-anchor="middle">⊙ (${int(I)})</text>
     <text x="${W - 6}" y="256" text-anchor="end" class="lab-down">down_proj → ${int(H)}</text>`;
   setText($('neuron-live'), !live ? null : {
-    zh: `亮起的是第 ${live.l} 层的神经元 #${live.j}，在 token ${JSON.stringify(live.piece)} 上（与上面的逐步计算同一个）：gate ${fmt(live.g)}，经 SiLU 得 ${fmt(live.s)}；up ${fmt(live.u)}；两者相乘 ${fmt(live.p)}，这个数乘上它在 down_proj 里的那一列，写回残差流。`,
-    en: `Lit: neuron #${live.j} of layer ${live.l} at token ${JSON.stringify(live.piece)} (the same as the walk above): gate ${fmt(live.g)}, through SiLU ${fmt(live.s)}; up ${fmt(live.u)}; their product ${fmt(live.p)}, which times its column of down_proj is written back into the stream.` });
+    zh: `亮起的是上面逐步计算的那个神经元（第 ${live.l} 层 #${live.j}，token ${JSON.stringify(live.piece)}）：乘积 ${fmt(live.p)} 乘上它在 down_proj 里的那一列，写回残差流。`,
+    en: `Lit: the walk's neuron (layer ${live.l} #${live.j}, token ${JSON.stringify(live.piece)}): its product ${fmt(live.p)} times its down_proj column is written back into the stream.` });
 }
 
