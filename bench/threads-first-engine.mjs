@@ -6,7 +6,8 @@
 //   bash bench/threads-first-engine.sh [ROUNDS=200] [COPIES=4] [OUT] [-- node flags]
 // Options: --reps N (2-thread engines per process, default 1), --throwaway (start and stop a
 // 2-thread engine first), --dummy-worker (start and end a plain Node Worker first), --one-between
-// (a one-thread load and run before every 2-thread engine after the first), --sleep-after-start MS, --gc (a full
+// (a one-thread load and run before every 2-thread engine after the first), --sleep-after-start MS
+// (with --worker-url URL: another js/thread-worker.js to try), --gc (a full
 // garbage collection of the main isolate just before the model loads; needs node --expose-gc).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -42,7 +43,7 @@ try {
   for (let k = 0; k < reps; k++) {
     if (flag('--one-between') && k > 0) { const o = await loadModel(dir, { threads: 1 }); run(o); o.dispose(); }
     // --sleep-after-start MS: the 2-thread engine (its worker running) waits MS before the model loads
-    const wait = Number(args[args.indexOf('--sleep-after-start') + 1]) || 0, e = wait ? await createEngine({ threads: 2 }) : null;
+    const wait = Number(args[args.indexOf('--sleep-after-start') + 1]) || 0, e = wait ? await createEngine({ threads: 2, threadWorkerUrl: args.includes('--worker-url') ? args[args.indexOf('--worker-url') + 1] : undefined }) : null;
     if (e) await new Promise((r) => setTimeout(r, wait));
     if (flag('--gc')) globalThis.gc(); // needs node --expose-gc
     const m = await loadModel(dir, e ? { engine: e } : { threads: 2 });
