@@ -236,6 +236,7 @@ test('Qwen3.5-0.8B (Hugging Face) in the picker: a note with the download size f
     await p.waitForFunction(() => document.body.dataset.model === 'hf-qwen3.5-0.8b' && document.body.dataset.ready === '1', null, { timeout: 120000 });
     assert.ok(hub.log.some((l) => l.file?.endsWith('.safetensors') && l.range), 'the weights came from the hub with Range requests');
     const cfg = JSON.parse(fs.readFileSync(path.join(hf, 'config.json'), 'utf8')).text_config;
+    await p.click('#deeper-sizes > summary'); // the sizes table sits in a "go deeper" panel
     assert.equal(await seen('#size-inter', p), cfg.intermediate_size.toLocaleString('en-US'));
     assert.equal(await seen('#size-layers', p), String(cfg.num_hidden_layers));
     assert.equal(await p.$$eval('#bars .bar', (bs) => bs.length), cfg.num_hidden_layers);

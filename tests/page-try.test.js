@@ -122,9 +122,11 @@ test('push a feature neuron in its own units: P(the feature\'s tokens) and the c
   assert.ok(Math.abs(Number(note.p0) - push.before.p) < 1e-9 && Math.abs(Number(note.p1) - push.after[0].p) < 1e-9, `${note.p0} → ${note.p1} vs ${push.before.p} → ${push.after[0].p}`);
   // greedy, stopping at the end of text: generate() in Node with the same intervention
   const gen = async (x) => { let s = '', ended = false; for await (const t of m.generate(ids, { maxTokens: 16, ...(x ? { interventions: [x] } : {}) })) s += t.text; ended = m.lastGeneration?.finishReason === 'stop'; return { s, ended }; };
-  const shown = (g) => g.s.replace(/\uFFFD/g, '▯').replace(/\n/g, '⏎') + (g.ended ? ' ∎' : '');
-  assert.equal(await p.textContent('#steer-before'), shown(await gen(null)));
-  assert.equal(await p.textContent('#steer-after'), shown(await gen(iv)));
+  // a continuation of spaces only is said as "(N spaces)"
+  const shown = (g) => { const t = g.s.replace(/\uFFFD/g, '▯').replace(/\n/g, '⏎'); return (t.trim() || !t ? t : lang === 'zh' ? `（${t.length} 个空格）` : `(${t.length} spaces)`) + (g.ended ? ' ∎' : ''); };
+  const inLang = (sel) => p.$eval(sel, (e) => [...e.childNodes].filter((n) => !n.lang || n.lang === document.documentElement.lang).map((n) => n.textContent).join(''));
+  assert.equal(await inLang('#steer-before'), shown(await gen(null)));
+  assert.equal(await inLang('#steer-after'), shown(await gen(iv)));
   const text = await p.innerText('#steer-card');
   assert.ok(!text.includes('\uFFFD') && !/<\|[a-z_]+\|>/.test(text), text);
   assert.match(await seen('#steer-note'), new RegExp(`${l}.*#${j}`));

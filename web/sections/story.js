@@ -8,7 +8,7 @@
 // loaded model's, recomputed by tests/page-story.test.js with the same API in Node.
 import { $, bi, emit, escapeHtml, guard, on, probeTextsInLang, readableToken, say, setText, skipCard, state } from '../core.js';
 import { tokenSetProbability, topTokens } from 'mlpscope';
-import { continuation } from '../widgets/continue.js';
+import { continuation, continuationHtml } from '../widgets/continue.js';
 
 /** the running example in each language, and a sentence after which no city comes */
 export const STORY_TEXTS = { zh: { text: '我上周从巴黎飞到', push: '饭菜一点也不' }, en: { text: 'I flew from Paris to', push: 'The food was' } };
@@ -141,7 +141,7 @@ function render() {
   const rows = [{ k: 0, p: p.before.p, g: r.gens[0] }, ...p.after.map((a, i) => ({ k: MULTIPLES[i], p: a.p, g: r.gens[i + 1] }))];
   $('story-push').innerHTML = bi({ zh: `推一把：${q(r.pushText)} 后面本来不该是城市。在每个位置给它的激活加上它最强激活（${w.unit.toFixed(2)}）的 1、2、4 倍，城市的概率和续写（∎ = 文本结束）：${moved ? '' : '这次推动几乎没有改变城市的概率。'}`,
     en: `Push it: after ${q(r.pushText)} no city is expected. Add 1, 2 and 4 times its strongest activation (${w.unit.toFixed(2)}) at every position; the city probability and the greedy continuation (∎ = end of text):${moved ? '' : ' this push hardly changed the city probability.'}` }) +
-    `<table class="push"><tbody>${rows.map((x) => `<tr data-k="${x.k}" data-p="${x.p}"><th>${x.k ? `×${x.k}` : bi({ zh: '不推', en: 'none' })}</th><td class="v">${pct(x.p)}</td><td class="gen">${escapeHtml(x.g.text)}${x.g.ended ? ' ∎' : ''}</td></tr>`).join('')}</tbody></table>`;
+    `<table class="push"><tbody>${rows.map((x) => `<tr data-k="${x.k}" data-p="${x.p}"><th>${x.k ? `×${x.k}` : bi({ zh: '不推', en: 'none' })}</th><td class="v">${pct(x.p)}</td><td class="gen">${continuationHtml(x.g)}</td></tr>`).join('')}</tbody></table>`;
   setText($('story-sum'), { zh: `一个神经元只是一小份：关掉写下城市的那个，概率也只掉 ${Math.abs(100 * w.delta).toFixed(2)} 个百分点。“下一个是城市”是很多神经元一起、一点一点写下的——这正是下一节要看的。`,
     en: `One neuron is a small share: switching off the writer costs only ${Math.abs(100 * w.delta).toFixed(2)} points. Many neurons write “a city comes next” together, a little each: the next section's subject.` });
 }

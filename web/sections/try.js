@@ -3,7 +3,7 @@
 // where in the sentence it mattered, which neurons are worth switching off here, all measured), and
 // pushing a feature neuron while the model continues the sentence (steering).
 import { klDivergence, topTokens } from 'mlpscope';
-import { continuation } from '../widgets/continue.js';
+import { continuation, continuationHtml } from '../widgets/continue.js';
 import { $, DEFAULT_TEXTS, probeTextsInLang, bi, checkNeuron, escapeHtml, fillLayerPicker, guard, modelLangs, on, runText, setBi, setText, skipCard, state, tokenTexts } from '../core.js';
 import { shadeTokens } from '../widgets/shade.js';
 
@@ -323,8 +323,8 @@ async function runSteer() {
     const before = await continuation(m, ids, null, 16), after = await continuation(m, ids, iv, 16);
     if (state.runId !== runId) return;
     my.steer = { l, j, sign, c, unit, value, feature, before, after, p0: pushed?.before.p, p1: pushed?.after[0].p };
-    $('steer-before').textContent = before.text + (before.ended ? ' ∎' : '');
-    $('steer-after').textContent = after.text + (after.ended ? ' ∎' : '');
+    $('steer-before').innerHTML = continuationHtml(before);
+    $('steer-after').innerHTML = continuationHtml(after);
     $('steer-note').dataset.p0 = String(my.steer.p0 ?? ''); $('steer-note').dataset.p1 = String(my.steer.p1 ?? '');
     const title = FEATURE_WORDS[feature] ?? { zh: feature, en: feature };
     const pc = (p) => `${(100 * p).toFixed(p < 0.01 ? 2 : 1)}%`;

@@ -3,6 +3,8 @@
 // never as "�". Each token is one whole forward pass over the prompt and what came so far (with the
 // intervention at every position, as generate() steers): each call stands alone, so the page's other
 // sections can use the model between two tokens.
+import { bi, escapeHtml } from '../core.js';
+
 /** @param {any} model (a WorkerModel) @param {number[]} ids @param {object | null} intervention
  *  @returns {Promise<{text: string, ended: boolean, ids: number[]}>} ended: the model wrote its end of text */
 export async function continuation(model, ids, intervention, maxTokens = 12) {
@@ -16,6 +18,13 @@ export async function continuation(model, ids, intervention, maxTokens = 12) {
     out.push(best);
   }
   return { text: readable(out.length ? await model.tokenizer.decode(out) : ''), ended, ids: out };
+}
+
+/** A continuation as HTML: its text, or, when it is only spaces (a push can drive a small model
+ *  there), how many; ∎ when the model wrote its end of text. */
+export function continuationHtml(g) {
+  const body = g.text.trim() || !g.text ? escapeHtml(g.text) : bi({ zh: `（${g.text.length} 个空格）`, en: `(${g.text.length} spaces)` });
+  return body + (g.ended ? ' ∎' : '');
 }
 
 /** text without replacement characters or control characters (a newline stays, as ⏎) */
