@@ -85,6 +85,8 @@ test('who wrote this prediction: one signed bar per part, the same numbers as de
   await p.waitForFunction(() => document.getElementById('lens-card').dataset.state === 'ok');
   const t0 = Number(await p.inputValue('#lens-token'));
   const token = Number(await p.$eval('#lens-table tr[data-layer]:last-child', (r) => r.dataset.post));
+  // the card is ok only once the decomposition of the lens's token is drawn, not the one before
+  assert.equal(Number(await p.getAttribute('#dp-table', 'data-position')), t0, 'the decomposition is at the lens\'s token');
   const want = m.decomposePrediction(ids, { position: t0, token });
   const got = await p.$$eval('#dp-table tr[data-layer]', (rs) => rs.map((r) => ({ mixer: Number(r.dataset.mixer), mlp: Number(r.dataset.mlp) })));
   const emb = Number(await p.$eval('#dp-table tr[data-part="embed"]', (r) => r.dataset.value));

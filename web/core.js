@@ -167,11 +167,17 @@ export async function guard(card, work, runId = state.runId) {
   }
 }
 /** Marks a card as holding nothing for the current run, with a note why (a limit, no model) or,
- *  without `s`, as emptied for the new sentence (a result that belonged to the old one). */
+ *  without `s`, as emptied for the new sentence (a result that belonged to the old one). Outside a
+ *  guard only: inside one, the card is still busy until its work is done (use cardNote). */
 export function skipCard(card, s) {
   card.dataset.state = 'ok';
   card.dataset.run = String(state.runId);
   card.querySelector(':scope > .card-error')?.remove();
+  cardNote(card, s);
+}
+/** Sets (or, without `s`, removes) a card's note about its current content (a limit it keeps to),
+ *  leaving its state alone: a card inside guard() stays busy until all its work is done. */
+export function cardNote(card, s) {
   let box = card.querySelector(':scope > .card-note');
   if (!s) { box?.remove(); return; }
   if (!box) { box = document.createElement('p'); box.className = 'note card-note'; card.prepend(box); }

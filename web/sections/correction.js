@@ -2,7 +2,7 @@
 // MLP's write against the layer's output; the MLP's share of every layer's output (bars on a
 // 0-100% axis, with words computed from them); the logit lens after each mixer and each MLP; and
 // who wrote the prediction (the final logit split into the embedding, every mixer and every MLP).
-import { $, arrowSteps, bi, biSvg, chartWidth, escapeHtml, fillLayerPicker, guard, layerRatios, mixerName, nl, on, pieceLabel, pieceShort, setText, skipCard, state, tokenTexts, urlKey, urlStart, writeUrl } from '../core.js';
+import { $, arrowSteps, bi, biSvg, chartWidth, escapeHtml, fillLayerPicker, guard, layerRatios, mixerName, nl, on, pieceLabel, pieceShort, setText, cardNote, state, tokenTexts, urlKey, urlStart, writeUrl } from '../core.js';
 
 /** the lens looks at most this many positions in one pass (the engine's limit, the last ones) */
 export const LENS_MAX = 64;
@@ -157,10 +157,10 @@ async function renderLens() {
     }
     my.lens = { t: at.position, rows };
     renderLensTable();
-    skipCard($('lens-card'), all && from ? { zh: `句子有 ${T} 个 token：镜头先看最后 ${LENS_MAX} 个位置（选别的 token 可以看任何位置）。`, en: `The sentence has ${T} tokens: the lens first looks at the last ${LENS_MAX} positions (pick another token to see any position).` } : null);
+    cardNote($('lens-card'), all && from ? { zh: `句子有 ${T} 个 token：镜头先看最后 ${LENS_MAX} 个位置（选别的 token 可以看任何位置）。`, en: `The sentence has ${T} tokens: the lens first looks at the last ${LENS_MAX} positions (pick another token to see any position).` } : null);
     // who wrote the final prediction at that token: one term per part of the residual stream
     const d = await m.decomposePrediction(state.ids, { position: at.position, token: rows.at(-1).post.id });
-    my.dp = { ...d, text: rows.at(-1).post.text };
+    my.dp = { ...d, position: at.position, text: rows.at(-1).post.text };
     renderDp();
   });
 }
@@ -185,6 +185,7 @@ function renderDp() {
   };
   const emb = d.parts[0], layers = [];
   for (let i = 1; i < d.parts.length; i += 2) layers.push({ l: d.parts[i].layer, mixer: d.parts[i], mlp: d.parts[i + 1] });
+  $('dp-table').dataset.position = String(d.position);
   $('dp-table').innerHTML = `<tr><th>${bi({ zh: '层', en: 'layer' })}</th><th colspan="2">${bi({ zh: '混合器', en: 'mixer' })}</th><th colspan="2">MLP</th></tr>` +
     `<tr data-part="embed" data-value="${emb.value}"><td>${bi({ zh: '词嵌入', en: 'embedding' })}</td>${bar(emb, 'embed')}<td></td><td></td></tr>` +
     layers.map(({ l, mixer, mlp }) => `<tr data-layer="${l}" data-mixer="${mixer.value}" data-mlp="${mlp.value}"><td>${l} · ${bi(mixerName(mixer.kind))}</td>${bar(mixer, 'mixer')}${bar(mlp, 'mlp')}</tr>`).join('');

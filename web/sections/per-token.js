@@ -2,7 +2,7 @@
 // head's pattern on the reader's sentence (blocks.L.attn.hook_pattern, [head][query][key]), with
 // the share of attention that goes to other tokens, beside the lesson's point that the MLP computes
 // from each token's own vector. The pattern of the chosen layer comes with the sentence's own pass.
-import { $, arrowSteps, biSvg, chartWidth, escapeHtml, guard, on, pieceLabel, pieceShort, setText, skipCard, state, wantHooks } from '../core.js';
+import { $, arrowSteps, biSvg, chartWidth, escapeHtml, guard, on, pieceLabel, pieceShort, setText, cardNote, state, wantHooks } from '../core.js';
 
 /** at most this many tokens are drawn (the last ones): a longer sentence's grid would be unreadable */
 export const ATTN_MAX = 64;
@@ -80,7 +80,7 @@ function draw() {
     `<text x="${kx}" y="${keyY}" class="tick">${biSvg({ zh: `第 ${l} 层 · 头 ${h}`, en: `layer ${l} · head ${h}` })}</text>` +
     `<text x="${kx}" y="${keyY + 18}" class="tick">${biSvg({ zh: '行：读的 token', en: 'row: the token that reads' })}</text>` +
     `<text x="${kx}" y="${keyY + 34}" class="tick">${biSvg({ zh: '列：被读的 token', en: 'column: the token read' })}</text>`;
-  skipCard(card(), from ? { zh: `句子有 ${n} 个 token：图里只画最后 ${ATTN_MAX} 个（比例仍按整句计算）。`, en: `The sentence has ${n} tokens: the grid shows the last ${ATTN_MAX} (the share is still computed over all of them).` } : null);
+  cardNote(card(), from ? { zh: `句子有 ${n} 个 token：图里只画最后 ${ATTN_MAX} 个（比例仍按整句计算）。`, en: `The sentence has ${n} tokens: the grid shows the last ${ATTN_MAX} (the share is still computed over all of them).` } : null);
   // how much of each token's attention goes to other tokens (the diagonal is its own)
   let other = 0;
   for (let q = 0; q < n; q++) other += 1 - P[q * n + q];

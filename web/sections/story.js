@@ -6,7 +6,7 @@
 // its down_proj column raises; (5) pushed on a sentence where no city comes next, in multiples of
 // its own strongest activation (pushNeuron), the city probability rises. Every number is the
 // loaded model's, recomputed by tests/page-story.test.js with the same API in Node.
-import { $, bi, emit, escapeHtml, guard, on, probeTextsInLang, readableToken, say, setText, skipCard, state } from '../core.js';
+import { $, bi, emit, escapeHtml, guard, on, probeTextsInLang, readableToken, say, setText, cardNote, skipCard, state } from '../core.js';
 import { tokenSetProbability, topTokens } from 'mlpscope';
 import { continuation, continuationHtml } from '../widgets/continue.js';
 
@@ -58,7 +58,7 @@ async function run() {
   if (!m?.tokenizer || !state.probes) { skipCard(card(), { zh: '这个模型没有分词器或探针句子，讲不了这个故事。', en: 'This model has no tokenizer or probe sentences, so the story cannot run.' }); return; }
   if (!text || !pushText) { skipCard(card(), { zh: '两个句子都不能是空的。', en: 'Neither sentence may be empty.' }); return; }
   await guard(card(), async () => {
-    skipCard(card());
+    cardNote(card());
     setText($('story-predict'), { zh: '计算中…', en: 'computing…' });
     for (const id of ['story-detector', 'story-writer', 'story-writes', 'story-push', 'story-sum']) $(id).textContent = '';
     const big = state.info.config.hidden_size >= 512;
