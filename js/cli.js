@@ -8,6 +8,7 @@
 //                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--exact]
 //   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--by-lang] [--json]
 //   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--quadrants] [--json]
+//   mlpscope classes DIR [--layers 0,2] [--threshold T] [--no-fold-norm] [--json]
 //   mlpscope story DIR --prompt TEXT [--label city] [--lang zh|en] [--per-layer N] [--push TEXT] [--multiples 1,2,4] [--probes FILE] [--json]
 //   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
 //   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--json]
@@ -38,6 +39,7 @@ const USAGE = `usage:
                [--dtype D] [--hub-url URL]
   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--by-lang] [--json]
   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--quadrants] [--json]
+  mlpscope classes DIR [--layers 0,2] [--threshold T] [--no-fold-norm] [--json]
   mlpscope story DIR --prompt TEXT [--label city] [--lang zh|en] [--per-layer N] [--push TEXT] [--multiples 1,2,4]
                [--probes FILE] [--json]
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
@@ -49,6 +51,8 @@ const USAGE = `usage:
      a folder laid out like a hub repository, or such a folder on disk. --dtype: q8 unless said.
      probes: a JSON file {probes: [{text, spans: [{start, end, label}]}]} or its array; default: the
      project's generated probe set, seed 9, 160 sentences. texts: one text per line.
+     classes: every neuron's input-output class from the cosines of its w_gate, w_in and w_out
+     (threshold 0.5 unless said; the MLP norm's gain folded into w_gate and w_in unless --no-fold-norm).
      story: which neurons write the next tokens that start a --label span of the probes (switched off
      one by one), and the strongest writer pushed on --push TEXT in multiples of its own top activation)`;
 
@@ -287,8 +291,32 @@ async function neuron(argv) {
     const line = (ts) => ts.map((t) => `${JSON.stringify(t.text)} ${t.logit.toFixed(2)}`).join(', ');
     console.log(`when it fires it writes |down_proj column| = ${o.norm.toFixed(3)}; read by the head it pushes up ${line(writes.up)}`);
     console.log(`and pushes down ${line(writes.down)}`);
+    const w = model.neuronWeightClass(opts.layer, opts.neuron);
+    console.log(`from its weights: ${w.class.replace('_', ' ')}${w.atypical ? ' (atypical)' : ''}; cos(w_gate, w_in) ${w.cosGateIn.toFixed(3)}, cos(w_gate, w_out) ${w.cosGateOut.toFixed(3)}, cos(w_in, w_out) ${w.cosInOut.toFixed(3)}`);
   }
   model.dispose();
+}
+
+/** Every neuron's input-output class from its weights (js/geometry.js), counted per layer. */
+async function classes(argv) {
+  const a = parseArgs(argv, { layers: 'v', threshold: 'v', 'no-fold-norm': 'flag', json: 'flag' });
+  if (a._.length !== 1) throw new MlpscopeError('E_ARG', 'classes needs DIR\n' + USAGE);
+  const model = await load(a._[0]);
+  const layers = a.layers === undefined ? undefined : String(a.layers).split(',').map((x) => num(x, 'layers', { int: true, min: 0, max: model.nLayers - 1 }));
+  const threshold = num(a.threshold ?? 0.5, 'threshold', { min: 0 });
+  const t0 = performance.now();
+  const r = model.neuronWeightClasses({ layers, threshold, foldNorm: !a['no-fold-norm'] });
+  const ms = performance.now() - t0;
+  model.dispose();
+  if (a.json) {
+    process.stdout.write(JSON.stringify({ threshold: r.threshold, foldNorm: r.foldNorm, classes: r.classes, ms,
+      layers: r.layers.map((l) => ({ layer: l.layer, neurons: l.classes.length, counts: l.counts, atypical: l.atypicalCount, medianCosInOut: l.medianCosInOut })) }) + '\n');
+    return;
+  }
+  const short = { enrichment: 'enrich', conditional_enrichment: 'c.enrich', depletion: 'deplete', conditional_depletion: 'c.deplete', proportional_change: 'prop.', orthogonal_output: 'orth.' };
+  console.log(`input-output classes from the weights (threshold ${r.threshold}, norm gain ${r.foldNorm ? 'folded in' : 'not folded in'}), ${ms.toFixed(0)} ms`);
+  console.log(`layer ${r.classes.map((c) => short[c].padStart(9)).join(' ')}  atypical  median cos(in,out)`);
+  for (const l of r.layers) console.log(`${String(l.layer).padStart(5)} ${r.classes.map((c) => String(l.counts[c]).padStart(9)).join(' ')}  ${String(l.atypicalCount).padStart(8)}  ${l.medianCosInOut.toFixed(3).padStart(18)}`);
 }
 
 /** The lesson's running example for any text: P(the next token starts a `label` span), the
@@ -452,6 +480,7 @@ async function main() {
     else if (cmd === 'tokenize') await tokenize(rest);
     else if (cmd === 'features') await features(rest);
     else if (cmd === 'neuron') await neuron(rest);
+    else if (cmd === 'classes') await classes(rest);
     else if (cmd === 'lens') await lens(rest);
     else if (cmd === 'story') await story(rest);
     else if (cmd === 'decompose') await decompose(rest);

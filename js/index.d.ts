@@ -309,6 +309,10 @@ export class Model {
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): void;
   /** A neuron's down_proj column and its direct effect on the logits (the layers after it ignored). */
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): NeuronOutput;
+  /** every neuron of the chosen layers (default all) in its input-output class, from the weights alone */
+  neuronWeightClasses(opts?: WeightClassOptions & { layers?: number[] }): WeightClassResult;
+  /** one neuron's weight cosines, norms and class */
+  neuronWeightClass(layer: number, neuron: number, opts?: WeightClassOptions): NeuronWeightClass;
   /** lm_head · ((offset + final_norm) ⊙ v) and the tokens it raises / lowers most; normalize: v / rms(v) first (the logit lens of a residual vector). */
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): DirectionLogits;
   /** activation patching: clean values of `hook` patched into the corrupted run, one layer and position at a time */
@@ -403,6 +407,31 @@ export interface Quadrant {
 export interface QuadrantResult { layer: number; neuron: number; tokens: number; zero: number; quadrants: Quadrant[] }
 /** a gated neuron's four (sign gate, sign up) quadrants over texts: one forward pass per text */
 export function neuronQuadrants(model: Model, texts: (string | Probe)[], opts: { layer: number; neuron: number; k?: number; window?: number }): QuadrantResult;
+/** The input-output classes of a gated neuron by the cosines of its w_gate, w_in (up_proj row) and
+ *  w_out (down_proj column) (Gerstner & Schütze 2025), in the order of the class codes. */
+export type WeightClass = 'enrichment' | 'conditional_enrichment' | 'depletion' | 'conditional_depletion' | 'proportional_change' | 'orthogonal_output';
+export const WEIGHT_CLASSES: readonly WeightClass[];
+export interface WeightClassOptions {
+  /** |cos| above it counts as aligned (default 0.5), in (0, 1) */
+  threshold?: number;
+  /** multiply the MLP RMSNorm's gain into w_gate and w_in first: the stream directions they read (default true) */
+  foldNorm?: boolean;
+}
+/** One layer: per neuron the cosines and norms, its class code (an index into WEIGHT_CLASSES) and
+ *  whether it is atypical (cos(w_gate, w_in) not as its class's prototype has it). */
+export interface WeightClassLayer {
+  layer: number;
+  cosGateIn: Float32Array; cosGateOut: Float32Array; cosInOut: Float32Array;
+  normGate: Float32Array; normIn: Float32Array; normOut: Float32Array;
+  classes: Uint8Array; atypical: Uint8Array;
+  counts: Record<WeightClass, number>; atypicalCount: number;
+  medianCosInOut: number;
+}
+export interface WeightClassResult { threshold: number; foldNorm: boolean; classes: readonly WeightClass[]; layers: WeightClassLayer[] }
+export interface NeuronWeightClass { layer: number; neuron: number; threshold: number; foldNorm: boolean;
+  cosGateIn: number; cosGateOut: number; cosInOut: number; normGate: number; normIn: number; normOut: number; class: WeightClass; atypical: boolean }
+/** The class of one neuron from its three cosines (the rule neuronWeightClasses applies). */
+export function weightClassOf(cosGateIn: number, cosGateOut: number, cosInOut: number, threshold?: number): { class: WeightClass; code: number; atypical: boolean };
 /** the first token of every span labelled `label` in the probes (language `lang` only, when given): sorted ids */
 export function featureTokens(model: Model, probes: Probe[], opts: { label: string; lang?: string }): number[];
 /** P(any of `tokens`) under softmax(logits), summed in double */
@@ -441,6 +470,8 @@ export class WorkerModel {
   neuronsForTokens(text: string | ArrayLike<number>, opts: { tokens: number[]; perLayer?: number }): Promise<TokenWritersResult>;
   pushNeuron(text: string | ArrayLike<number>, opts: { layer: number; neuron: number; values: number[]; tokens: number[]; k?: number }): Promise<PushResult>;
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): Promise<NeuronOutput>;
+  neuronWeightClasses(opts?: WeightClassOptions & { layers?: number[] }): Promise<WeightClassResult>;
+  neuronWeightClass(layer: number, neuron: number, opts?: WeightClassOptions): Promise<NeuronWeightClass>;
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): Promise<DirectionLogits>;
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): Promise<PatchingResult>;
   steeringVector(a: string | ArrayLike<number> | (string | ArrayLike<number>)[], b: string | ArrayLike<number> | (string | ArrayLike<number>)[], opts: { hook: string; at?: 'last' | 'mean' }): Promise<SteeringVector>;
@@ -476,4 +507,6 @@ export interface EngineInfo {
   /** how the logit lens results are laid out, and the hook point of each kind */
   lens: { shape: ('position' | 'kind' | 'layer' | 'k')[]; kinds: HookKind[] };
   dtypes: { name: string; id: number; short: string | null; in_files: boolean }[];
+  /** the values per neuron of ms_mlp_neuron_geometry, in its order (neuronWeightClasses) */
+  neuron_geometry: ('cos_gate_in' | 'cos_gate_out' | 'cos_in_out' | 'norm_gate' | 'norm_in' | 'norm_out')[];
 }

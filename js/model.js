@@ -3,6 +3,7 @@
 import { MlpscopeError } from './errors.js';
 import { topIndices } from './select.js';
 import * as A from './args.js';
+import { neuronWeightClasses, neuronWeightClass } from './geometry.js';
 
 /**
  * @typedef {{ layer: number, hook: 'mlp.hook_post'|'hook_mlp_out', neurons?: number[], scale: number }} Intervention
@@ -257,6 +258,19 @@ export class Model {
       return { direction, norm: Math.hypot(...direction), ...this.unembedDirection(direction, { k }) };
     } finally { e.free(p); }
   }
+
+  /**
+   * Every neuron of the chosen layers in its input-output class, from the weights alone (js/geometry.js:
+   * the cosines of w_gate, w_in and w_out; Gerstner & Schütze 2025).
+   * @param {{layers?: number[], threshold?: number, foldNorm?: boolean}} [opts]
+   */
+  neuronWeightClasses(opts) { return neuronWeightClasses(this, opts); }
+
+  /**
+   * One neuron's weight cosines, norms and input-output class (js/geometry.js).
+   * @param {number} layer @param {number} neuron @param {{threshold?: number, foldNorm?: boolean}} [opts]
+   */
+  neuronWeightClass(layer, neuron, opts) { return neuronWeightClass(this, layer, neuron, opts); }
 
   /**
    * A residual-stream direction read by the head: lm_head · ((offset + final_norm) ⊙ v), with the

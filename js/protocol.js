@@ -10,6 +10,8 @@ export const MODEL_CALLS = {
   reset: {},
   setDeltaNetMode: {},
   neuronOutput: {},
+  neuronWeightClasses: {},
+  neuronWeightClass: {},
   unembedDirection: { arrays: [0] },
   hookNames: {},
   activationPatching: { arrays: [0, 1] },

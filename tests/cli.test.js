@@ -100,7 +100,9 @@ test('mlpscope features and mlpscope neuron on the demo model agree with the API
   const txt = execFileSync(process.execPath, [CLI, 'neuron', DEMO, '--layer', '3', '--neuron', '249', '--sign', '-1', '--k', '2'], { encoding: 'utf8' });
   const wantTop = neuronTopActivations(m, probes(9, 160), { layer: 3, neuron: 249, sign: -1, k: 2 });
   assert.match(txt, new RegExp(`${wantTop.tokens} tokens of 160 texts`));
-  assert.equal(txt.trim().split('\n').length, 5);
+  assert.equal(txt.trim().split('\n').length, 6);
+  const wc = m.neuronWeightClass(3, 249);
+  assert.ok(txt.trim().endsWith(`cos(w_gate, w_in) ${wc.cosGateIn.toFixed(3)}, cos(w_gate, w_out) ${wc.cosGateOut.toFixed(3)}, cos(w_in, w_out) ${wc.cosInOut.toFixed(3)}`), txt);
   assert.ok(txt.includes(`[[${wantTop.top[0].piece}]]`), txt);
   const up = m.neuronOutput(3, 249, { k: 10 }).suppressed.slice(0, 2).map((t) => JSON.stringify(m.tokenizer.decode([t.id])));
   assert.ok(txt.includes(`pushes up ${up[0]} `) && txt.includes(`, ${up[1]} `), `${txt} / ${up}`);

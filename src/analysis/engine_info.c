@@ -2,6 +2,7 @@
  * and the kernel table), so nothing is copied by hand on the other side. */
 #include "engine_info.h"
 #include "run.h"
+#include "weights.h"
 #include "../model/hooks.h"
 #include "../tokenizer/bpe.h"
 #include "../kernels/dtype.h"
@@ -44,6 +45,8 @@ char *ms_describe_engine(void) {
     NAMES(MS_CHAT_LIST);
     ms_buf_puts(&b, ",\"logits_modes\":");
     NAMES(MS_LOGITS_LIST);
+    ms_buf_puts(&b, ",\"neuron_geometry\":");
+    NAMES(MS_GEO_LIST);
     ms_buf_puts(&b, ",\"lens\":{\"shape\":[" MS_LENS_SHAPE "],\"kinds\":[");
     {
         int k_ = 0;

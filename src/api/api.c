@@ -3,6 +3,7 @@
  * as doubles; an empty string from the host means "none" (NULL). Every function that can fail takes
  * an ms_err*. A wrapper whose export name is already the layer's function name is called <name>_api. */
 #include "../analysis/attribution.h"
+#include "../analysis/weights.h"
 #include "../analysis/engine_info.h"
 #include "../analysis/run.h"
 #include "../model/describe.h"
@@ -99,6 +100,7 @@ API(ms_run_lens) int ms_run_lens(ms_run *r, const int32_t *positions, int n, int
 API(ms_mlp_down_column) int ms_mlp_down_column_api(ms_model *m, int layer, int neuron, float *out, ms_err *err) { return ms_mlp_down_column(m, layer, neuron, out, err); }
 API(ms_unembed_direction) int ms_unembed_direction_api(ms_model *m, const float *v, float *logits, ms_err *err) { return ms_unembed_direction(m, v, logits, err); }
 API(ms_mlp_down_readout) int ms_mlp_down_readout_api(ms_model *m, int layer, const float *u, float *out, ms_err *err) { return ms_mlp_down_readout(m, layer, u, out, err); }
+API(ms_mlp_neuron_geometry) int ms_mlp_neuron_geometry_api(ms_model *m, int layer, int fold_norm, float *out, ms_err *err) { return ms_mlp_neuron_geometry(m, layer, fold_norm, out, err); }
 API(ms_head_readout) int ms_head_readout_api(ms_model *m, int token, int minus, float *out, ms_err *err) { return ms_head_readout(m, token, minus, out, err); }
 API(ms_run_exec) int ms_run_exec(ms_run *r, const int32_t *ids, ms_err *err) { return ms_run_execute(r, ids, err); }
 API(ms_run_logits) float *ms_run_logits(const ms_run *r) { return ms_run_logits_of(r); }

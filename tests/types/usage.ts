@@ -3,7 +3,7 @@
 import {
   loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES,
   topTokens, fmtBytes, createEngine, MlpscopeError, demoModelUrl, listCachedModels, deleteCachedModel,
-  klDivergence, type Intervention, type PatchingResult, type Decomposition,
+  klDivergence, WEIGHT_CLASSES, weightClassOf, type WeightClassResult, type WeightClass, type Intervention, type PatchingResult, type Decomposition,
   type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo, type GenerationSummary,
 } from '../../js/index.js';
 
@@ -59,7 +59,11 @@ export async function usage(): Promise<void> {
   const pr: PatchingResult = model.activationPatching([1, 2, 3], [1, 4, 3], { metric: { logitDiff: [5, 6] }, hook: 'hook_mlp_out' });
   const dp: Decomposition = model.decomposePrediction([1, 2, 3], { position: -1 });
   console.log(klDivergence([1, 2], [2, 1]), steer.op, pr.restored[0][0], dp.parts[0].kind, (await listCachedModels({ cacheDir: '/tmp/x' })).length, await deleteCachedModel('http://x/'));
+  const wc: WeightClassResult = model.neuronWeightClasses({ layers: [0], threshold: 0.4, foldNorm: false });
+  const one: WeightClass = model.neuronWeightClass(0, 1).class;
+  console.log(wc.layers[0].counts.enrichment, WEIGHT_CLASSES[wc.layers[0].classes[0]], one, weightClassOf(0.9, 0.9, 0.9).atypical);
   const e = await createEngine({ threads: 1 });
+  console.log(e.info.neuron_geometry[0]);
   e.shutdown();
   try { model.forward([-1]); } catch (err) { if (err instanceof MlpscopeError) console.log(err.code); }
   model.dispose();
