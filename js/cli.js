@@ -9,6 +9,7 @@
 //   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--by-lang] [--json]
 //   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--quadrants] [--json]
 //   mlpscope classes DIR [--layers 0,2] [--threshold T] [--no-fold-norm] [--json]
+//   mlpscope bilinear DIR --layer L (--token T | --neuron J) [--k K] [--gap TEXT] [--json]
 //   mlpscope story DIR --prompt TEXT [--label city] [--lang zh|en] [--per-layer N] [--push TEXT] [--multiples 1,2,4] [--probes FILE] [--json]
 //   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
 //   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--json]
@@ -40,6 +41,7 @@ const USAGE = `usage:
   mlpscope features DIR [--probes FILE] [--top N] [--layers 0,2] [--directions] [--by-lang] [--json]
   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--quadrants] [--json]
   mlpscope classes DIR [--layers 0,2] [--threshold T] [--no-fold-norm] [--json]
+  mlpscope bilinear DIR --layer L (--token T | --neuron J) [--k K] [--gap TEXT] [--json]
   mlpscope story DIR --prompt TEXT [--label city] [--lang zh|en] [--per-layer N] [--push TEXT] [--multiples 1,2,4]
                [--probes FILE] [--json]
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
@@ -53,6 +55,9 @@ const USAGE = `usage:
      project's generated probe set, seed 9, 160 sentences. texts: one text per line.
      classes: every neuron's input-output class from the cosines of its w_gate, w_in and w_out
      (threshold 0.5 unless said; the MLP norm's gain folded into w_gate and w_in unless --no-fold-norm).
+     bilinear: layer L's MLP as a quadratic form read out along token T's logit (T: an id, or a text
+     whose first token it is) or neuron J alone, its top K eigenvectors read by the head; --gap TEXT:
+     KL and loss change on TEXT with each layer's SiLU replaced by z/2.
      story: which neurons write the next tokens that start a --label span of the probes (switched off
      one by one), and the strongest writer pushed on --push TEXT in multiples of its own top activation)`;
 
@@ -297,6 +302,34 @@ async function neuron(argv) {
   model.dispose();
 }
 
+/** A layer's MLP as a bilinear form (js/bilinear.js), and with --gap how far each MLP is from it. */
+async function bilinear(argv) {
+  const a = parseArgs(argv, { layer: 'v', token: 'v', neuron: 'v', k: 'v', gap: 'v', json: 'flag' });
+  if (a._.length !== 1 || a.layer === undefined || (a.token === undefined) === (a.neuron === undefined)) throw new MlpscopeError('E_ARG', 'bilinear needs DIR, --layer and one of --token or --neuron\n' + USAGE);
+  const model = await load(a._[0]);
+  const opts = { layer: num(a.layer, 'layer', { int: true, min: 0, max: model.nLayers - 1 }), k: num(a.k ?? 5, 'k', { int: true, min: 1, max: model.config.hidden_size }) };
+  if (a.neuron !== undefined) opts.neuron = num(a.neuron, 'neuron', { int: true, min: 0, max: model.config.intermediate_size - 1 });
+  else if (/^\d+$/.test(String(a.token))) opts.token = num(a.token, 'token', { int: true, min: 0, max: model.config.vocab_size - 1 });
+  else {
+    if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${a._[0]} has no tokenizer: give --token as an id`);
+    const ids = model.tokenizer.encode(String(a.token));
+    if (!ids.length) throw new MlpscopeError('E_ARG', `--token ${JSON.stringify(a.token)} encodes to no token`);
+    opts.token = ids[0];
+  }
+  const v = model.bilinearView(opts);
+  const gap = a.gap !== undefined ? model.bilinearGap(model.tokenizer ? String(a.gap) : String(a.gap).split(',').map((x) => num(x, 'gap', { int: true }))) : undefined;
+  model.dispose();
+  const eig = v.eigen.map((p) => ({ value: p.value, residual: p.residual, promoted: p.promoted.map((t) => t.text), suppressed: p.suppressed.map((t) => t.text) }));
+  if (a.json) { process.stdout.write(JSON.stringify({ layer: v.layer, source: v.source, token: v.token, neuron: v.neuron, trace: v.trace, frobenius2: v.frobenius2, explained: v.explained, eigen: eig, gap }) + '\n'); return; }
+  console.log(`layer ${v.layer}'s MLP read out along ${v.source === 'neuron' ? `neuron ${v.neuron} alone` : `the logit of token ${v.token}`}, SiLU replaced by z/2: x̂ᵀQx̂; the top ${eig.length} eigenvectors hold ${(100 * v.explained).toFixed(1)}% of Σλ²`);
+  for (const p of eig) console.log(`${p.value >= 0 ? '+' : ''}${p.value.toFixed(4).padStart(9)}  reads as ${p.promoted.map((t) => JSON.stringify(t)).join(' ')}  …  ${p.suppressed.map((t) => JSON.stringify(t)).join(' ')}`);
+  if (gap) {
+    console.log(`\neach MLP with SiLU replaced by z/2 on ${gap.tokens} tokens (loss ${gap.loss.toFixed(4)} nats):\nlayer   KL (nats)   loss change`);
+    for (const r of gap.layers) console.log(`${String(r.layer).padStart(5)}  ${r.kl.toFixed(5).padStart(10)}  ${(r.dLoss >= 0 ? '+' : '') + r.dLoss.toFixed(5)}`);
+    console.log(`  all  ${gap.all.kl.toFixed(5).padStart(10)}  ${(gap.all.dLoss >= 0 ? '+' : '') + gap.all.dLoss.toFixed(5)}`);
+  }
+}
+
 /** Every neuron's input-output class from its weights (js/geometry.js), counted per layer. */
 async function classes(argv) {
   const a = parseArgs(argv, { layers: 'v', threshold: 'v', 'no-fold-norm': 'flag', json: 'flag' });
@@ -481,6 +514,7 @@ async function main() {
     else if (cmd === 'features') await features(rest);
     else if (cmd === 'neuron') await neuron(rest);
     else if (cmd === 'classes') await classes(rest);
+    else if (cmd === 'bilinear') await bilinear(rest);
     else if (cmd === 'lens') await lens(rest);
     else if (cmd === 'story') await story(rest);
     else if (cmd === 'decompose') await decompose(rest);

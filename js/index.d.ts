@@ -166,6 +166,9 @@ export interface ForwardOptions {
   logitLens?: { positions: number[]; k?: number; afterMixer?: boolean };
   /** extend the current sequence instead of starting a fresh one */
   continue?: boolean;
+  /** these layers' MLPs run with SiLU replaced by its linear term z/2: each neuron becomes
+   *  (w_gate·x)(w_in·x)/2, the bilinear MLP of bilinearView (an ablation) */
+  bilinearMlp?: number[];
 }
 
 /** Per-layer arrays: stats.X[layer] is a typed array over positions (and the statistic's other
@@ -313,6 +316,10 @@ export class Model {
   neuronWeightClasses(opts?: WeightClassOptions & { layers?: number[] }): WeightClassResult;
   /** one neuron's weight cosines, norms and class */
   neuronWeightClass(layer: number, neuron: number, opts?: WeightClassOptions): NeuronWeightClass;
+  /** a layer's MLP as a bilinear form read out along a token, a direction or one neuron */
+  bilinearView(opts: BilinearViewOptions): BilinearView;
+  /** how far each MLP is from its bilinear stand-in on a text (or ids) */
+  bilinearGap(input: string | ArrayLike<number>, opts?: { layers?: number[] }): BilinearGap;
   /** lm_head · ((offset + final_norm) ⊙ v) and the tokens it raises / lowers most; normalize: v / rms(v) first (the logit lens of a residual vector). */
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): DirectionLogits;
   /** activation patching: clean values of `hook` patched into the corrupted run, one layer and position at a time */
@@ -430,6 +437,30 @@ export interface WeightClassLayer {
 export interface WeightClassResult { threshold: number; foldNorm: boolean; classes: readonly WeightClass[]; layers: WeightClassLayer[] }
 export interface NeuronWeightClass { layer: number; neuron: number; threshold: number; foldNorm: boolean;
   cosGateIn: number; cosGateOut: number; cosInOut: number; normGate: number; normIn: number; normOut: number; class: WeightClass; atypical: boolean }
+/** One eigenpair of an interaction matrix: value, unit vector (a residual-stream direction, its
+ *  largest component positive), ‖Qv − λv‖, and the direction read by the head at both ends. */
+export interface BilinearEigen { value: number; vector: Float32Array; residual: number; promoted: LogitToken[]; suppressed: LogitToken[] }
+export interface BilinearView {
+  layer: number; source: 'token' | 'direction' | 'neuron'; token?: number; neuron?: number; foldNorm: boolean;
+  /** every neuron's read-out weight c_k = u·w_out,k (one-hot for a neuron alone) */
+  readout: Float32Array;
+  /** hidden × hidden, row-major, symmetric: read-out ≈ x̂ᵀQx̂ with SiLU replaced by z/2 */
+  Q: Float32Array;
+  eigen: BilinearEigen[];
+  /** Σλ² = ‖Q‖²_F, Σλ = trace, and the share of Σλ² the returned pairs hold */
+  frobenius2: number; trace: number; explained: number;
+}
+export interface BilinearViewOptions { layer: number; token?: number; direction?: ArrayLike<number>; neuron?: number;
+  /** eigenpairs of largest |value| (default 8) */
+  k?: number; foldNorm?: boolean;
+  /** tokens per end when a direction is read by the head (default 5) */
+  tokens?: number }
+/** per layer: mean KL(real ‖ bilinear) over the positions (nats) and the change of the mean next-token loss */
+export interface BilinearGap { tokens: number; loss: number; layers: { layer: number; kl: number; dLoss: number }[]; all: { kl: number; dLoss: number } }
+/** Dense symmetric eigendecomposition (cyclic Jacobi, float64; `a` is overwritten): column i of `vectors` belongs to values[i]. */
+export function jacobiEigen(a: Float64Array, n: number): { values: Float64Array; vectors: Float64Array };
+/** The k eigenpairs of largest |value| of a symmetric n×n matrix (Lanczos with full reorthogonalization). */
+export function topEigen(Q: ArrayLike<number>, n: number, k: number): { value: number; vector: Float32Array; residual: number }[];
 /** The class of one neuron from its three cosines (the rule neuronWeightClasses applies). */
 export function weightClassOf(cosGateIn: number, cosGateOut: number, cosInOut: number, threshold?: number): { class: WeightClass; code: number; atypical: boolean };
 /** the first token of every span labelled `label` in the probes (language `lang` only, when given): sorted ids */
@@ -472,6 +503,8 @@ export class WorkerModel {
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): Promise<NeuronOutput>;
   neuronWeightClasses(opts?: WeightClassOptions & { layers?: number[] }): Promise<WeightClassResult>;
   neuronWeightClass(layer: number, neuron: number, opts?: WeightClassOptions): Promise<NeuronWeightClass>;
+  bilinearView(opts: BilinearViewOptions): Promise<BilinearView>;
+  bilinearGap(input: string | ArrayLike<number>, opts?: { layers?: number[] }): Promise<BilinearGap>;
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): Promise<DirectionLogits>;
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): Promise<PatchingResult>;
   steeringVector(a: string | ArrayLike<number> | (string | ArrayLike<number>)[], b: string | ArrayLike<number> | (string | ArrayLike<number>)[], opts: { hook: string; at?: 'last' | 'mean' }): Promise<SteeringVector>;

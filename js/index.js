@@ -10,3 +10,4 @@ export { listCachedModels, deleteCachedModel } from './cache.js';
 export { loadModelInWorker, WorkerModel } from './worker-client.js';
 export { findFeatureNeurons, neuronTopActivations, neuronQuadrants, featureTokens, neuronsForTokens, pushNeuron, tokenSetProbability, auc, tokenOffsets, DEFAULT_FEATURES } from './features.js';
 export { WEIGHT_CLASSES, weightClassOf } from './geometry.js';
+export { jacobiEigen, topEigen } from './bilinear.js';

@@ -1,14 +1,18 @@
 // Model: forward with statistics, hooks, interventions and logit lens; streaming generation;
 // what a neuron writes, read through the head (neuronOutput, unembedDirection).
 import { MlpscopeError } from './errors.js';
-import { topIndices } from './select.js';
+import { topIndices, klDivergence } from './select.js';
 import * as A from './args.js';
 import { neuronWeightClasses, neuronWeightClass } from './geometry.js';
+import { bilinearView, bilinearGap } from './bilinear.js';
+
+export { klDivergence };
 
 /**
  * @typedef {{ layer: number, hook: 'mlp.hook_post'|'hook_mlp_out', neurons?: number[], scale: number }} Intervention
  * @typedef {{ stats?: boolean, topK?: number, hooks?: string[], interventions?: Intervention[],
- *   logits?: 'last'|'all'|'none', logitLens?: {positions: number[], k?: number, afterMixer?: boolean}, continue?: boolean }} ForwardOptions
+ *   logits?: 'last'|'all'|'none', logitLens?: {positions: number[], k?: number, afterMixer?: boolean}, continue?: boolean,
+ *   bilinearMlp?: number[] }} ForwardOptions
  * @typedef {{ id: number, token: string|undefined, logit: number }} LogitToken
  */
 
@@ -273,6 +277,20 @@ export class Model {
   neuronWeightClass(layer, neuron, opts) { return neuronWeightClass(this, layer, neuron, opts); }
 
   /**
+   * A layer's MLP as a bilinear form read out along a token, a direction or one neuron: the
+   * interaction matrix and its top eigenvectors read through the head (js/bilinear.js).
+   * @param {{layer: number, token?: number, direction?: ArrayLike<number>, neuron?: number, k?: number, foldNorm?: boolean, tokens?: number}} opts
+   */
+  bilinearView(opts) { return bilinearView(this, opts); }
+
+  /**
+   * How far each MLP is from its bilinear stand-in on a text: KL and loss change with one layer's
+   * SiLU replaced by z/2 at a time, and with all of them (js/bilinear.js).
+   * @param {string | ArrayLike<number>} input @param {{layers?: number[]}} [opts]
+   */
+  bilinearGap(input, opts) { return bilinearGap(this, input, opts); }
+
+  /**
    * A residual-stream direction read by the head: lm_head · ((offset + final_norm) ⊙ v), with the
    * k tokens of the real vocabulary it raises and lowers most. With normalize: true, v is first
    * divided by its RMS, i.e. the full final RMSNorm: the logit lens of any residual vector (e.g. a
@@ -322,8 +340,8 @@ export class Model {
   // positions) and computes everything asked for, the logit lens too; this reads the results.
   _forward(ids, opts) {
     const e = this.e, c = e.c, cfg = this._info.config, L = this.nLayers;
-    const { stats = true, topK = 8, hooks = [], interventions = [], logits = 'last', logitLens } = opts;
-    A.list(hooks, 'forward()', 'hooks'); A.list(interventions, 'forward()', 'interventions');
+    const { stats = true, topK = 8, hooks = [], interventions = [], logits = 'last', logitLens, bilinearMlp = [] } = opts;
+    A.list(hooks, 'forward()', 'hooks'); A.list(interventions, 'forward()', 'interventions'); A.intList(bilinearMlp, 'forward()', 'bilinearMlp');
     for (let i = 0; i < hooks.length; i++) if (typeof hooks[i] !== 'string') throw new MlpscopeError('E_ARG', `forward(): hooks[${i}] is ${A.show(hooks[i])}, not a hook name`);
     if (!Number.isInteger(topK) || topK < 0) throw new MlpscopeError('E_ARG', `forward(): topK is ${A.show(topK)}, not an integer >= 0`);
     if (logitLens !== undefined) {
@@ -347,6 +365,7 @@ export class Model {
       });
       const lensK = logitLens?.k ?? 5, nReal = this._info.tokenizer.vocab_size || cfg.vocab_size;
       if (logitLens) c.run_lens(run, logitLens.positions, lensK, logitLens.afterMixer ? 1 : 0, nReal);
+      for (const l of bilinearMlp) c.run_bilinear(run, l); // the engine checks the layer
       const t0 = performance.now();
       c.run_exec(run, ids);
       const totalMs = performance.now() - t0;
@@ -661,18 +680,3 @@ function interventionArgs(iv, i, start, T, ops) {
   return { layer, hook, op: ops.indexOf(op), dims, positions, value: value ?? 0, vector };
 }
 
-/**
- * KL(p ‖ q) in nats between the softmaxes of two logit vectors, over their first n entries
- * (default all: pass the real vocabulary size to leave padded rows out).
- * @param {ArrayLike<number>} a @param {ArrayLike<number>} b @param {number} [n]
- */
-export function klDivergence(a, b, n = a.length) {
-  let ma = -Infinity, mb = -Infinity;
-  for (let i = 0; i < n; i++) { if (a[i] > ma) ma = a[i]; if (b[i] > mb) mb = b[i]; }
-  let za = 0, zb = 0;
-  for (let i = 0; i < n; i++) { za += Math.exp(a[i] - ma); zb += Math.exp(b[i] - mb); }
-  const lza = Math.log(za), lzb = Math.log(zb);
-  let kl = 0;
-  for (let i = 0; i < n; i++) { const la = a[i] - ma - lza; kl += Math.exp(la) * (la - (b[i] - mb - lzb)); }
-  return Math.max(0, kl);
-}

@@ -12,6 +12,8 @@ export const MODEL_CALLS = {
   neuronOutput: {},
   neuronWeightClasses: {},
   neuronWeightClass: {},
+  bilinearView: {},
+  bilinearGap: { arrays: [0] },
   unembedDirection: { arrays: [0] },
   hookNames: {},
   activationPatching: { arrays: [0, 1] },

@@ -1,5 +1,6 @@
 // Picking the k best of n scored items in one pass: the top tokens of a logit vector, the places a
-// neuron fires most. Shared so that every list in the package orders ties the same way.
+// neuron fires most. Shared so that every list in the package orders ties the same way. And the
+// one comparison of two logit vectors the package makes (KL of their softmaxes).
 
 /**
  * Indices 0..n-1 of the k items that rank first, best first. `before(a, b)` is true when item a
@@ -16,4 +17,20 @@ export function topIndices(n, k, before) {
     best[j] = i;
   }
   return best;
+}
+
+/**
+ * KL(p ‖ q) in nats between the softmaxes of two logit vectors, over their first n entries
+ * (default all: pass the real vocabulary size to leave padded rows out).
+ * @param {ArrayLike<number>} a @param {ArrayLike<number>} b @param {number} [n]
+ */
+export function klDivergence(a, b, n = a.length) {
+  let ma = -Infinity, mb = -Infinity;
+  for (let i = 0; i < n; i++) { if (a[i] > ma) ma = a[i]; if (b[i] > mb) mb = b[i]; }
+  let za = 0, zb = 0;
+  for (let i = 0; i < n; i++) { za += Math.exp(a[i] - ma); zb += Math.exp(b[i] - mb); }
+  const lza = Math.log(za), lzb = Math.log(zb);
+  let kl = 0;
+  for (let i = 0; i < n; i++) { const la = a[i] - ma - lza; kl += Math.exp(la) * (la - (b[i] - mb - lzb)); }
+  return Math.max(0, kl);
 }

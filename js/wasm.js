@@ -52,7 +52,7 @@ export const ABI = {
   model_state_bytes: ['f', 'p', 'i', 'i'], model_n_shards: ['i', 'p'], model_shard_segments: ['i', 'p', 'i', 'p'],
   model_n_tensors: ['i', 'p'], model_info: ['json', 'p'],
   mlp_down_column: ['rc', 'p', 'i', 'i', 'p', 'err'], unembed_direction: ['rc', 'p', 'p', 'p', 'err'],
-  mlp_down_readout: ['rc', 'p', 'i', 'p', 'p', 'err'], mlp_neuron_geometry: ['rc', 'p', 'i', 'i', 'p', 'err'], head_readout: ['rc', 'p', 'i', 'i', 'p', 'err'],
+  mlp_down_readout: ['rc', 'p', 'i', 'p', 'p', 'err'], mlp_neuron_geometry: ['rc', 'p', 'i', 'i', 'p', 'err'], mlp_interaction: ['rc', 'p', 'i', 'p', 'i', 'p', 'err'], head_readout: ['rc', 'p', 'i', 'i', 'p', 'err'],
   // threads (js/threads.js)
   pool_create: ['p!', 'i', 'err'], pool_destroy: ['v', 'p'], pool_enter: ['v', 'p', 'i'], pool_running: ['i', 'p'],
   pool_caller_can_block: ['v', 'p', 'i'],
@@ -61,7 +61,7 @@ export const ABI = {
   state_set_gdn: ['rc', 'p', 'i', 'i', 'err'], unembed_vec: ['v', 'p', 'p', 'p'],
   run_new: ['p!', 'p', 'i', 'i', 'i', 'i', 'err'], run_hook: ['i!', 'p', 'sz', 'err'], run_hook_data: ['p', 'p', 'i'],
   run_hook_count: ['f', 'p', 'i'], run_intervene: ['rc', 'p', 'i', 'sz', 'i', 'i32n', 'i32n', 'f', 'f32n', 'err'],
-  run_lens: ['rc', 'p', 'i32n', 'i', 'i', 'i', 'err'], run_exec: ['rc', 'p', 'i32', 'err'], run_logits: ['p', 'p'],
+  run_lens: ['rc', 'p', 'i32n', 'i', 'i', 'i', 'err'], run_bilinear: ['rc', 'p', 'i', 'err'], run_exec: ['rc', 'p', 'i32', 'err'], run_logits: ['p', 'p'],
   run_stat: ['p', 'p', 'i'], run_lens_top_ids: ['p', 'p'], run_lens_top_logits: ['p', 'p'], run_lens_top_probs: ['p', 'p'],
   run_free: ['v', 'p'],
   // sampling: one sampler per generation (its random state, scratch and the last logprob)

@@ -23,6 +23,7 @@ struct ms_run {
     int lens_cap0;          /* its captures: [kind][layer] from cap[lens_cap0] */
     int32_t *lens_ids;
     float *lens_logits, *lens_probs;
+    uint8_t bilinear[MS_MAX_LAYERS]; /* MLPs whose SiLU is replaced by z/2 (ms_run_add_bilinear) */
 };
 
 ms_run *ms_run_create(ms_state *s, int T, int want_stats, int topk, int logits_mode, ms_err *err) {
@@ -159,6 +160,14 @@ int ms_run_add_intervention(ms_run *r, int layer, const char *hook, size_t hook_
     r->iv[k].dims = n_dims ? d : NULL;
     r->iv[k].positions = n_positions ? p : NULL;
     r->iv[k].vector = n_vector ? v : NULL;
+    return MS_OK;
+}
+
+int ms_run_add_bilinear(ms_run *r, int layer, ms_err *err) {
+    const ms_config *c = &r->s->m->cfg;
+    if (layer < 0 || layer >= c->n_layers) return ms_fail(err, MS_E_ARG, "bilinearMlp: layer %d is not in 0..%d", layer, c->n_layers - 1);
+    r->bilinear[layer] = 1;
+    r->o.bilinear_mlp = r->bilinear;
     return MS_OK;
 }
 

@@ -34,6 +34,8 @@ const float *ms_run_hook_values(const ms_run *r, int i, size_t *count);
  * positions) empty for all; vector empty (use value) or one value per component */
 int ms_run_add_intervention(ms_run *r, int layer, const char *hook, size_t hook_len, int op, const int32_t *dims, int n_dims,
                             const int32_t *positions, int n_positions, float value, const float *vector, int n_vector, ms_err *err);
+/* layer `layer`'s MLP runs with its SiLU replaced by z/2, its bilinear term (engine/forward.h) */
+int ms_run_add_bilinear(ms_run *r, int layer, ms_err *err);
 /* the logit lens at `positions` (negative: from the end) of every layer's hook_resid_post and,
  * with after_mixer, hook_resid_mid: the k most likely of the first n_real tokens */
 int ms_run_add_lens(ms_run *r, const int32_t *positions, int n, int k, int after_mixer, int n_real, ms_err *err);

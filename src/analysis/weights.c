@@ -67,3 +67,59 @@ int ms_mlp_neuron_geometry(const ms_model *m, int layer, int fold_norm, float *o
     free(downT); free(rows); free(gain);
     return MS_OK;
 }
+
+typedef struct {
+    const float *G, *U, *c; /* [I][H] w_gate and w_in rows (gain folded in or not), c[I] */
+    int H, I;
+    float *P;               /* [H][H]: P[i][j] = sum_k c_k G[k][i] U[k][j] */
+} interaction_job;
+
+static void interaction_part(void *ctx, int part, int n) {
+    const interaction_job *j = ctx;
+    const int H = j->H;
+    for (int i = H * part / n; i < H * (part + 1) / n; i++) {
+        float *p = j->P + (size_t)i * H;
+        for (int h = 0; h < H; h++) p[h] = 0;
+        for (int k = 0; k < j->I; k++) {
+            const float a = j->c[k] * j->G[(size_t)k * H + i];
+            if (a == 0) continue;
+            const float *u = j->U + (size_t)k * H;
+            for (int h = 0; h < H; h++) p[h] += a * u[h];
+        }
+    }
+}
+
+int ms_mlp_interaction(const ms_model *m, int layer, const float *c, int fold_norm, float *Q, ms_err *err) {
+    const ms_config *cf = &m->cfg;
+    if (!m->finalized) return ms_fail(err, MS_E_STATE, "model is not fully loaded");
+    if (layer < 0 || layer >= cf->n_layers) return ms_fail(err, MS_E_ARG, "layer %d is not in 0..%d", layer, cf->n_layers - 1);
+    const ms_layer *L = &m->layers[layer];
+    const int H = cf->hidden, I = cf->intermediate;
+    for (int k = 0; k < I; k++)
+        if (!isfinite(c[k])) return ms_fail(err, MS_E_ARG, "the read-out weight of neuron %d is not a finite number", k);
+    float *G = malloc((size_t)I * H * sizeof *G), *U = malloc((size_t)I * H * sizeof *U);
+    if (!G || !U) {
+        free(G); free(U);
+        return ms_fail(err, MS_E_MEMORY, "cannot allocate %zu bytes for layer %d's interaction matrix", 2 * (size_t)I * H * sizeof(float), layer);
+    }
+    const float *w = L->post_norm->data;
+    for (int k = 0; k < I; k++) {
+        float *g = G + (size_t)k * H, *u = U + (size_t)k * H;
+        if (c[k] == 0) continue; /* rows that take no part are never read */
+        ms_tensor_row_f32(L->gate, k, g);
+        ms_tensor_row_f32(L->up, k, u);
+        if (fold_norm)
+            for (int h = 0; h < H; h++) { const float s = cf->norm_offset + w[h]; g[h] *= s; u[h] *= s; }
+    }
+    interaction_job job = {G, U, c, H, I, Q};
+    ms_pool_run(ms_pool_for_rows(m->pool, H), interaction_part, &job);
+    /* Q = (P + Pᵀ) / 4, in place */
+    for (int i = 0; i < H; i++)
+        for (int j = i; j < H; j++) {
+            const float q = 0.25f * (Q[(size_t)i * H + j] + Q[(size_t)j * H + i]);
+            Q[(size_t)i * H + j] = q;
+            Q[(size_t)j * H + i] = q;
+        }
+    free(G); free(U);
+    return MS_OK;
+}

@@ -32,4 +32,13 @@ enum {
  * (norm_offset + post_attention_layernorm): the directions of the residual stream they read (up
  * to the norm's positive 1/rms). Split over the model's threads by neuron. */
 int ms_mlp_neuron_geometry(const ms_model *m, int layer, int fold_norm, float *out, ms_err *err);
+
+/* The MLP of layer `layer` as a bilinear form (Pearce et al. 2025, "Bilinear MLPs enable
+ * weight-based mechanistic interpretability"): near z = 0, silu(z) = z/2 + z²/4 − …, so with
+ * SiLU replaced by z/2 neuron k gives (w_gate,k · x)(w_in,k · x)/2 and a read-out of the MLP's
+ * output with weights c (c_k = u · w_out,k for an output direction u; one-hot for one neuron) is
+ *     Σ_k c_k (w_gate,k · x)(w_in,k · x)/2 = xᵀ Q x,   Q = ¼ Σ_k c_k (w_gate,k w_in,kᵀ + w_in,k w_gate,kᵀ)
+ * Q[hidden][hidden] is symmetric; with fold_norm, w_gate and w_in carry the MLP norm's gain, so x
+ * is the normed stream before its gain (resid_mid / rms). Rows of Q are split over the threads. */
+int ms_mlp_interaction(const ms_model *m, int layer, const float *c, int fold_norm, float *Q, ms_err *err);
 #endif

@@ -94,6 +94,7 @@ API(ms_run_intervene) int ms_run_intervene(ms_run *r, int layer, const char *hoo
                                            const int32_t *positions, int n_positions, float value, const float *vector, int n_vector, ms_err *err) {
     return ms_run_add_intervention(r, layer, hook, hook_len, op, dims, n_dims, positions, n_positions, value, vector, n_vector, err);
 }
+API(ms_run_bilinear) int ms_run_bilinear(ms_run *r, int layer, ms_err *err) { return ms_run_add_bilinear(r, layer, err); }
 API(ms_run_lens) int ms_run_lens(ms_run *r, const int32_t *positions, int n, int k, int after_mixer, int n_real, ms_err *err) {
     return ms_run_add_lens(r, positions, n, k, after_mixer, n_real, err);
 }
@@ -101,6 +102,7 @@ API(ms_mlp_down_column) int ms_mlp_down_column_api(ms_model *m, int layer, int n
 API(ms_unembed_direction) int ms_unembed_direction_api(ms_model *m, const float *v, float *logits, ms_err *err) { return ms_unembed_direction(m, v, logits, err); }
 API(ms_mlp_down_readout) int ms_mlp_down_readout_api(ms_model *m, int layer, const float *u, float *out, ms_err *err) { return ms_mlp_down_readout(m, layer, u, out, err); }
 API(ms_mlp_neuron_geometry) int ms_mlp_neuron_geometry_api(ms_model *m, int layer, int fold_norm, float *out, ms_err *err) { return ms_mlp_neuron_geometry(m, layer, fold_norm, out, err); }
+API(ms_mlp_interaction) int ms_mlp_interaction_api(ms_model *m, int layer, const float *c, int fold_norm, float *q, ms_err *err) { return ms_mlp_interaction(m, layer, c, fold_norm, q, err); }
 API(ms_head_readout) int ms_head_readout_api(ms_model *m, int token, int minus, float *out, ms_err *err) { return ms_head_readout(m, token, minus, out, err); }
 API(ms_run_exec) int ms_run_exec(ms_run *r, const int32_t *ids, ms_err *err) { return ms_run_execute(r, ids, err); }
 API(ms_run_logits) float *ms_run_logits(const ms_run *r) { return ms_run_logits_of(r); }

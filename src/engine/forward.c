@@ -163,7 +163,7 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
             ms_mlp_gate_up(s, l, s->xn, B);
             hook_point(o, l, MS_HOOK_MLP_PRE, s->gate, I, t0, pos0, B);
             hook_point(o, l, MS_HOOK_MLP_PRE_LINEAR, s->up, I, t0, pos0, B);
-            ms_mlp_activate(s, B);
+            ms_mlp_activate(s, B, o->bilinear_mlp && o->bilinear_mlp[l]);
             hook_point(o, l, MS_HOOK_MLP_POST, s->gate, I, t0, pos0, B);
             if (st && st->topk)
                 for (int t = 0; t < B; t++)

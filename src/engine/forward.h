@@ -47,6 +47,7 @@ typedef struct {
     int n_interventions;
     float *logits;                   /* optional: [vocab] for the last token, or [T][vocab] */
     int logits_all;
+    const uint8_t *bilinear_mlp;     /* optional [n_layers]: 1 = that MLP's SiLU replaced by z/2 */
 } ms_forward_opts;
 
 /* The rules an intervention must meet (E_ARG naming the field otherwise): ms_forward checks every

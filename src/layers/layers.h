@@ -27,7 +27,7 @@ void ms_gated_deltanet(ms_state *s, int l, const float *xn, int B, float *out,
                        double *stats_norm2, float *stats_decay, float *stats_beta);
 /* mlp_swiglu.c: mlp(m) = down_proj( silu(gate_proj m) ⊙ up_proj m ), in steps for the hooks */
 void ms_mlp_gate_up(ms_state *s, int l, const float *m_in, int B);   /* -> s->gate, s->up */
-void ms_mlp_activate(ms_state *s, int B);                            /* s->gate = silu(gate) ⊙ up */
+void ms_mlp_activate(ms_state *s, int B, int bilinear);              /* s->gate = silu(gate) ⊙ up, or (bilinear) gate/2 ⊙ up */
 void ms_mlp_down(ms_state *s, int l, int B, float *out);             /* out = down_proj s->gate */
 
 static inline float ms_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }

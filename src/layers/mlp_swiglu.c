@@ -10,17 +10,22 @@ void ms_mlp_gate_up(ms_state *s, int l, const float *m_in, int B) {
     ms_linear(s->m, L->up, m_in, B, s->up);
 }
 
-typedef struct { ms_state *s; int B; } mlp_job;
+typedef struct { ms_state *s; int B, bilinear; } mlp_job;
 
 static void activate_part(void *ctx, int part, int n) {
     const mlp_job *j = ctx;
     const size_t I = (size_t)j->s->m->cfg.intermediate;
     const size_t i0 = I * (size_t)(j->B * part / n), i1 = I * (size_t)(j->B * (part + 1) / n);
-    j->s->m->kern.silu_mul(j->s->gate + i0, j->s->gate + i0, j->s->up + i0, i1 - i0);
+    float *g = j->s->gate, *u = j->s->up;
+    if (!j->bilinear) j->s->m->kern.silu_mul(g + i0, g + i0, u + i0, i1 - i0);
+    else /* silu(z) = z/2 + z^2/4 - ...: its first term makes the neuron (w_gate.x)(w_in.x)/2, bilinear in x */
+        for (size_t i = i0; i < i1; i++) g[i] = 0.5f * g[i] * u[i];
 }
 
-void ms_mlp_activate(ms_state *s, int B) {
-    mlp_job job = {s, B};
+/* bilinear: the SiLU replaced by its linear term z/2 (an ablation: how far the layer is from a
+ * bilinear MLP, analysis/weights.h's interaction matrix) */
+void ms_mlp_activate(ms_state *s, int B, int bilinear) {
+    mlp_job job = {s, B, bilinear};
     ms_pool_run(ms_pool_for_rows(s->m->pool, B), activate_part, &job); /* tokens over threads */
 }
 

@@ -3,7 +3,7 @@
 import {
   loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES,
   topTokens, fmtBytes, createEngine, MlpscopeError, demoModelUrl, listCachedModels, deleteCachedModel,
-  klDivergence, WEIGHT_CLASSES, weightClassOf, type WeightClassResult, type WeightClass, type Intervention, type PatchingResult, type Decomposition,
+  klDivergence, WEIGHT_CLASSES, weightClassOf, jacobiEigen, topEigen, type BilinearView, type BilinearGap, type WeightClassResult, type WeightClass, type Intervention, type PatchingResult, type Decomposition,
   type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo, type GenerationSummary,
 } from '../../js/index.js';
 
@@ -62,6 +62,9 @@ export async function usage(): Promise<void> {
   const wc: WeightClassResult = model.neuronWeightClasses({ layers: [0], threshold: 0.4, foldNorm: false });
   const one: WeightClass = model.neuronWeightClass(0, 1).class;
   console.log(wc.layers[0].counts.enrichment, WEIGHT_CLASSES[wc.layers[0].classes[0]], one, weightClassOf(0.9, 0.9, 0.9).atypical);
+  const bv: BilinearView = model.bilinearView({ layer: 0, neuron: 3, k: 2 });
+  const bg: BilinearGap = model.bilinearGap('Once upon a time', { layers: [0] });
+  console.log(bv.eigen[0].value, bv.Q.length, bg.layers[0].kl, topEigen(bv.Q, 8, 1)[0].residual, jacobiEigen(new Float64Array(4), 2).values[0]);
   const e = await createEngine({ threads: 1 });
   console.log(e.info.neuron_geometry[0]);
   e.shutdown();
