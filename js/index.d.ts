@@ -16,7 +16,7 @@ export type DType = 'f32' | 'f16' | 'bf16' | 'q8' | 'q8_0' | 'q4' | 'q4_0';
 /** The dimensions statistics are laid out in. */
 export type StatDim = 'layer' | 'token' | 'top_k' | 'gdn_head';
 /** The name of a statistic (MS_STAT_LIST). */
-export type StatName = 'resid_pre_l2' | 'attn_out_l2' | 'resid_mid_l2' | 'mlp_out_l2' | 'resid_post_l2' | 'mlp_ratio' | 'top_idx' | 'top_val' | 'layer_ms' | 'gdn_state_norm' | 'gdn_decay' | 'gdn_beta' | 'gdn_decay_head' | 'gdn_beta_head';
+export type StatName = 'resid_pre_l2' | 'attn_out_l2' | 'resid_mid_l2' | 'mlp_out_l2' | 'resid_post_l2' | 'mlp_ratio' | 'top_idx' | 'top_val' | 'layer_ms' | 'gdn_state_norm' | 'gdn_decay' | 'gdn_beta' | 'gdn_decay_head' | 'gdn_beta_head' | 'gdn_log_decay_head';
 /** The statistics of a forward call with a value per token, one per row of the engine's table (MS_STAT_LIST):
  *  stats.X[layer] holds the values over the other dimensions ([token], or [token × …]); the ones collected
  *  only for models with Gated DeltaNet layers are optional. */
@@ -47,6 +47,8 @@ export interface StatArrays {
   gdn_decay_head?: Float32Array[];
   /** beta of each DeltaNet head: how strongly it writes the token: [layer][token][gdn_head] */
   gdn_beta_head?: Float32Array[];
+  /** g of each DeltaNet head, the log of its decay (TransformerLens 3's linear_attn.hook_log_decay): [layer][token][gdn_head] */
+  gdn_log_decay_head?: Float32Array[];
 }
 // ---- end of GENERATED ----
 

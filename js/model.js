@@ -5,6 +5,7 @@ import { topIndices, klDivergence } from './select.js';
 import * as A from './args.js';
 import { neuronWeightClasses, neuronWeightClass } from './geometry.js';
 import { bilinearView, bilinearGap } from './bilinear.js';
+import { resolveAlias } from './aliases.js';
 
 export { klDivergence };
 
@@ -356,10 +357,25 @@ export class Model {
     const start = c.state_pos(this.s);
     const mode = e.info.logits_modes.indexOf(logits); // the engine's code for 'none' | 'last' | 'all'
     if (mode < 0) throw new MlpscopeError('E_ARG', `logits: '${logits}' is not one of ${e.info.logits_modes.join(', ')}`);
-    const run = c.run_new(this.s, T, stats ? 1 : 0, topK, mode);
+    // TransformerLens 3's linear_attn names (js/aliases.js): another name of a hook point, or a
+    // per-head statistic (collected for the call even when the statistics are not asked for)
+    const mixers = this.info().mixers, named = hooks.map((name) => {
+      const a = resolveAlias(String(name), mixers);
+      if (a?.error) throw new MlpscopeError('E_ARG', a.error);
+      return { name, a };
+    });
+    const statAliases = named.filter((x) => x.a?.stat);
+    const run = c.run_new(this.s, T, stats || statAliases.length ? 1 : 0, topK, mode);
     try {
-      const caps = hooks.map((name) => ({ name, i: c.run_hook(run, String(name)) }));
-      interventions.forEach((iv, i) => {
+      const caps = named.filter((x) => !x.a?.stat).map(({ name, a }) => ({ name, i: c.run_hook(run, a ? a.hook : String(name)) }));
+      interventions.forEach((iv0, i) => {
+        let iv = iv0;
+        if (typeof iv0?.hook === 'string' && iv0.hook.includes('linear_attn.')) {
+          const full = iv0.hook.startsWith('blocks.') ? iv0.hook : `blocks.${iv0.layer}.${iv0.hook}`, a = resolveAlias(full, mixers);
+          if (a?.error) throw new MlpscopeError('E_ARG', `interventions[${i}]: ${a.error}`);
+          if (a?.stat) throw new MlpscopeError('E_ARG', `interventions[${i}]: "${full}" is a statistic of the layer here (${a.stat}): it can be read, not changed`);
+          if (a) iv = { ...iv0, hook: a.hook, layer: undefined };
+        }
         const a = interventionArgs(iv, i, start, T, this.e.info.intervention_ops);
         c.run_intervene(run, a.layer, a.hook, a.op, a.dims, a.positions, a.value, a.vector);
       });
@@ -375,6 +391,10 @@ export class Model {
       else if (logits !== 'none') {
         const lp = c.run_logits(run);
         out.logits = e.f32.slice(lp >> 2, (lp >> 2) + cfg.vocab_size * (logits === 'all' ? T : 1));
+      }
+      for (const { name, a } of statAliases) {
+        const d = e.info.stats.find((s) => s.name === a.stat), p = c.run_stat(run, d.id), Hv = cfg.linear_num_value_heads;
+        out.hooks[name] = e.f32.slice((p >> 2) + a.layer * T * Hv, (p >> 2) + (a.layer + 1) * T * Hv); // [token][head]
       }
       if (stats) {
         // every statistic the engine lists (ms_engine_info), [layer] arrays of its other dimensions

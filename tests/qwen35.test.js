@@ -56,7 +56,7 @@ for (const cfg of configs) {
       const H = r.stats.gdn_heads;
       worst.stateNorm = Math.max(worst.stateNorm, relStats((l, t, h) => r.stats.gdn_state_norm[l][t * H + h], ref.stats.gdn_state_norm, T));
       // each DeltaNet head's decay exp(g) and write strength beta, per token
-      for (const k of ['gdn_decay_head', 'gdn_beta_head'])
+      for (const k of ['gdn_decay_head', 'gdn_beta_head', 'gdn_log_decay_head'])
         worst.headGates = Math.max(worst.headGates ?? 0, relStats((l, t, h) => r.stats[k][l][t * H + h], ref.stats[k], T));
       // native build, same weights
       const nat = JSON.parse(execFileSync(NATIVE, ['forward', dir, '--ids', ids.join(',')], { maxBuffer: 1 << 28, encoding: 'utf8' }));

@@ -150,6 +150,7 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
                             st->gdn_state_norm[k] = (float)sqrt(s->gdn_norm2[th]);
                             st->gdn_decay_head[k] = expf(s->gdn_g[th]);
                             st->gdn_beta_head[k] = s->gdn_beta[th];
+                            st->gdn_log_decay_head[k] = s->gdn_g[th];
                         }
             }
             hook_point(o, l, MS_HOOK_ATTN_OUT, s->mix_out, H, t0, pos0, B);

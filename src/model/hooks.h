@@ -53,6 +53,7 @@ extern const ms_hook_info ms_hook_table[MS_HOOK__COUNT];
     X(gdn_beta, float, "f32", MS_SHAPE_LT, MS_WHEN_GDN, "mean beta over the DeltaNet heads (write strength)")          \
     X(gdn_decay_head, float, "f32", MS_SHAPE_LTH, MS_WHEN_GDN, "exp(g) of each DeltaNet head: how much of its state it keeps") \
     X(gdn_beta_head, float, "f32", MS_SHAPE_LTH, MS_WHEN_GDN, "beta of each DeltaNet head: how strongly it writes the token") \
+    X(gdn_log_decay_head, float, "f32", MS_SHAPE_LTH, MS_WHEN_GDN, "g of each DeltaNet head, the log of its decay (TransformerLens 3's linear_attn.hook_log_decay)") \
     MS_STAT_TEST_ROWS(X)
 
 /* A row the test builds alone have (-DMS_TEST_EXPORTS: build/wasm/mlpscope-test.wasm), to show that

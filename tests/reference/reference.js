@@ -130,7 +130,7 @@ export class Reference {
   /** Feeds ids one at a time; returns per-position logits (all) and statistics [layer][pos]. */
   run(ids) {
     const c = this.c;
-    const st = { resid_pre_l2: [], attn_out_l2: [], resid_mid_l2: [], mlp_out_l2: [], resid_post_l2: [], mlp_ratio: [], gdn_state_norm: [], gdn_decay: [], gdn_beta: [], gdn_decay_head: [], gdn_beta_head: [], top_idx: [] };
+    const st = { resid_pre_l2: [], attn_out_l2: [], resid_mid_l2: [], mlp_out_l2: [], resid_post_l2: [], mlp_ratio: [], gdn_state_norm: [], gdn_decay: [], gdn_beta: [], gdn_decay_head: [], gdn_beta_head: [], gdn_log_decay_head: [], top_idx: [] };
     for (const k in st) for (let l = 0; l < c.L; l++) st[k].push([]);
     const logits = [];
     for (const id of ids) {
@@ -210,7 +210,7 @@ export class Reference {
     const out = new Float64Array(vd);
     const norms = [];
     let decay = 0, betaSum = 0;
-    const decays = [], betas = [];
+    const decays = [], betas = [], logDecays = [];
     for (let h = 0; h < c.hv; h++) {
       const kh = Math.floor(h / (c.hv / c.hk));
       const q = l2n(y.slice(kh * c.dk, (kh + 1) * c.dk)).map((v) => v / Math.sqrt(c.dk));
@@ -219,7 +219,7 @@ export class Reference {
       const beta = sigmoid(b[h]);
       const g = -Math.exp(this.W[P + 'A_log'][h]) * softplus(a[h] + this.W[P + 'dt_bias'][h]);
       decay += Math.exp(g); betaSum += beta;
-      decays.push(Math.exp(g)); betas.push(beta);
+      decays.push(Math.exp(g)); betas.push(beta); logDecays.push(g);
       const S = this.S[l][h], dv = c.dvh;
       for (let i = 0; i < S.length; i++) S[i] *= Math.exp(g);
       const d = new Float64Array(dv);
@@ -236,6 +236,7 @@ export class Reference {
     }
     st.gdn_state_norm[l].push(norms);
     st.gdn_decay_head[l].push(decays);
+    st.gdn_log_decay_head[l].push(logDecays);
     st.gdn_beta_head[l].push(betas);
     st.gdn_decay[l].push(decay / c.hv);
     st.gdn_beta[l].push(betaSum / c.hv);
