@@ -1,12 +1,103 @@
 // <section id="neurons">: the MLP drawn as neurons: x feeds two parallel branches, gate (then
 // SiLU) and up, which meet at ⊙; the product goes through down_proj back to the stream's width.
-// The live walk's neuron ('walk', from the gated section) is lit with its numbers.
-import { $, chartWidth, fmt, int, on, setText, state } from '../core.js';
+// The live walk's neuron ('walk', from the gated section) is lit with its numbers. Its "go deeper"
+// panel dissects that neuron: its weight class (the cosines of w_gate, w_in, w_out), its sign
+// quadrant and bilinear term at the walk's token, its layer's class counts, and how far each
+// layer's MLP is from bilinear on the reader's sentence (model.bilinearGap).
+import { $, bi, biSvg, chartWidth, fmt, guard, int, on, setText, state } from '../core.js';
+
+let live = null; // the walk's neuron, as last announced
+let gap = null; // { runId, result } of the bilinear gap for the reader's sentence
 
 export function mount() {
   draw(null, null);
-  on('model', () => draw(state.info.config, null));
-  on('walk', (live) => draw(state.info.config, live));
+  on('model', () => { live = null; gap = null; draw(state.info.config, null); });
+  on('walk', (w) => { live = w; draw(state.info.config, w); return anatomy(); });
+  on('run', () => showGap(false));
+  on('unload', () => { live = null; gap = null; for (const id of ['anatomy-cos', 'anatomy-class', 'anatomy-token', 'anatomy-counts', 'anatomy-gap', 'anatomy-gap-note']) $(id).innerHTML = ''; });
+  $('deeper-anatomy').addEventListener('toggle', () => { if ($('deeper-anatomy').open) { anatomy(); showGap(false); } });
+  $('anatomy-gap-run').addEventListener('click', () => showGap(true));
+}
+
+const open = () => $('deeper-anatomy').open;
+
+/** what each input-output class means, in a sentence (js/geometry.js) */
+const CLASS_TEXT = {
+  enrichment: { zh: '增强型：w_in 和 w_out 同向，门也读同一个方向——它把读到的方向再加强一些。', en: 'enrichment: w_in and w_out point the same way and the gate reads that direction too: it adds more of what it reads.' },
+  conditional_enrichment: { zh: '条件增强型：w_in 和 w_out 同向，但门读的是另一个方向——由门决定什么时候加强。', en: 'conditional enrichment: w_in and w_out point the same way, but the gate reads another direction and decides when.' },
+  depletion: { zh: '削弱型：w_out 与 w_in 反向，门也读同一个方向——它抹掉读到的方向。', en: 'depletion: w_out points against w_in and the gate reads that direction too: it takes away what it reads.' },
+  conditional_depletion: { zh: '条件削弱型：w_out 与 w_in 反向，但门读的是另一个方向——由门决定什么时候削弱。', en: 'conditional depletion: w_out points against w_in, but the gate reads another direction and decides when.' },
+  proportional_change: { zh: '比例型：写出的是门自己读的方向，大小随 w_in 读到的量变化。', en: 'proportional change: it writes the gate\'s own direction, scaled by what w_in reads.' },
+  orthogonal_output: { zh: '正交输出：写出的方向和读入的两个方向都不相近——它把信息写到别的方向上。', en: 'orthogonal output: it writes a direction close to neither of the two it reads: it moves information elsewhere.' },
+};
+const CLASS_SHORT = { enrichment: { zh: '增强', en: 'enrichment' }, conditional_enrichment: { zh: '条件增强', en: 'conditional enrichment' }, depletion: { zh: '削弱', en: 'depletion' },
+  conditional_depletion: { zh: '条件削弱', en: 'conditional depletion' }, proportional_change: { zh: '比例', en: 'proportional change' }, orthogonal_output: { zh: '正交输出', en: 'orthogonal output' } };
+
+/** the walk's neuron from its weights and at the walk's token, and its layer's class counts */
+async function anatomy() {
+  if (!live || !open() || !state.model) return;
+  const w = live, card = $('anatomy-card');
+  await guard(card, async () => {
+    const r = await state.model.neuronWeightClasses({ layers: [w.l] }), L = r.layers[0];
+    if (live !== w) return; // a newer neuron took over
+    const cls = r.classes[L.classes[w.j]], atypical = L.atypical[w.j] === 1;
+    const cos = [['cos(w_gate, w_in)', L.cosGateIn[w.j]], ['cos(w_gate, w_out)', L.cosGateOut[w.j]], ['cos(w_in, w_out)', L.cosInOut[w.j]]];
+    setText($('anatomy-h'), { zh: `第 ${w.l} 层 #${w.j}（上图亮起的神经元）`, en: `Layer ${w.l} #${w.j} (the neuron lit above)` });
+    card.dataset.layer = String(w.l); card.dataset.neuron = String(w.j);
+    // three cosines on a -1..1 scale, the threshold ±0.5 marked
+    $('anatomy-cos').innerHTML = cos.map(([name, v]) => `<div class="cos-row" data-v="${v}"><code>${name}</code><span class="cos-track"><span class="cos-mark" style="left:25%"></span><span class="cos-mark" style="left:75%"></span>` +
+      `<span class="cos-bar ${v >= 0 ? 'pos' : 'neg'}" style="${v >= 0 ? 'left:50%' : `left:${(50 + 50 * v).toFixed(2)}%`};width:${(50 * Math.abs(v)).toFixed(2)}%"></span></span><b>${fmt(v, 2)}</b></div>`).join('');
+    $('anatomy-class').dataset.class = cls;
+    $('anatomy-class').innerHTML = bi({ zh: `类别：${CLASS_TEXT[cls].zh}${atypical ? '（非典型：门与 w_in 的关系和这一类的原型不同）' : ''}`, en: `Class: ${CLASS_TEXT[cls].en}${atypical ? ' (atypical: its gate and w_in relate unlike the class\'s prototype)' : ''}` });
+    // at the walk's token: the sign quadrant, and the real output against the bilinear term
+    const b = 0.5 * w.g * w.u, sg = w.g >= 0 ? '+' : '−', su = w.u >= 0 ? '+' : '−', off = w.p !== 0 ? Math.abs(w.p - b) / Math.abs(w.p) : 0;
+    Object.assign($('anatomy-token').dataset, { g: String(w.g), u: String(w.u), p: String(w.p), b: String(b) });
+    setText($('anatomy-token'), {
+      zh: `在 token ${JSON.stringify(w.piece)} 上：门 ${sg}、up ${su} 象限（gate = ${fmt(w.g, 2)}，up = ${fmt(w.u, 2)}）。真实输出 silu(gate)·up = ${fmt(w.p)}，双线性近似 ½·gate·up = ${fmt(b)}，相差 ${(100 * off).toFixed(0)}%。${w.g < 0 ? '门为负时 SiLU 只放过一小部分并且翻了号，近似也就不准。' : w.g > 2 ? '门很大时 silu(z) ≈ z，比 z/2 大一倍。' : ''}`,
+      en: `At token ${JSON.stringify(w.piece)}: the gate ${sg}, up ${su} quadrant (gate = ${fmt(w.g, 2)}, up = ${fmt(w.u, 2)}). The real output silu(gate)·up = ${fmt(w.p)}, the bilinear term ½·gate·up = ${fmt(b)}, ${(100 * off).toFixed(0)}% apart.${w.g < 0 ? ' With a negative gate SiLU lets only a small, sign-flipped part through, so the term is far off.' : w.g > 2 ? ' With a large gate silu(z) ≈ z, twice z/2.' : ''}` });
+    drawCounts(r.classes, L, w.l, cls);
+  });
+}
+
+/** the six classes in the walk's layer: one bar each (rows, so that a phone has room for the
+ *  names), the neuron's own class marked */
+function drawCounts(names, L, l, mine) {
+  const n = L.classes.length, max = Math.max(...names.map((c) => L.counts[c]), 1);
+  setText($('anatomy-counts-h'), { zh: `第 ${l} 层 ${int(n)} 个神经元的类别（cos(w_in, w_out) 的中位数 ${fmt(L.medianCosInOut, 3)}）`, en: `The classes of layer ${l}'s ${int(n)} neurons (median cos(w_in, w_out) ${fmt(L.medianCosInOut, 3)})` });
+  $('anatomy-counts').innerHTML = names.map((c) => `<div class="cos-row cls${c === mine ? ' mine' : ''}" data-class="${c}" data-count="${L.counts[c]}"><span>${bi(CLASS_SHORT[c])}</span>` +
+    `<span class="cos-track"><span class="cos-bar ${c === mine ? 'neg' : 'pos'}" style="left:0;width:${(100 * L.counts[c] / max).toFixed(2)}%"></span></span><b>${L.counts[c]}</b></div>`).join('');
+}
+
+/** KL(real ‖ bilinear) per layer on the reader's sentence: on small models when the panel opens,
+ *  on big ones (a pass per layer) when asked */
+async function showGap(asked) {
+  if (!open() || !state.run || !state.model) return;
+  const big = state.info.config.hidden_size >= 512;
+  $('anatomy-gap-run').hidden = !big;
+  if (gap?.runId === state.runId) { drawGap(gap.result); return; }
+  $('anatomy-gap').innerHTML = '';
+  if (big && !asked) { setText($('anatomy-gap-note'), { zh: '这个模型较大：点“计算”开始。', en: 'This model is large: press “Compute” to start.' }); return; }
+  const runId = state.runId;
+  await guard($('anatomy-gap-card'), async () => {
+    const result = await state.model.bilinearGap(Array.from(state.ids));
+    if (runId !== state.runId) return;
+    gap = { runId, result };
+    drawGap(result);
+  });
+}
+
+function drawGap(g) {
+  const L = g.layers.length, W = chartWidth($('anatomy-gap'), 170, () => drawGap(g)), bw = (W - 20) / L, max = Math.max(...g.layers.map((x) => x.kl), 1e-9);
+  $('anatomy-gap').innerHTML = g.layers.map((x, i) => {
+    const h = (110 * x.kl) / max, cx = 10 + i * bw;
+    return `<g data-layer="${x.layer}" data-kl="${x.kl}" data-dloss="${x.dLoss}"><rect x="${(cx + 3).toFixed(1)}" y="${(128 - h).toFixed(1)}" width="${(bw - 6).toFixed(1)}" height="${Math.max(h, 0.5).toFixed(1)}" fill="var(--gate)"><title>${x.kl.toFixed(4)}</title></rect>` +
+      `<text x="${(cx + bw / 2).toFixed(1)}" y="146" text-anchor="middle" class="tick">${x.layer}</text></g>`;
+  }).join('') + `<text x="10" y="166" class="tick">${biSvg({ zh: '层（条高：KL，单位 nats）', en: 'layer (bar height: KL in nats)' })}</text>`;
+  const sorted = [...g.layers].sort((a, b) => a.kl - b.kl), near = sorted[0], far = sorted.at(-1);
+  $('anatomy-gap-note').dataset.far = String(far.layer);
+  setText($('anatomy-gap-note'), {
+    zh: `最接近双线性的是第 ${near.layer} 层（KL ${near.kl.toFixed(4)}），最离不开门的是第 ${far.layer} 层（KL ${far.kl.toFixed(3)}，下一个 token 的损失 ${far.dLoss >= 0 ? '+' : ''}${far.dLoss.toFixed(3)}）。所有层一起换掉：KL ${g.all.kl.toFixed(2)}。`,
+    en: `Closest to bilinear: layer ${near.layer} (KL ${near.kl.toFixed(4)}); the one that needs its gate most: layer ${far.layer} (KL ${far.kl.toFixed(3)}, next-token loss ${far.dLoss >= 0 ? '+' : ''}${far.dLoss.toFixed(3)}). All layers replaced at once: KL ${g.all.kl.toFixed(2)}.` });
 }
 
 function draw(cfg, live) {
