@@ -463,6 +463,21 @@ export interface BilinearGap { tokens: number; loss: number; layers: { layer: nu
 export function jacobiEigen(a: Float64Array, n: number): { values: Float64Array; vectors: Float64Array };
 /** The k eigenpairs of largest |value| of a symmetric n×n matrix (Lanczos with full reorthogonalization). */
 export function topEigen(Q: ArrayLike<number>, n: number, k: number): { value: number; vector: Float32Array; residual: number }[];
+/** A language-specific neuron (Tang et al. 2024): its activation probability (share of tokens with mlp.hook_pre > 0) and mean mlp.hook_post per language, the entropy of the normalised probabilities, and the language it fires for most. */
+export interface LanguageNeuron { layer: number; neuron: number; entropy: number; probs: Record<string, number>; mean: Record<string, number>; lang: string }
+export interface LanguageNeuronResult { langs: string[]; tokens: Record<string, number>; threshold: number; neurons: LanguageNeuron[]; byLang: Record<string, LanguageNeuron[]>;
+  /** [layer × intermediate] per language */
+  probs: Record<string, Float32Array>; means: Record<string, Float32Array>; entropy: Float32Array }
+/** Neurons by language activation probability entropy over texts in two or more languages: the `share` (default 0.01) of all neurons of lowest entropy among those whose largest probability reaches the `quantile` (default 0.95) of all probabilities. */
+export function languageNeurons(model: Model, texts: Record<string, string[]>, opts?: { share?: number; quantile?: number }): LanguageNeuronResult;
+export interface LanguageSwitchResult { neurons: number; activated: number; maxTokens: number; before: number; after: number; changed: number;
+  prompts: { prompt: string; before: { text: string; cjk: number }; after: { text: string; cjk: number } }[] }
+/** Greedy continuations with the neurons switched off (and `activate` held at their values), and the share of Chinese characters before and after. */
+export function languageSwitch(model: Model, prompts: string[], opts: { neurons: { layer: number; neuron: number }[]; activate?: { layer: number; neuron: number; value: number }[]; maxTokens?: number }): LanguageSwitchResult;
+/** Mean next-token loss per language with the neurons switched off, against the unchanged model. */
+export function languageLoss(model: Model, texts: Record<string, string[]>, opts: { neurons: { layer: number; neuron: number }[] }): Record<string, { tokens: number; before: number; after: number; change: number }>;
+/** The share of Chinese characters among the Chinese and Latin letters of a text (NaN without either). */
+export function cjkShare(text: string): number;
 /** The class of one neuron from its three cosines (the rule neuronWeightClasses applies). */
 export function weightClassOf(cosGateIn: number, cosGateOut: number, cosInOut: number, threshold?: number): { class: WeightClass; code: number; atypical: boolean };
 /** the first token of every span labelled `label` in the probes (language `lang` only, when given): sorted ids */
@@ -507,6 +522,9 @@ export class WorkerModel {
   neuronWeightClass(layer: number, neuron: number, opts?: WeightClassOptions): Promise<NeuronWeightClass>;
   bilinearView(opts: BilinearViewOptions): Promise<BilinearView>;
   bilinearGap(input: string | ArrayLike<number>, opts?: { layers?: number[] }): Promise<BilinearGap>;
+  languageNeurons(texts: Record<string, string[]>, opts?: { share?: number; quantile?: number }): Promise<LanguageNeuronResult>;
+  languageSwitch(prompts: string[], opts: { neurons: { layer: number; neuron: number }[]; activate?: { layer: number; neuron: number; value: number }[]; maxTokens?: number }): Promise<LanguageSwitchResult>;
+  languageLoss(texts: Record<string, string[]>, opts: { neurons: { layer: number; neuron: number }[] }): Promise<Record<string, { tokens: number; before: number; after: number; change: number }>>;
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): Promise<DirectionLogits>;
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): Promise<PatchingResult>;
   steeringVector(a: string | ArrayLike<number> | (string | ArrayLike<number>)[], b: string | ArrayLike<number> | (string | ArrayLike<number>)[], opts: { hook: string; at?: 'last' | 'mean' }): Promise<SteeringVector>;

@@ -11,3 +11,4 @@ export { loadModelInWorker, WorkerModel } from './worker-client.js';
 export { findFeatureNeurons, neuronTopActivations, neuronQuadrants, featureTokens, neuronsForTokens, pushNeuron, tokenSetProbability, auc, tokenOffsets, DEFAULT_FEATURES } from './features.js';
 export { WEIGHT_CLASSES, weightClassOf } from './geometry.js';
 export { jacobiEigen, topEigen } from './bilinear.js';
+export { languageNeurons, languageSwitch, languageLoss, cjkShare } from './language.js';

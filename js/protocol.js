@@ -33,7 +33,7 @@ export const TOKENIZER_CALLS = {
   applyChatTemplate: {},
 };
 
-/** Analysis functions of features.js run in the worker on its model: WorkerModel[name](...args)
+/** Analysis functions of features.js and language.js run in the worker on its model: WorkerModel[name](...args)
  *  is name(model, ...args) there. `progress`: an onProgress option stays on this side and the
  *  worker posts progress messages. */
 export const FUNCTION_CALLS = {
@@ -43,6 +43,9 @@ export const FUNCTION_CALLS = {
   featureTokens: {},
   neuronsForTokens: { arrays: [0] },
   pushNeuron: { arrays: [0] },
+  languageNeurons: {},
+  languageSwitch: {},
+  languageLoss: {},
 };
 
 /** Calls with their own code on both sides: loading, aborting, generation, disposal. */

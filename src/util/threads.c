@@ -25,8 +25,10 @@ static void wait_while_equal(_Atomic int *a, int v) { __builtin_wasm_memory_atom
 
 /* The caller waiting for the workers' parts. Measured in Node 20: a notify from a worker does not
  * always wake a main thread blocked in memory.atomic.wait (the wait ran to its timeout), while the
- * other direction works. So the caller polls first (the parts usually end within microseconds of
- * each other) and then sleeps in short timed waits, which bounds a lost wake-up to 0.2 ms. */
+ * other direction works. So a caller allowed to sleep polls first (the parts usually end within
+ * microseconds of each other) and then sleeps in short timed waits, which bounds a lost wake-up to
+ * 0.2 ms. By default it only polls: a Node process's first threaded engine whose caller slept
+ * here gave, rarely and under heavy load, wrong prefill logits (bench/README.md). */
 static void caller_wait_zero(ms_pool *p, _Atomic int *a) {
     int left;
     for (int spin = 0; (left = atomic_load(a)) > 0; spin++)
@@ -162,7 +164,7 @@ ms_pool *ms_pool_new(int n_threads, ms_err *err) {
     if (!p) { ms_fail(err, MS_E_MEMORY, "cannot allocate a thread pool"); return NULL; }
     p->n = n_threads;
 #if defined(__wasm__) && defined(__wasm_atomics__)
-    p->caller_can_block = 1;
+    p->caller_can_block = 0; /* polling only (js/threads.js says why); a host may allow sleeping */
 #endif
 #if !defined(__wasm__)
     pthread_mutex_init(&p->mu, NULL);
