@@ -320,6 +320,10 @@ export class Model {
   neuronWeightClass(layer: number, neuron: number, opts?: WeightClassOptions): NeuronWeightClass;
   /** a layer's MLP as a bilinear form read out along a token, a direction or one neuron */
   bilinearView(opts: BilinearViewOptions): BilinearView;
+  /** element (row, col) of the matrix `tensor` (e.g. 'layers.2.mlp.down_proj') as the kernels read it */
+  weight(tensor: string, row: number, col: number): number;
+  /** sets single weights to exactly 0 in place until restore() (not over the Worker) */
+  zeroWeights(list: { tensor: string; row: number; col: number }[]): { restore(): void };
   /** how far each MLP is from its bilinear stand-in on a text (or ids) */
   bilinearGap(input: string | ArrayLike<number>, opts?: { layers?: number[] }): BilinearGap;
   /** lm_head · ((offset + final_norm) ⊙ v) and the tokens it raises / lowers most; normalize: v / rms(v) first (the logit lens of a residual vector). */
@@ -476,6 +480,15 @@ export interface LanguageSwitchResult { neurons: number; activated: number; maxT
 export function languageSwitch(model: Model, prompts: string[], opts: { neurons: { layer: number; neuron: number }[]; activate?: { layer: number; neuron: number; value: number }[]; maxTokens?: number }): LanguageSwitchResult;
 /** Mean next-token loss per language with the neurons switched off, against the unchanged model. */
 export function languageLoss(model: Model, texts: Record<string, string[]>, opts: { neurons: { layer: number; neuron: number }[] }): Record<string, { tokens: number; before: number; after: number; change: number }>;
+export interface SuperWeightLayer { layer: number; token: number; row: number; col: number; weight: number; activation: number; output: number;
+  /** activation × weight / output: how much of the spike the one product makes */
+  share: number;
+  /** |output| / median |hook_mlp_out| of the layer over the prompt */
+  spike: number }
+export interface SuperWeightResult { tokens: number; evalTokens: number; loss: number; layers: SuperWeightLayer[];
+  candidates: (SuperWeightLayer & { tensor: string; loss: number; dLoss: number; control: { row: number; col: number; value: number; loss: number; dLoss: number } })[] }
+/** Super weights (Yu et al. 2024): per layer the largest |hook_mlp_out| on the prompt and the down_proj weight that makes most of it; the k layers whose spike stands out most tested by zeroing that weight against zeroing the largest other weight of the matrix. */
+export function superWeights(model: Model, prompt: string | ArrayLike<number>, opts?: { k?: number; evalTexts?: (string | ArrayLike<number>)[] }): SuperWeightResult;
 /** The share of Chinese characters among the Chinese and Latin letters of a text (NaN without either). */
 export function cjkShare(text: string): number;
 /** The class of one neuron from its three cosines (the rule neuronWeightClasses applies). */
@@ -521,6 +534,8 @@ export class WorkerModel {
   neuronWeightClasses(opts?: WeightClassOptions & { layers?: number[] }): Promise<WeightClassResult>;
   neuronWeightClass(layer: number, neuron: number, opts?: WeightClassOptions): Promise<NeuronWeightClass>;
   bilinearView(opts: BilinearViewOptions): Promise<BilinearView>;
+  weight(tensor: string, row: number, col: number): Promise<number>;
+  superWeights(prompt: string | ArrayLike<number>, opts?: { k?: number; evalTexts?: (string | ArrayLike<number>)[] }): Promise<SuperWeightResult>;
   bilinearGap(input: string | ArrayLike<number>, opts?: { layers?: number[] }): Promise<BilinearGap>;
   languageNeurons(texts: Record<string, string[]>, opts?: { share?: number; quantile?: number }): Promise<LanguageNeuronResult>;
   languageSwitch(prompts: string[], opts: { neurons: { layer: number; neuron: number }[]; activate?: { layer: number; neuron: number; value: number }[]; maxTokens?: number }): Promise<LanguageSwitchResult>;

@@ -12,3 +12,4 @@ export { findFeatureNeurons, neuronTopActivations, neuronQuadrants, featureToken
 export { WEIGHT_CLASSES, weightClassOf } from './geometry.js';
 export { jacobiEigen, topEigen } from './bilinear.js';
 export { languageNeurons, languageSwitch, languageLoss, cjkShare } from './language.js';
+export { superWeights } from './superweights.js';

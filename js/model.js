@@ -278,6 +278,45 @@ export class Model {
   neuronWeightClass(layer, neuron, opts) { return neuronWeightClass(this, layer, neuron, opts); }
 
   /**
+   * One weight as the kernels read it: element (row, col) of the matrix `tensor` (a weight-set
+   * name such as 'layers.2.mlp.down_proj'; q8 / q4 dequantized exactly).
+   * @param {string} tensor @param {number} row @param {number} col @returns {number}
+   */
+  weight(tensor, row, col) {
+    this._alive();
+    const e = this.e, p = e.malloc(4);
+    try {
+      e.c.weight_get(this.m, weightName(tensor), weightIndex(row, 'row'), weightIndex(col, 'col'), p);
+      return e.f32[p >> 2];
+    } finally { e.free(p); }
+  }
+
+  /**
+   * Sets single weights to exactly 0 in place (a zero code in a quantized block, its scale kept),
+   * for ablations such as removing a super weight; every later pass sees the change until
+   * restore() of the returned handle puts the old values back (in reverse order). Not over the
+   * Worker (a handle cannot cross it): superWeights runs there whole.
+   * @param {{tensor: string, row: number, col: number}[]} list @returns {{restore(): void}}
+   */
+  zeroWeights(list) {
+    this._alive();
+    A.list(list, 'zeroWeights()', 'the list');
+    const e = this.e, p = e.malloc(4), done = [];
+    const restore = () => { while (done.length) { const d = done.pop(); e.c.weight_restore(this.m, d.tensor, d.row, d.col, d.saved); } };
+    try {
+      list.forEach((w, i) => {
+        if (!w || typeof w !== 'object') throw new MlpscopeError('E_ARG', `zeroWeights(): [${i}] must be {tensor, row, col}, not ${A.show(w)}`);
+        const d = { tensor: weightName(w.tensor), row: weightIndex(w.row, `[${i}].row`), col: weightIndex(w.col, `[${i}].col`) };
+        e.c.weight_zero(this.m, d.tensor, d.row, d.col, p);
+        d.saved = e.i32[p >> 2];
+        done.push(d);
+      });
+    } catch (err) { restore(); throw err; } finally { e.free(p); }
+    let live = true;
+    return { restore: () => { if (live && !this._disposed) restore(); live = false; } };
+  }
+
+  /**
    * A layer's MLP as a bilinear form read out along a token, a direction or one neuron: the
    * interaction matrix and its top eigenvectors read through the head (js/bilinear.js).
    * @param {{layer: number, token?: number, direction?: ArrayLike<number>, neuron?: number, k?: number, foldNorm?: boolean, tokens?: number}} opts
@@ -670,6 +709,15 @@ export function topTokens(logits, k, tokenizer, { after } = {}) {
  * vector) or 'add' (value or vector); neurons / dims: the components (omitted: all); positions:
  * sequence positions, negative from the end of this call (omitted: all).
  */
+function weightName(t) {
+  if (typeof t !== 'string' || !t || t.length > 200) throw new MlpscopeError('E_ARG', `weight: the tensor must be a name such as 'layers.0.mlp.down_proj', not ${A.show(t)}`);
+  return t;
+}
+function weightIndex(v, what) {
+  if (!Number.isInteger(v) || v < 0 || v > 0x7fffffff) throw new MlpscopeError('E_ARG', `weight: ${what} ${A.show(v)} is not an integer >= 0`);
+  return v;
+}
+
 function interventionArgs(iv, i, start, T, ops) {
   const bad = (what) => new MlpscopeError('E_ARG', `interventions[${i}]: ${what}`);
   if (!iv || typeof iv !== 'object') throw bad('expected an object {hook, op, value | vector, neurons?, positions?}');

@@ -14,6 +14,7 @@ export const MODEL_CALLS = {
   neuronWeightClass: {},
   bilinearView: {},
   bilinearGap: { arrays: [0] },
+  weight: {},
   unembedDirection: { arrays: [0] },
   hookNames: {},
   activationPatching: { arrays: [0, 1] },
@@ -33,7 +34,7 @@ export const TOKENIZER_CALLS = {
   applyChatTemplate: {},
 };
 
-/** Analysis functions of features.js and language.js run in the worker on its model: WorkerModel[name](...args)
+/** Analysis functions of features.js, language.js and superweights.js run in the worker on its model: WorkerModel[name](...args)
  *  is name(model, ...args) there. `progress`: an onProgress option stays on this side and the
  *  worker posts progress messages. */
 export const FUNCTION_CALLS = {
@@ -46,6 +47,7 @@ export const FUNCTION_CALLS = {
   languageNeurons: {},
   languageSwitch: {},
   languageLoss: {},
+  superWeights: { arrays: [0] },
 };
 
 /** Calls with their own code on both sides: loading, aborting, generation, disposal. */

@@ -5,6 +5,7 @@ import { loadModel } from './loader.js';
 import { MlpscopeError } from './errors.js';
 import * as features from './features.js';
 import * as language from './language.js';
+import * as superweights from './superweights.js';
 import { MODEL_CALLS, TOKENIZER_CALLS, FUNCTION_CALLS } from './protocol.js';
 
 // a Web Worker talks through `self`; a Node worker through worker_threads' parentPort
@@ -59,7 +60,7 @@ const ops = {
 // the proxied calls, from protocol.js
 for (const name of Object.keys(MODEL_CALLS)) ops[name] = (id, ...args) => need()[name](...args);
 for (const name of Object.keys(TOKENIZER_CALLS)) ops[name] = (id, ...args) => tok()[name](...args);
-const functions = { ...features, ...language };
+const functions = { ...features, ...language, ...superweights };
 for (const [name, spec] of Object.entries(FUNCTION_CALLS))
   ops[name] = (id, first, opts) => functions[name](need(), first, spec.progress ? { ...opts, onProgress: opts?.progress ? (p) => port.post({ id, progress: p }) : undefined } : opts);
 

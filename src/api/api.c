@@ -103,6 +103,25 @@ API(ms_unembed_direction) int ms_unembed_direction_api(ms_model *m, const float 
 API(ms_mlp_down_readout) int ms_mlp_down_readout_api(ms_model *m, int layer, const float *u, float *out, ms_err *err) { return ms_mlp_down_readout(m, layer, u, out, err); }
 API(ms_mlp_neuron_geometry) int ms_mlp_neuron_geometry_api(ms_model *m, int layer, int fold_norm, float *out, ms_err *err) { return ms_mlp_neuron_geometry(m, layer, fold_norm, out, err); }
 API(ms_mlp_interaction) int ms_mlp_interaction_api(ms_model *m, int layer, const float *c, int fold_norm, float *q, ms_err *err) { return ms_mlp_interaction(m, layer, c, fold_norm, q, err); }
+API(ms_weight_get) int ms_weight_get(ms_model *m, const char *name, int row, int col, float *out, ms_err *err) {
+    ms_tensor *t;
+    int rc = ms_model_weight_at(m, name, row, col, &t, err);
+    if (!rc) *out = ms_tensor_get(t, row, col);
+    return rc;
+}
+/* element (row, col) of matrix `name` set to 0; *saved: the bits ms_weight_restore puts back */
+API(ms_weight_zero) int ms_weight_zero(ms_model *m, const char *name, int row, int col, uint32_t *saved, ms_err *err) {
+    ms_tensor *t;
+    int rc = ms_model_weight_at(m, name, row, col, &t, err);
+    if (!rc) *saved = ms_tensor_zero(t, row, col);
+    return rc;
+}
+API(ms_weight_restore) int ms_weight_restore(ms_model *m, const char *name, int row, int col, int saved, ms_err *err) {
+    ms_tensor *t;
+    int rc = ms_model_weight_at(m, name, row, col, &t, err);
+    if (!rc) ms_tensor_restore(t, row, col, (uint32_t)saved);
+    return rc;
+}
 API(ms_head_readout) int ms_head_readout_api(ms_model *m, int token, int minus, float *out, ms_err *err) { return ms_head_readout(m, token, minus, out, err); }
 API(ms_run_exec) int ms_run_exec(ms_run *r, const int32_t *ids, ms_err *err) { return ms_run_execute(r, ids, err); }
 API(ms_run_logits) float *ms_run_logits(const ms_run *r) { return ms_run_logits_of(r); }

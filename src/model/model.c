@@ -593,3 +593,94 @@ int ms_model_shard_layout(const ms_model *m, int s, double *out) {
     }
     return n;
 }
+
+/* Where element (row, col) of a matrix lives: its block (quantized) or element index, and for the
+ * interleaved layouts the row within the group of four. */
+typedef struct { size_t block, at; int r, c; } elem_pos;
+static elem_pos position_of(const ms_tensor *t, int64_t row, int64_t col) {
+    const size_t cols = (size_t)t->cols, nb = cols / MS_QK;
+    elem_pos p = {0, 0, 0, (int)(col % MS_QK)};
+    switch (t->dtype) {
+    case MS_Q8_0: case MS_Q4_0: p.block = (size_t)row * nb + (size_t)col / MS_QK; break;
+    case MS_Q8_0X4: case MS_Q4_0X4: p.block = (size_t)(row / 4) * nb + (size_t)col / MS_QK; p.r = (int)(row % 4); break;
+    default: p.at = (size_t)row * cols + (size_t)col;
+    }
+    return p;
+}
+
+float ms_tensor_get(const ms_tensor *t, int64_t row, int64_t col) {
+    const elem_pos p = position_of(t, row, col);
+    switch (t->dtype) {
+    case MS_F32: return ((const float *)t->data)[p.at];
+    case MS_F16: return ms_f16_to_f32(((const uint16_t *)t->data)[p.at]);
+    case MS_BF16: return ms_bf16_to_f32(((const uint16_t *)t->data)[p.at]);
+    case MS_Q8_0: { const ms_block_q8_0 *b = (const ms_block_q8_0 *)t->data + p.block; return b->d * (float)b->q[p.c]; }
+    case MS_Q4_0: {
+        const ms_block_q4_0 *b = (const ms_block_q4_0 *)t->data + p.block;
+        const int q = p.c < MS_QK / 2 ? (b->q[p.c] & 15) : (b->q[p.c - MS_QK / 2] >> 4);
+        return b->d * (float)(q - 8);
+    }
+    case MS_Q8_0X4: { const ms_block_q8_0x4 *b = (const ms_block_q8_0x4 *)t->data + p.block; return b->d[p.r] * (float)ms_q8x4_code(b, p.r, p.c); }
+    case MS_Q4_0X4: { const ms_block_q4_0x4 *b = (const ms_block_q4_0x4 *)t->data + p.block; return b->d[p.r] * (float)ms_q4x4_code(b, p.r, p.c); }
+    default: return 0.0f;
+    }
+}
+
+uint32_t ms_tensor_zero(ms_tensor *t, int64_t row, int64_t col) {
+    const elem_pos p = position_of(t, row, col);
+    uint32_t saved = 0;
+    switch (t->dtype) {
+    case MS_F32: { float *w = (float *)t->data + p.at; memcpy(&saved, w, 4); *w = 0.0f; break; }
+    case MS_F16: case MS_BF16: { uint16_t *w = (uint16_t *)t->data + p.at; saved = *w; *w = 0; break; } /* +0 in both */
+    case MS_Q8_0: { int8_t *q = &((ms_block_q8_0 *)t->data + p.block)->q[p.c]; saved = (uint8_t)*q; *q = 0; break; }
+    case MS_Q4_0: { /* nibble 8 is code 0 */
+        uint8_t *q = &((ms_block_q4_0 *)t->data + p.block)->q[p.c % (MS_QK / 2)];
+        const int hi = p.c >= MS_QK / 2;
+        saved = hi ? *q >> 4 : *q & 15;
+        *q = (uint8_t)(hi ? (*q & 15) | (8 << 4) : (*q & 0xf0) | 8);
+        break;
+    }
+    case MS_Q8_0X4: { int8_t *q = &((ms_block_q8_0x4 *)t->data + p.block)->q[ms_q8x4_at(p.r, p.c)]; saved = (uint8_t)*q; *q = 0; break; }
+    case MS_Q4_0X4: { /* nibble 0 is code 0 in this layout (quant.h, ms_q4x4_code) */
+        uint8_t *q = &((ms_block_q4_0x4 *)t->data + p.block)->q[ms_q4x4_at(p.r, p.c)];
+        const int hi = ms_q4x4_nibble(p.c);
+        saved = hi ? *q >> 4 : *q & 15;
+        *q = (uint8_t)(hi ? (*q & 15) : (*q & 0xf0));
+        break;
+    }
+    default: break;
+    }
+    return saved;
+}
+
+void ms_tensor_restore(ms_tensor *t, int64_t row, int64_t col, uint32_t saved) {
+    const elem_pos p = position_of(t, row, col);
+    switch (t->dtype) {
+    case MS_F32: memcpy((float *)t->data + p.at, &saved, 4); break;
+    case MS_F16: case MS_BF16: ((uint16_t *)t->data)[p.at] = (uint16_t)saved; break;
+    case MS_Q8_0: ((ms_block_q8_0 *)t->data + p.block)->q[p.c] = (int8_t)(uint8_t)saved; break;
+    case MS_Q4_0: {
+        uint8_t *q = &((ms_block_q4_0 *)t->data + p.block)->q[p.c % (MS_QK / 2)];
+        *q = (uint8_t)(p.c >= MS_QK / 2 ? (*q & 15) | ((saved & 15) << 4) : (*q & 0xf0) | (saved & 15));
+        break;
+    }
+    case MS_Q8_0X4: ((ms_block_q8_0x4 *)t->data + p.block)->q[ms_q8x4_at(p.r, p.c)] = (int8_t)(uint8_t)saved; break;
+    case MS_Q4_0X4: {
+        uint8_t *q = &((ms_block_q4_0x4 *)t->data + p.block)->q[ms_q4x4_at(p.r, p.c)];
+        *q = (uint8_t)(ms_q4x4_nibble(p.c) ? (*q & 15) | ((saved & 15) << 4) : (*q & 0xf0) | (saved & 15));
+        break;
+    }
+    default: break;
+    }
+}
+
+int ms_model_weight_at(ms_model *m, const char *name, int64_t row, int64_t col, ms_tensor **out, ms_err *err) {
+    if (!m->finalized) return ms_fail(err, MS_E_STATE, "model is not fully loaded");
+    ms_tensor *t = ms_model_find(m, name);
+    if (!t) return ms_fail(err, MS_E_ARG, "weight \"%.80s\": no such tensor", name);
+    if (!t->is_matrix || is_gdn_conv(m, t)) return ms_fail(err, MS_E_ARG, "weight \"%.80s\": not a matrix that can be edited element by element", name);
+    if (row < 0 || row >= t->rows) return ms_fail(err, MS_E_ARG, "weight \"%.80s\": row %lld is not in 0..%lld", name, (long long)row, (long long)t->rows - 1);
+    if (col < 0 || col >= t->cols) return ms_fail(err, MS_E_ARG, "weight \"%.80s\": column %lld is not in 0..%lld", name, (long long)col, (long long)t->cols - 1);
+    *out = t;
+    return MS_OK;
+}

@@ -121,6 +121,15 @@ void ms_model_count(const ms_model *m, ms_param_counts *pc);
 size_t ms_state_bytes(const ms_config *c, int n_ctx, int n_batch);
 /* Fetch row `row` of a (possibly quantized) matrix tensor as float. */
 void ms_tensor_row_f32(const ms_tensor *t, int64_t row, float *out);
+/* One element of a matrix as the kernels read it (row, col in range: the caller checks). */
+float ms_tensor_get(const ms_tensor *t, int64_t row, int64_t col);
+/* Sets one element of a matrix to exactly 0 in its own dtype (a zero code in a quantized block, the
+ * block's scale kept) and returns the bits that put it back with ms_tensor_restore: an edit of
+ * the weights in place, for ablations such as removing a single weight. */
+uint32_t ms_tensor_zero(ms_tensor *t, int64_t row, int64_t col);
+void ms_tensor_restore(ms_tensor *t, int64_t row, int64_t col, uint32_t saved);
+/* The matrix `name` of the model with (row, col) in range, or E_ARG naming what is wrong. */
+int ms_model_weight_at(ms_model *m, const char *name, int64_t row, int64_t col, ms_tensor **out, ms_err *err);
 /* Segments of shard s: for each tensor in it, [offset, bytes, heap pointer] as doubles, sorted by
  * offset (the loader copies a shard's bytes straight into place). out: 3 * n_tensors doubles. */
 int ms_model_shard_layout(const ms_model *m, int s, double *out);

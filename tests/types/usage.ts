@@ -3,7 +3,7 @@
 import {
   loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES,
   topTokens, fmtBytes, createEngine, MlpscopeError, demoModelUrl, listCachedModels, deleteCachedModel,
-  klDivergence, WEIGHT_CLASSES, weightClassOf, jacobiEigen, topEigen, type BilinearView, type BilinearGap, type WeightClassResult, type WeightClass, type Intervention, type PatchingResult, type Decomposition,
+  klDivergence, WEIGHT_CLASSES, weightClassOf, jacobiEigen, topEigen, superWeights, type SuperWeightResult, type BilinearView, type BilinearGap, type WeightClassResult, type WeightClass, type Intervention, type PatchingResult, type Decomposition,
   type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo, type GenerationSummary,
 } from '../../js/index.js';
 
@@ -65,6 +65,10 @@ export async function usage(): Promise<void> {
   const bv: BilinearView = model.bilinearView({ layer: 0, neuron: 3, k: 2 });
   const bg: BilinearGap = model.bilinearGap('Once upon a time', { layers: [0] });
   console.log(bv.eigen[0].value, bv.Q.length, bg.layers[0].kl, topEigen(bv.Q, 8, 1)[0].residual, jacobiEigen(new Float64Array(4), 2).values[0]);
+  const edit = model.zeroWeights([{ tensor: 'layers.0.mlp.down_proj', row: 0, col: 1 }]);
+  edit.restore();
+  const sw: SuperWeightResult = superWeights(model, 'Once upon a time', { k: 1 });
+  console.log(model.weight('layers.0.mlp.down_proj', 0, 1), sw.candidates[0]?.control.dLoss);
   const e = await createEngine({ threads: 1 });
   console.log(e.info.neuron_geometry[0]);
   e.shutdown();
