@@ -10,6 +10,8 @@
 //   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--quadrants] [--json]
 //   mlpscope classes DIR [--layers 0,2] [--threshold T] [--no-fold-norm] [--json]
 //   mlpscope bilinear DIR --layer L (--token T | --neuron J) [--k K] [--gap TEXT] [--json]
+//   mlpscope language DIR [--share S] [--probes FILE] [--held FILE] [--json]
+//   mlpscope superweights DIR [--prompt TEXT] [--k K] [--texts FILE] [--json]
 //   mlpscope story DIR --prompt TEXT [--label city] [--lang zh|en] [--per-layer N] [--push TEXT] [--multiples 1,2,4] [--probes FILE] [--json]
 //   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
 //   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--json]
@@ -17,6 +19,8 @@
 import fs from 'node:fs';
 import { findFeatureNeurons, neuronTopActivations, neuronQuadrants, featureTokens, neuronsForTokens, pushNeuron } from './features.js';
 import { loadModel } from './loader.js';
+import { languageNeurons, languageLoss, languageSwitch } from './language.js';
+import { superWeights } from './superweights.js';
 import { topTokens } from './model.js';
 import { loadTokenizer } from './tokenizer.js';
 import { createEngine } from './wasm.js';
@@ -42,6 +46,8 @@ const USAGE = `usage:
   mlpscope neuron DIR --layer L --neuron J [--sign 1|-1] [--k K] [--window W] [--texts FILE | --probes FILE] [--quadrants] [--json]
   mlpscope classes DIR [--layers 0,2] [--threshold T] [--no-fold-norm] [--json]
   mlpscope bilinear DIR --layer L (--token T | --neuron J) [--k K] [--gap TEXT] [--json]
+  mlpscope language DIR [--share S] [--probes FILE] [--held FILE] [--json]
+  mlpscope superweights DIR [--prompt TEXT] [--k K] [--texts FILE] [--json]
   mlpscope story DIR --prompt TEXT [--label city] [--lang zh|en] [--per-layer N] [--push TEXT] [--multiples 1,2,4]
                [--probes FILE] [--json]
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
@@ -58,6 +64,12 @@ const USAGE = `usage:
      bilinear: layer L's MLP as a quadratic form read out along token T's logit (T: an id, or a text
      whose first token it is) or neuron J alone, its top K eigenvectors read by the head; --gap TEXT:
      KL and loss change on TEXT with each layer's SiLU replaced by z/2.
+     language: the language-specific neurons of the probes' languages (default share 0.01), the loss
+     per language of held-out probes (--held, default the project's probe set with seed 21) with
+     each language's neurons off, and greedy continuations of held-out first half-sentences.
+     superweights: per layer the largest MLP output on --prompt and the down_proj weight that makes
+     most of it; the K (3) layers where it stands out most, that weight zeroed vs the largest other
+     weight zeroed: the loss on --texts (one per line; default the held-out probes).
      story: which neurons write the next tokens that start a --label span of the probes (switched off
      one by one), and the strongest writer pushed on --push TEXT in multiples of its own top activation)`;
 
@@ -330,6 +342,66 @@ async function bilinear(argv) {
   }
 }
 
+/** the project's held-out probe set (seed 21, 80 texts), or a --held / --probes file */
+async function heldOut(file) {
+  if (file !== undefined) return readProbes(file);
+  const { probes } = await import('./corpus.js');
+  return probes(21, 80);
+}
+const byLangOf = (ps) => { const out = {}; for (const p of ps) if (p.lang) (out[p.lang] ??= []).push(p.text); return out; };
+/** first halves of held-out prose sentences (no code), at most n per language */
+function halfSentences(ps, lang, n) {
+  const s = ps.filter((p) => p.lang === lang).flatMap((p) => p.text.split(/(?<=[。.!?！？\n])/)).map((x) => x.trim()).filter((x) => x && !/[{}=;[\]:：]/.test(x));
+  const uniq = [...new Set(s)].filter((x) => (lang === 'zh' ? /^[\u4e00-\u9fff]/ : /^[A-Z]/).test(x)).slice(0, n);
+  return uniq.map((x) => (lang === 'zh' ? [...x].slice(0, Math.ceil([...x].length / 2)).join('') : x.split(' ').slice(0, Math.ceil(x.split(' ').length / 2)).join(' ')));
+}
+
+/** Language-specific neurons (js/language.js) and what switching them off does. */
+async function language(argv) {
+  const a = parseArgs(argv, { share: 'v', probes: 'v', held: 'v', json: 'flag' });
+  if (a._.length !== 1) throw new MlpscopeError('E_ARG', 'language needs DIR\n' + USAGE);
+  const texts = byLangOf(await readProbes(a.probes)), held = await heldOut(a.held), heldTexts = byLangOf(held);
+  if (Object.keys(texts).length < 2) throw new MlpscopeError('E_ARG', 'language: the probes need texts in at least two languages (each probe\'s "lang")');
+  const model = await load(a._[0]);
+  const r = languageNeurons(model, texts, { share: num(a.share ?? 0.01, 'share', { min: 0 }) });
+  const loss = Object.fromEntries(r.langs.map((lang) => [lang, languageLoss(model, heldTexts, { neurons: r.byLang[lang] })]));
+  const sw = Object.fromEntries(r.langs.filter((lang) => lang === 'zh' || lang === 'en').map((lang) => {
+    const prompts = halfSentences(held, lang, 20);
+    return [lang, prompts.length && r.byLang[lang].length ? languageSwitch(model, prompts, { neurons: r.byLang[lang], maxTokens: 12 }) : null];
+  }));
+  model.dispose();
+  if (a.json) {
+    process.stdout.write(JSON.stringify({ langs: r.langs, tokens: r.tokens, threshold: r.threshold, neurons: r.neurons, loss,
+      switch: Object.fromEntries(Object.entries(sw).map(([k, v]) => [k, v && { before: v.before, after: v.after, changed: v.changed, prompts: v.prompts.length }])) }) + '\n');
+    return;
+  }
+  console.log(`${r.neurons.length} language-specific neurons (${r.langs.map((l) => `${r.byLang[l].length} ${l}`).join(', ')}; tokens ${r.langs.map((l) => `${l} ${r.tokens[l]}`).join(', ')})`);
+  console.log('layer  neuron  lang  entropy  ' + r.langs.map((l) => `P(${l})`.padStart(7)).join(' '));
+  for (const x of r.neurons.slice(0, 10)) console.log(`${String(x.layer).padStart(5)}  ${String(x.neuron).padStart(6)}  ${x.lang.padStart(4)}  ${x.entropy.toFixed(3).padStart(7)}  ${r.langs.map((l) => x.probs[l].toFixed(2).padStart(7)).join(' ')}`);
+  console.log(`\nheld-out loss change (nats per token) with one language's neurons off:\noff   ${r.langs.map((l) => l.padStart(9)).join(' ')}`);
+  for (const off of r.langs) console.log(`${off.padEnd(4)}  ${r.langs.map((l) => ((loss[off][l].change >= 0 ? '+' : '') + loss[off][l].change.toFixed(4)).padStart(9)).join(' ')}`);
+  for (const [lang, v] of Object.entries(sw)) if (v) console.log(`${lang} prompts (${v.prompts.length}), ${lang} neurons off: share of Chinese characters in the continuations ${v.before.toFixed(3)} → ${v.after.toFixed(3)}; ${v.changed} of ${v.prompts.length} continuations changed`);
+}
+
+/** Super weights (js/superweights.js). */
+async function superweightsCmd(argv) {
+  const a = parseArgs(argv, { prompt: 'v', k: 'v', texts: 'v', json: 'flag' });
+  if (a._.length !== 1) throw new MlpscopeError('E_ARG', 'superweights needs DIR\n' + USAGE);
+  let evalTexts;
+  if (a.texts !== undefined) {
+    try { evalTexts = fs.readFileSync(a.texts, 'utf8').split('\n').filter((l) => l.trim() !== ''); } catch (err) { throw new MlpscopeError('E_ARG', `--texts ${a.texts}: ${err.message}`); }
+  } else evalTexts = (await heldOut()).map((p) => p.text);
+  const model = await load(a._[0]);
+  if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${a._[0]} has no tokenizer: the texts cannot be encoded`);
+  const r = superWeights(model, String(a.prompt ?? '我上周从巴黎飞到东京。The food was not bad at all.'), { k: num(a.k ?? 3, 'k', { int: true, min: 1, max: model.nLayers }), evalTexts });
+  model.dispose();
+  if (a.json) { process.stdout.write(JSON.stringify(r) + '\n'); return; }
+  console.log(`largest MLP output per layer on the prompt (× the layer's median |output|) and the down_proj weight that makes most of it:`);
+  for (const x of r.layers) console.log(`  layer ${String(x.layer).padStart(2)}: row ${String(x.row).padStart(5)} ${x.spike.toFixed(1).padStart(7)}×  W[${x.row}][${x.col}] = ${x.weight.toFixed(4)}, ${(100 * x.share).toFixed(0)}% of it`);
+  console.log(`loss on ${r.evalTokens} predictions: ${r.loss.toFixed(4)} nats; zeroing one weight:`);
+  for (const c of r.candidates) console.log(`  ${c.tensor}[${c.row}][${c.col}]: ${c.dLoss >= 0 ? '+' : ''}${c.dLoss.toFixed(4)}   (the largest other weight, [${c.control.row}][${c.control.col}] = ${c.control.value.toFixed(4)}: ${c.control.dLoss >= 0 ? '+' : ''}${c.control.dLoss.toFixed(4)})`);
+}
+
 /** Every neuron's input-output class from its weights (js/geometry.js), counted per layer. */
 async function classes(argv) {
   const a = parseArgs(argv, { layers: 'v', threshold: 'v', 'no-fold-norm': 'flag', json: 'flag' });
@@ -515,6 +587,8 @@ async function main() {
     else if (cmd === 'neuron') await neuron(rest);
     else if (cmd === 'classes') await classes(rest);
     else if (cmd === 'bilinear') await bilinear(rest);
+    else if (cmd === 'language') await language(rest);
+    else if (cmd === 'superweights') await superweightsCmd(rest);
     else if (cmd === 'lens') await lens(rest);
     else if (cmd === 'story') await story(rest);
     else if (cmd === 'decompose') await decompose(rest);

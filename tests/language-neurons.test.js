@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModel, loadModelInWorker, languageNeurons, languageSwitch, languageLoss, cjkShare } from '../js/index.js';
 import { probes } from '../js/corpus.js';
-import { DEMO } from './helpers.js';
+import { execFileSync } from 'node:child_process';
+import { CLI, DEMO } from './helpers.js';
 
 const by = (ps, lang) => ps.filter((p) => p.lang === lang).map((p) => p.text);
 
@@ -105,6 +106,11 @@ test('the language calls in a Worker, and their typed errors', async () => {
     assert.deepEqual(await w.languageLoss(texts, { neurons: want.neurons.slice(0, 2) }), languageLoss(m, texts, { neurons: want.neurons.slice(0, 2) }));
     await assert.rejects(w.languageSwitch(['x'], { neurons: [] }), { code: 'E_ARG', message: /neurons is empty/ });
   } finally { await w.dispose(); }
+  // the command line: the same neurons over the default probe set
+  const cli = JSON.parse(execFileSync(process.execPath, [CLI, 'language', DEMO, '--json'], { encoding: 'utf8' }));
+  const all = probes(9, 160), full = languageNeurons(m, { zh: by(all, 'zh'), en: by(all, 'en') });
+  assert.deepEqual(cli.neurons.map((x) => [x.layer, x.neuron, x.lang]), full.neurons.map((x) => [x.layer, x.neuron, x.lang]));
+  assert.ok(cli.loss.zh.zh.change > cli.loss.zh.en.change && cli.loss.en.en.change > cli.loss.en.zh.change, 'each language\'s neurons hurt it most');
   for (const [f, re] of [[() => languageNeurons(m, { zh: texts.zh }), /at least two languages/], [() => languageNeurons(m, { zh: [], en: texts.en }), /texts\.zh is empty/],
     [() => languageNeurons(m, { zh: [1], en: texts.en }), /texts\.zh\[0\]/], [() => languageNeurons(m, texts, { share: 0 }), /share/],
     [() => languageSwitch(m, [], { neurons: [{ layer: 0, neuron: 0 }] }), /prompts is empty/], [() => languageSwitch(m, ['a'], { neurons: [{ layer: 99, neuron: 0 }] }), /neurons\[0\]\.layer 99/],

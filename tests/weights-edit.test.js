@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { loadModel, loadModelInWorker, superWeights } from '../js/index.js';
 import { loadWeights } from './reference/reference.js';
@@ -92,6 +93,11 @@ test('superWeights: candidates as a brute-force search finds them, loss changes 
     [() => m.weight('layers.0.mlp.down_proj', 0, -1), /col -1/], [() => m.weight('norm', 0, 0), /not a matrix/], [() => m.weight(5, 0, 0), /tensor must be a name/],
     [() => superWeights(m, [5]), /at least 2/], [() => superWeights(m, prompt, { k: 0 }), /k 0/]])
     assert.throws(f, { code: 'E_ARG', message: re });
+  // the command line prints the same scan
+  const dir = tmpDir('sw-cli'), file = path.join(dir, 'texts.txt');
+  fs.writeFileSync(file, evalTexts.join('\n'));
+  const cli = JSON.parse(execFileSync(process.execPath, [CLI, 'superweights', DEMO, '--prompt', prompt, '--k', '2', '--texts', file, '--json'], { encoding: 'utf8' }));
+  assert.deepEqual(cli.candidates, JSON.parse(JSON.stringify(r.candidates)));
   // a list that fails part-way leaves nothing changed
   const keep = m.weight('layers.0.mlp.down_proj', 1, 1);
   assert.throws(() => m.zeroWeights([{ tensor: 'layers.0.mlp.down_proj', row: 1, col: 1 }, { tensor: 'layers.0.mlp.down_proj', row: 1, col: I }]), { code: 'E_ARG', message: /column/ });
