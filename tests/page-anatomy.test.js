@@ -3,7 +3,8 @@
 // and each layer's distance from bilinear on the reader's sentence, all equal to Node's numbers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_TEXT, demo, h, openPage, runSentence, seen } from './page-harness.js';
+import { neuronQuadrants, languageNeurons, languageSwitch, languageLoss } from '../js/index.js';
+import { DEFAULT_TEXT, demo, h, openPage, probes, runSentence, seen } from './page-harness.js';
 
 openPage();
 
@@ -51,4 +52,27 @@ test('how far each layer is from bilinear on the reader\'s sentence: the numbers
   await runSentence(text);
   await check(text);
   await runSentence(DEFAULT_TEXT);
+});
+
+test('the lit neuron\'s four quadrants over the probe sentences, and the language-neuron experiment: the numbers of Node\'s calls', async () => {
+  const p = h.page, m = await demo();
+  await waitAnatomy();
+  const zh = probes().filter((x) => x.lang === 'zh').map((x) => x.text);
+  await p.click('#anatomy-quad-run');
+  await p.waitForFunction(() => document.querySelectorAll('#anatomy-quads .quad').length === 4 && document.getElementById('anatomy-quads').dataset.state === 'ok', null, { timeout: 120000 });
+  const l = Number(await p.getAttribute('#anatomy-quads', 'data-layer')), j = Number(await p.getAttribute('#anatomy-quads', 'data-neuron'));
+  const want = neuronQuadrants(m, zh, { layer: l, neuron: j, k: 1, window: 2 });
+  const got = await p.$$eval('#anatomy-quads .quad', (qs) => qs.map((q) => ({ gate: q.dataset.gate, up: q.dataset.up, count: Number(q.dataset.count) })));
+  assert.deepEqual(got, want.quadrants.map((q) => ({ gate: q.gate, up: q.up, count: q.count })));
+  await p.click('#anatomy-lang-run');
+  await p.waitForFunction(() => document.getElementById('anatomy-lang-out').dataset.neurons && document.getElementById('anatomy-lang-card').dataset.state === 'ok', null, { timeout: 120000 });
+  const d = await p.$eval('#anatomy-lang-out', (e) => ({ ...e.dataset }));
+  const texts = { zh, en: probes().filter((x) => x.lang === 'en').map((x) => x.text) };
+  const r = languageNeurons(m, texts, { share: 0.01 });
+  assert.equal(Number(d.neurons), r.byLang.zh.length);
+  assert.equal(d.prompt, '我上周从巴黎');
+  const sw = languageSwitch(m, [d.prompt], { neurons: r.byLang.zh, maxTokens: 12 }).prompts[0];
+  assert.deepEqual([d.before, d.after], [sw.before.text, sw.after.text]);
+  const loss = languageLoss(m, { zh: texts.zh.slice(-20), en: texts.en.slice(-20) }, { neurons: r.byLang.zh });
+  assert.ok(Math.abs(Number(d.dloss) - loss.zh.change) < 1e-6 && Math.abs(Number(d.dlossOther) - loss.en.change) < 1e-6);
 });

@@ -4,7 +4,7 @@
 // panel dissects that neuron: its weight class (the cosines of w_gate, w_in, w_out), its sign
 // quadrant and bilinear term at the walk's token, its layer's class counts, and how far each
 // layer's MLP is from bilinear on the reader's sentence (model.bilinearGap).
-import { $, bi, biSvg, chartWidth, fmt, guard, int, on, setText, state } from '../core.js';
+import { $, bi, biSvg, chartWidth, escapeHtml, fmt, guard, int, on, probeTextsInLang, setText, skipCard, state } from '../core.js';
 
 let live = null; // the walk's neuron, as last announced
 let gap = null; // { runId, result } of the bilinear gap for the reader's sentence
@@ -17,6 +17,58 @@ export function mount() {
   on('unload', () => { live = null; gap = null; for (const id of ['anatomy-cos', 'anatomy-class', 'anatomy-token', 'anatomy-counts', 'anatomy-gap', 'anatomy-gap-note']) $(id).innerHTML = ''; });
   $('deeper-anatomy').addEventListener('toggle', () => { if ($('deeper-anatomy').open) { anatomy(); showGap(false); } });
   $('anatomy-gap-run').addEventListener('click', () => showGap(true));
+  $('anatomy-quad-run').addEventListener('click', () => quadrants());
+  $('anatomy-lang-run').addEventListener('click', () => languageExperiment());
+  on('walk', () => { $('anatomy-quads').innerHTML = ''; });
+  // a new sentence: the experiments' results belonged to the old one (and perhaps another neuron)
+  on('run', () => { $('anatomy-lang-out').innerHTML = ''; $('anatomy-quads').innerHTML = ''; skipCard($('anatomy-lang-card')); skipCard($('anatomy-quads')); });
+}
+
+/** the lit neuron's four (sign gate, sign up) quadrants over the probe sentences of the page's language */
+async function quadrants() {
+  if (!live || !state.model || !state.probes) return;
+  const w = live, box = $('anatomy-quads');
+  await guard(box, async () => {
+    const q = await state.model.neuronQuadrants(probeTextsInLang(), { layer: w.l, neuron: w.j, k: 1, window: 2 });
+    if (live !== w) return;
+    box.dataset.layer = String(w.l); box.dataset.neuron = String(w.j);
+    const best = q.quadrants.reduce((a, b) => (b.share > a.share ? b : a));
+    box.innerHTML = q.quadrants.map((x) => `<div class="quad${x === best ? ' mine' : ''}" data-gate="${x.gate}" data-up="${x.up}" data-count="${x.count}" data-share="${x.share}">` +
+      `<b>gate ${x.gate} · up ${x.up}</b><span>${bi({ zh: `${(100 * x.frequency).toFixed(1)}% 的 token，${(100 * x.share).toFixed(1)}% 的输出`, en: `${(100 * x.frequency).toFixed(1)}% of tokens, ${(100 * x.share).toFixed(1)}% of the output` })}</span>` +
+      (x.top[0] ? `<code>${escapeHtml(JSON.stringify(x.top[0].piece))} ${fmt(x.top[0].activation, 2)}</code>` : '') + '</div>').join('') +
+      `<p class="note">${bi({ zh: `${int(q.tokens)} 个 token：它写出的主要在 gate ${best.gate}、up ${best.up} 这一格。`, en: `${int(q.tokens)} tokens: most of what it writes comes from the gate ${best.gate}, up ${best.up} cell.` })}</p>`;
+  });
+}
+
+const sgn3 = (v) => `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
+/** the language neurons of the probe set (the page's two languages), switched off on the reader's sentence */
+async function languageExperiment() {
+  if (!state.model || !state.probes || !state.run) return;
+  const card = $('anatomy-lang-card'), runId = state.runId, lang = state.lang;
+  await guard(card, async () => {
+    const texts = {};
+    for (const p of state.probes) if (p.lang) (texts[p.lang] ??= []).push(p.text);
+    if (Object.keys(texts).length < 2) { setText($('anatomy-lang-out'), { zh: '这个模型的探针句子只有一种语言。', en: 'This model\'s probe sentences are in one language only.' }); return; }
+    const r = await state.model.languageNeurons(texts, { share: 0.01 });
+    const mine = r.byLang[lang] ?? [];
+    // the first half of the reader's first sentence, so there is something left to continue
+    const first = state.text.split(/(?<=[。.!?！？])/)[0].trim() || state.text;
+    const words = lang === 'zh' ? [...first] : first.split(' '), prompt = words.slice(0, Math.max(1, Math.ceil(words.length / 2))).join(lang === 'zh' ? '' : ' ');
+    const sw = await state.model.languageSwitch([prompt], { neurons: mine, maxTokens: 12 });
+    // the loss of 20 probe texts of each language (the last ones: not the most typical), with them off
+    const sample = Object.fromEntries(Object.entries(texts).map(([k, v]) => [k, v.slice(-20)]));
+    const loss = await state.model.languageLoss(sample, { neurons: mine });
+    const other = Object.keys(texts).find((k) => k !== lang);
+    if (runId !== state.runId) return;
+    const p = sw.prompts[0], out = $('anatomy-lang-out');
+    Object.assign(out.dataset, { neurons: String(mine.length), prompt, before: p.before.text, after: p.after.text, dloss: String(loss[lang].change), dlossOther: String(loss[other].change) });
+    const q = (t) => `<code>${escapeHtml(JSON.stringify(t))}</code>`;
+    const langName = { zh: { zh: '中文', en: 'Chinese' }, en: { zh: '英文', en: 'English' } }[lang];
+    out.innerHTML = bi({ zh: `${mine.length} 个${langName.zh}神经元（共 ${r.neurons.length} 个语言神经元）置零。`, en: `${mine.length} ${langName.en} neurons (of ${r.neurons.length} language neurons) set to zero.` }) + '<br>' +
+      `${bi({ zh: '第一句的前一半', en: 'The first half of your first sentence' })} ${q(prompt)} ${bi({ zh: '的续写，之前：', en: 'continued, before:' })} ${q(p.before.text)}<br>${bi({ zh: '之后：', en: 'after:' })} ${q(p.after.text)}<br>` +
+      bi({ zh: `20 个${langName.zh}探针句子上每个 token 的损失 ${sgn3(loss[lang].change)} nats，另一种语言的 20 个 ${sgn3(loss[other].change)}。${p.before.text === p.after.text ? '续写没变：' : ''}在这个小模型里，续写用哪种语言跟着句子本身走（靠注意力），不靠少数 MLP 神经元。`,
+        en: `Loss per token on 20 ${langName.en} probe sentences ${sgn3(loss[lang].change)} nats, on 20 of the other language ${sgn3(loss[other].change)}.${p.before.text === p.after.text ? ' The continuation did not change:' : ''} in this small model the language of a continuation follows the sentence itself (through attention), not a few MLP neurons.` });
+  });
 }
 
 const open = () => $('deeper-anatomy').open;
