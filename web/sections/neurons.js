@@ -46,8 +46,9 @@ async function languageExperiment() {
   if (!state.model || !state.probes || !state.run) return;
   const card = $('anatomy-lang-card'), runId = state.runId, lang = state.lang;
   await guard(card, async () => {
-    const texts = {};
-    for (const p of state.probes) if (p.lang) (texts[p.lang] ??= []).push(p.text);
+    // a big model: 12 probe sentences per language (a pass each), not all of them
+    const texts = {}, cap = state.info.config.hidden_size >= 512 ? 12 : Infinity;
+    for (const p of state.probes) if (p.lang && (texts[p.lang]?.length ?? 0) < cap) (texts[p.lang] ??= []).push(p.text);
     if (Object.keys(texts).length < 2) { setText($('anatomy-lang-out'), { zh: '这个模型的探针句子只有一种语言。', en: 'This model\'s probe sentences are in one language only.' }); return; }
     const r = await state.model.languageNeurons(texts, { share: 0.01 });
     const mine = r.byLang[lang] ?? [];
@@ -55,8 +56,8 @@ async function languageExperiment() {
     const first = state.text.split(/(?<=[。.!?！？])/)[0].trim() || state.text;
     const words = lang === 'zh' ? [...first] : first.split(' '), prompt = words.slice(0, Math.max(1, Math.ceil(words.length / 2))).join(lang === 'zh' ? '' : ' ');
     const sw = await state.model.languageSwitch([prompt], { neurons: mine, maxTokens: 12 });
-    // the loss of 20 probe texts of each language (the last ones: not the most typical), with them off
-    const sample = Object.fromEntries(Object.entries(texts).map(([k, v]) => [k, v.slice(-20)]));
+    // the loss of (up to) 20 probe texts of each language (the last ones), with them off
+    const sample = Object.fromEntries(Object.entries(texts).map(([k, v]) => [k, v.slice(-Math.min(20, v.length))]));
     const loss = await state.model.languageLoss(sample, { neurons: mine });
     const other = Object.keys(texts).find((k) => k !== lang);
     if (runId !== state.runId) return;
@@ -66,8 +67,8 @@ async function languageExperiment() {
     const langName = { zh: { zh: '中文', en: 'Chinese' }, en: { zh: '英文', en: 'English' } }[lang];
     out.innerHTML = bi({ zh: `${mine.length} 个${langName.zh}神经元（共 ${r.neurons.length} 个语言神经元）置零。`, en: `${mine.length} ${langName.en} neurons (of ${r.neurons.length} language neurons) set to zero.` }) + '<br>' +
       `${bi({ zh: '第一句的前一半', en: 'The first half of your first sentence' })} ${q(prompt)} ${bi({ zh: '的续写，之前：', en: 'continued, before:' })} ${q(p.before.text)}<br>${bi({ zh: '之后：', en: 'after:' })} ${q(p.after.text)}<br>` +
-      bi({ zh: `20 个${langName.zh}探针句子上每个 token 的损失 ${sgn3(loss[lang].change)} nats，另一种语言的 20 个 ${sgn3(loss[other].change)}。${p.before.text === p.after.text ? '续写没变：' : ''}在这个小模型里，续写用哪种语言跟着句子本身走（靠注意力），不靠少数 MLP 神经元。`,
-        en: `Loss per token on 20 ${langName.en} probe sentences ${sgn3(loss[lang].change)} nats, on 20 of the other language ${sgn3(loss[other].change)}.${p.before.text === p.after.text ? ' The continuation did not change:' : ''} in this small model the language of a continuation follows the sentence itself (through attention), not a few MLP neurons.` });
+      bi({ zh: `${sample[lang].length} 个${langName.zh}探针句子上每个 token 的损失 ${sgn3(loss[lang].change)} nats，另一种语言的 ${sample[other].length} 个 ${sgn3(loss[other].change)}。${p.before.text === p.after.text ? '续写没变：' : ''}在这个小模型里，续写用哪种语言跟着句子本身走（靠注意力），不靠少数 MLP 神经元。`,
+        en: `Loss per token on ${sample[lang].length} ${langName.en} probe sentences ${sgn3(loss[lang].change)} nats, on ${sample[other].length} of the other language ${sgn3(loss[other].change)}.${p.before.text === p.after.text ? ' The continuation did not change:' : ''} in this small model the language of a continuation follows the sentence itself (through attention), not a few MLP neurons.` });
   });
 }
 
