@@ -7,7 +7,7 @@
 // bilinearGap measures how far each real MLP is from that bilinear stand-in: the same text with one
 // layer's SiLU replaced by z/2 (forward's bilinearMlp), as KL and next-token loss.
 import { MlpscopeError } from './errors.js';
-import { klDivergence } from './select.js';
+import { klDivergence, nextTokenLoss } from './select.js';
 import * as A from './args.js';
 
 /** What these functions use of a Model (js/model.js calls them: no import back).
@@ -99,8 +99,8 @@ const where = 'bilinearView()';
  * The bilinear view of layer `layer`'s MLP read out along one of: `token` (its unembedding through
  * the final norm's gain: the MLP's direct effect on that logit), `direction` (any hidden-size
  * vector, e.g. a feature) or `neuron` (that neuron alone). Returns the interaction matrix Q
- * (hidden × hidden, row-major: read-out ≈ x̂ᵀQx̂ with SiLU replaced by z/2), its k eigenpairs of
- * largest |value| (each direction read by the head: the tokens at both ends), ‖Q‖²_F = Σλ², the
+ * (hidden × hidden, row-major: read-out ≈ x̂ᵀQx̂ with SiLU replaced by z/2), up to k eigenpairs of
+ * largest |value| (fewer when Q has a lower rank: one neuron alone gives at most 2 that are not 0) (each direction read by the head: the tokens at both ends), ‖Q‖²_F = Σλ², the
  * trace Σλ and the share of Σλ² the k pairs hold.
  * @param {BilinearModel} model
  * @param {{layer: number, token?: number, direction?: ArrayLike<number>, neuron?: number, k?: number, foldNorm?: boolean, tokens?: number}} opts
@@ -123,8 +123,9 @@ export function bilinearView(model, opts) {
     if (direction.length !== H) throw new MlpscopeError('E_ARG', `${where}: the direction has ${direction.length} values, the model's hidden size is ${H}`);
     for (let i = 0; i < H; i++) if (!Number.isFinite(direction[i])) throw new MlpscopeError('E_ARG', `${where}: the direction's value ${i} is ${A.show(direction[i])}, not a finite number`);
   }
-  const up = e.malloc(H * 4), cp = e.malloc(I * 4), qp = e.malloc(H * H * 4);
+  let up = 0, cp = 0, qp = 0;
   try {
+    up = e.malloc(H * 4); cp = e.malloc(I * 4); qp = e.malloc(H * H * 4);
     // the read-out weight of every neuron: c = downᵀ u (one-hot for a neuron alone)
     if (neuron !== undefined) { e.f32.fill(0, cp >> 2, (cp >> 2) + I); e.f32[(cp >> 2) + neuron] = 1; }
     else {
@@ -164,21 +165,12 @@ export function bilinearGap(model, input, opts) {
   for (const l of layers ?? []) if (l < 0 || l >= L) throw new MlpscopeError('E_ARG', `${w}: layers: layer ${l} is not in 0..${L - 1}`);
   let ids;
   if (typeof input === 'string') {
-    if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${w}: this model has no tokenizer: give token ids`);
+    if (!model.tokenizer) throw new MlpscopeError('E_TOKEN', `${w}: this model has no tokenizer: give token ids`);
     ids = model.tokenizer.encode(input);
   } else ids = Array.from(A.ids(input, w, 'input'));
   if (ids.length < 2) throw new MlpscopeError('E_ARG', `${w}: the text has ${ids.length} token(s): at least 2 are needed (a next token to predict)`);
   const V = model.config.vocab_size, n = model.tokenizer?.vocabSize || model._info.tokenizer?.vocab_size || V, T = ids.length;
-  const nll = (lg) => { // mean next-token loss over positions 0..T-2
-    let s = 0;
-    for (let t = 0; t < T - 1; t++) {
-      const row = lg.subarray(t * V, t * V + n);
-      let mx = -Infinity; for (let i = 0; i < n; i++) if (row[i] > mx) mx = row[i];
-      let z = 0; for (let i = 0; i < n; i++) z += Math.exp(row[i] - mx);
-      s += mx + Math.log(z) - row[ids[t + 1]];
-    }
-    return s / (T - 1);
-  };
+  const nll = (lg) => nextTokenLoss(lg, ids, V, n).sum / (T - 1); // mean over positions 0..T-2
   const run = (bilinearMlp) => model.forward(ids, { stats: false, logits: 'all', bilinearMlp }).logits;
   const clean = run([]), loss = nll(clean);
   const compare = (lg) => {

@@ -322,6 +322,8 @@ export class Model {
   bilinearView(opts: BilinearViewOptions): BilinearView;
   /** element (row, col) of the matrix `tensor` (e.g. 'layers.2.mlp.down_proj') as the kernels read it */
   weight(tensor: string, row: number, col: number): number;
+  /** one row of the matrix `tensor`, dequantized */
+  weightRow(tensor: string, row: number): Float32Array;
   /** sets single weights to exactly 0 in place until restore() (not over the Worker) */
   zeroWeights(list: { tensor: string; row: number; col: number }[]): { restore(): void };
   /** how far each MLP is from its bilinear stand-in on a text (or ids) */

@@ -7,6 +7,7 @@
 // languageSwitch measures the share of Chinese characters in greedy continuations before and after.
 import { MlpscopeError } from './errors.js';
 import * as A from './args.js';
+import { nextTokenLoss } from './select.js';
 
 /** What these functions use of a Model (js/model.js). @typedef {{ config: any, nLayers: number, tokenizer: any, _alive(): void,
  *   forward(ids: ArrayLike<number>, opts?: object): any }} LanguageModel */
@@ -23,7 +24,7 @@ export function languageNeurons(model, texts, opts) {
   const where = 'languageNeurons()';
   model._alive();
   const { share = 0.01, quantile = 0.95 } = A.options(opts, where);
-  if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${where}: this model has no tokenizer`);
+  if (!model.tokenizer) throw new MlpscopeError('E_TOKEN', `${where}: this model has no tokenizer`);
   A.options(texts, where);
   const langs = Object.keys(texts);
   if (langs.length < 2) throw new MlpscopeError('E_ARG', `${where}: texts needs at least two languages, got ${langs.length}`);
@@ -99,7 +100,7 @@ export function languageSwitch(model, prompts, opts) {
   const where = 'languageSwitch()';
   model._alive();
   const { neurons, activate = [], maxTokens = 16 } = A.options(opts, where);
-  if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${where}: this model has no tokenizer`);
+  if (!model.tokenizer) throw new MlpscopeError('E_TOKEN', `${where}: this model has no tokenizer`);
   A.list(prompts, where, 'prompts');
   if (!prompts.length) throw new MlpscopeError('E_ARG', `${where}: prompts is empty`);
   A.list(neurons, where, 'neurons');
@@ -123,12 +124,13 @@ export function languageSwitch(model, prompts, opts) {
   });
   for (const [layer, xs] of on) off.push({ layer, hook: 'mlp.hook_post', op: 'set', neurons: xs.map((x) => x.neuron), vector: Float32Array.from(xs, (x) => x.value) });
   const eos = new Set(model.tokenizer.eosIds ?? []);
+  const real = model.tokenizer.vocabSize || model.config.vocab_size; // padded rows never win
   const greedy = (ids, interventions) => {
     const out = [];
     let r = model.forward(ids, { stats: false, logits: 'last', interventions });
     for (let s = 0; s < maxTokens; s++) {
       const lg = r.logits; let best = 0;
-      for (let i = 1; i < lg.length; i++) if (lg[i] > lg[best]) best = i;
+      for (let i = 1; i < real; i++) if (lg[i] > lg[best]) best = i;
       if (eos.has(best)) break;
       out.push(best);
       if (s + 1 < maxTokens) r = model.forward([best], { stats: false, logits: 'last', interventions, continue: true });
@@ -155,7 +157,7 @@ export function languageLoss(model, texts, opts) {
   const where = 'languageLoss()';
   model._alive();
   const { neurons } = A.options(opts, where);
-  if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${where}: this model has no tokenizer`);
+  if (!model.tokenizer) throw new MlpscopeError('E_TOKEN', `${where}: this model has no tokenizer`);
   A.options(texts, where);
   A.list(neurons, where, 'neurons');
   const L = model.nLayers, I = model.config.intermediate_size, perLayer = new Map();
@@ -166,17 +168,7 @@ export function languageLoss(model, texts, opts) {
   });
   const off = [...perLayer].map(([layer, s]) => ({ layer, hook: 'mlp.hook_post', op: 'set', value: 0, neurons: [...s] }));
   const V = model.config.vocab_size, n = model.tokenizer.vocabSize || V;
-  const loss = (ids, interventions) => {
-    const lg = model.forward(ids, { stats: false, logits: 'all', interventions }).logits;
-    let s = 0;
-    for (let t = 0; t + 1 < ids.length; t++) {
-      const row = lg.subarray(t * V, t * V + n);
-      let mx = -Infinity; for (let i = 0; i < n; i++) if (row[i] > mx) mx = row[i];
-      let z = 0; for (let i = 0; i < n; i++) z += Math.exp(row[i] - mx);
-      s += mx + Math.log(z) - row[ids[t + 1]];
-    }
-    return s;
-  };
+  const loss = (ids, interventions) => nextTokenLoss(model.forward(ids, { stats: false, logits: 'all', interventions }).logits, ids, V, n).sum;
   const out = {};
   for (const [lang, list] of Object.entries(texts)) {
     A.list(list, where, `texts.${lang}`);

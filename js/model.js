@@ -292,6 +292,21 @@ export class Model {
   }
 
   /**
+   * One row of the matrix `tensor`, dequantized (a row of down_proj: what every neuron writes into
+   * one dimension of the stream).
+   * @param {string} tensor @param {number} row @returns {Float32Array}
+   */
+  weightRow(tensor, row) {
+    this._alive();
+    const e = this.e, name = weightName(tensor), r = weightIndex(row, 'row');
+    const cols = e.c.weight_cols(this.m, name), p = e.malloc(cols * 4);
+    try {
+      e.c.weight_row(this.m, name, r, p);
+      return e.f32.slice(p >> 2, (p >> 2) + cols);
+    } finally { e.free(p); }
+  }
+
+  /**
    * Sets single weights to exactly 0 in place (a zero code in a quantized block, its scale kept),
    * for ablations such as removing a super weight; every later pass sees the change until
    * restore() of the returned handle puts the old values back (in reverse order). Not over the
@@ -310,10 +325,11 @@ export class Model {
         e.c.weight_zero(this.m, d.tensor, d.row, d.col, p);
         d.saved = e.i32[p >> 2];
         done.push(d);
+        this._geometry = null; // the weight classes read the weights: computed again
       });
     } catch (err) { restore(); throw err; } finally { e.free(p); }
     let live = true;
-    return { restore: () => { if (live && !this._disposed) restore(); live = false; } };
+    return { restore: () => { if (live && !this._disposed) { restore(); this._geometry = null; } live = false; } };
   }
 
   /**

@@ -34,3 +34,20 @@ export function klDivergence(a, b, n = a.length) {
   for (let i = 0; i < n; i++) { const la = a[i] - ma - lza; kl += Math.exp(la) * (la - (b[i] - mb - lzb)); }
   return Math.max(0, kl);
 }
+
+/**
+ * The summed next-token loss (nats) of ids under logits for every position ([T][V] rows of a
+ * forward pass with logits 'all'): Σ_t −log softmax(row t)[ids[t + 1]] over the first n entries of
+ * each row (the real vocabulary), and the number of predictions (T − 1).
+ * @param {Float32Array} logits @param {ArrayLike<number>} ids @param {number} V @param {number} n
+ */
+export function nextTokenLoss(logits, ids, V, n) {
+  let s = 0;
+  for (let t = 0; t + 1 < ids.length; t++) {
+    const row = logits.subarray(t * V, t * V + n);
+    let mx = -Infinity; for (let i = 0; i < n; i++) if (row[i] > mx) mx = row[i];
+    let z = 0; for (let i = 0; i < n; i++) z += Math.exp(row[i] - mx);
+    s += mx + Math.log(z) - row[ids[t + 1]];
+  }
+  return { sum: s, count: Math.max(0, ids.length - 1) };
+}

@@ -7,24 +7,17 @@
 // (model.zeroWeights) against zeroing the largest-magnitude weight of the same matrix.
 import { MlpscopeError } from './errors.js';
 import * as A from './args.js';
+import { nextTokenLoss } from './select.js';
 
 /** What this uses of a Model (js/model.js). @typedef {{ config: any, nLayers: number, tokenizer: any, _alive(): void,
- *   forward(ids: ArrayLike<number>, opts?: object): any, weight(t: string, r: number, c: number): number,
+ *   forward(ids: ArrayLike<number>, opts?: object): any, weightRow(t: string, r: number): Float32Array,
  *   zeroWeights(list: object[]): {restore(): void}, neuronOutput(l: number, j: number, o?: object): any }} SuperModel */
 
 /** mean next-token loss of texts (ids lists), in nats per prediction */
 function meanLoss(model, texts) {
   const V = model.config.vocab_size, n = model.tokenizer?.vocabSize || V;
   let s = 0, c = 0;
-  for (const ids of texts) {
-    const lg = model.forward(ids, { stats: false, logits: 'all' }).logits;
-    for (let t = 0; t + 1 < ids.length; t++) {
-      const row = lg.subarray(t * V, t * V + n);
-      let mx = -Infinity; for (let i = 0; i < n; i++) if (row[i] > mx) mx = row[i];
-      let z = 0; for (let i = 0; i < n; i++) z += Math.exp(row[i] - mx);
-      s += mx + Math.log(z) - row[ids[t + 1]]; c++;
-    }
-  }
+  for (const ids of texts) { const l = nextTokenLoss(model.forward(ids, { stats: false, logits: 'all' }).logits, ids, V, n); s += l.sum; c += l.count; }
   return s / c;
 }
 
@@ -40,7 +33,7 @@ export function superWeights(model, prompt, opts) {
   const { k = 3, evalTexts } = A.options(opts, where);
   const toIds = (x, what) => {
     if (typeof x === 'string') {
-      if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${where}: this model has no tokenizer: give ${what} as token ids`);
+      if (!model.tokenizer) throw new MlpscopeError('E_TOKEN', `${where}: this model has no tokenizer: give ${what} as token ids`);
       return model.tokenizer.encode(x);
     }
     return Array.from(A.ids(x, where, what));
@@ -63,12 +56,10 @@ export function superWeights(model, prompt, opts) {
     const t = Math.floor(at / H), h = at % H;
     // how far the spike stands out: against the median |value| of the layer's output over the prompt
     const mags = Float64Array.from(out, Math.abs).sort(), median = mags[Math.floor(mags.length / 2)] || 1e-30;
-    // the product a_j · W[h][j] that makes most of it (W[h][:] read row by row: one matrix row)
-    const name = `layers.${l}.mlp.down_proj`;
+    // the product a_j · W[h][j] that makes most of it (W[h][:]: one row of down_proj)
+    const w = model.weightRow(`layers.${l}.mlp.down_proj`, h);
     let j = 0, best = 0;
-    const w = new Float64Array(I);
     for (let c = 0; c < I; c++) {
-      w[c] = model.weight(name, h, c);
       const v = Math.abs(a[t * I + c] * w[c]);
       if (v > best) { best = v; j = c; }
     }
@@ -81,10 +72,12 @@ export function superWeights(model, prompt, opts) {
     const tensor = `layers.${c.layer}.mlp.down_proj`;
     // the control: the largest-magnitude weight of the same matrix other than the candidate
     let big = { row: 0, col: 0, value: 0 };
-    for (let row = 0; row < H; row++) for (let col = 0; col < I; col++) {
-      if (row === c.row && col === c.col) continue;
-      const v = model.weight(tensor, row, col);
-      if (Math.abs(v) > Math.abs(big.value)) big = { row, col, value: v };
+    for (let row = 0; row < H; row++) {
+      const w = model.weightRow(tensor, row);
+      for (let col = 0; col < I; col++) {
+        if (row === c.row && col === c.col) continue;
+        if (Math.abs(w[col]) > Math.abs(big.value)) big = { row, col, value: w[col] };
+      }
     }
     const loss = lossWithout([{ tensor, row: c.row, col: c.col }]), control = lossWithout([{ tensor, row: big.row, col: big.col }]);
     return { ...c, tensor, loss, dLoss: loss - base, control: { ...big, loss: control, dLoss: control - base } };

@@ -37,8 +37,7 @@ export async function startThreads(e, module, n, workerUrl) {
   // The caller waits for the workers' parts by polling only, never sleeping in
   // memory.atomic.wait. A browser's main thread may not block at all; and in Node, a process's
   // first threaded engine whose caller slept there gave, rarely and only under heavy load, wrong
-  // prefill logits (bench/README.md, "threads under load": 4 of 900 processes in paired runs against 0 of
-  // 1,300 polling). The parts end within microseconds of each other unless a worker lost its core.
+  // prefill logits (bench/README.md, "threads under load": 4 of 900 processes against 0 of 2,100 polling). The parts end within microseconds of each other unless a worker lost its core.
   e.c.pool_caller_can_block(pool, 0);
   const workers = [], stacks = [];
   const url = workerUrl ?? new URL('./thread-worker.js', import.meta.url);

@@ -67,12 +67,12 @@ test('the lit neuron\'s four quadrants over the probe sentences, and the languag
   await p.click('#anatomy-lang-run');
   await p.waitForFunction(() => document.getElementById('anatomy-lang-out').dataset.neurons && document.getElementById('anatomy-lang-card').dataset.state === 'ok', null, { timeout: 120000 });
   const d = await p.$eval('#anatomy-lang-out', (e) => ({ ...e.dataset }));
-  const texts = { zh, en: probes().filter((x) => x.lang === 'en').map((x) => x.text) };
-  const r = languageNeurons(m, texts, { share: 0.01 });
+  const en = probes().filter((x) => x.lang === 'en').map((x) => x.text), half = (v) => Math.ceil(v.length / 2);
+  const r = languageNeurons(m, { zh: zh.slice(0, half(zh)), en: en.slice(0, half(en)) }, { share: 0.01 });
   assert.equal(Number(d.neurons), r.byLang.zh.length);
   assert.equal(d.prompt, '我上周从巴黎');
   const sw = languageSwitch(m, [d.prompt], { neurons: r.byLang.zh, maxTokens: 12 }).prompts[0];
   assert.deepEqual([d.before, d.after], [sw.before.text, sw.after.text]);
-  const loss = languageLoss(m, { zh: texts.zh.slice(-20), en: texts.en.slice(-20) }, { neurons: r.byLang.zh });
+  const loss = languageLoss(m, { zh: zh.slice(half(zh)).slice(0, 20), en: en.slice(half(en)).slice(0, 20) }, { neurons: r.byLang.zh });
   assert.ok(Math.abs(Number(d.dloss) - loss.zh.change) < 1e-6 && Math.abs(Number(d.dlossOther) - loss.en.change) < 1e-6);
 });

@@ -18,25 +18,35 @@ const synth = (dtype) => {
 };
 const ids = [3, 17, 250, 9, 44, 101, 7, 12];
 
-for (const dtype of ['f32', 'bf16', 'q8', 'q4']) {
-  test(`${dtype}: weight() is the stored value, zeroWeights sets exactly one element to 0, restore gives the same logits bit for bit`, async () => {
-    const dir = synth(dtype), m = await loadModel(dir, { threads: 1 }), { W } = loadWeights(dir);
+const dirs = {};
+for (const [dtype, activations, stored] of [['f32', 'int8', 'f32'], ['f16', 'int8', 'f16'], ['bf16', 'int8', 'bf16'], ['q8', 'int8', 'q8_0'], ['q8', 'plain', 'q8_0'], ['q4', 'int8', 'q4_0'], ['q4', 'plain', 'q4_0']]) {
+  // int8 activations lay q8 / q4 matrices out four rows interleaved; plain keeps the file's blocks
+  test(`${dtype} (${activations} activations): weight() is the stored value, zeroWeights sets exactly one element to 0, restore gives the same logits bit for bit`, async () => {
+    const dir = (dirs[dtype] ??= synth(dtype)), m = await loadModel(dir, { threads: 1, activations }), { W, man } = loadWeights(dir);
+    assert.equal(man.tensors.find((t) => t.name === 'layers.1.mlp.gate_proj').dtype, stored, 'the edited matrix is stored in the dtype under test');
     const { intermediate_size: I, hidden_size: H } = m.config;
     for (const [name, rows, cols] of [['layers.1.mlp.down_proj', H, I], ['layers.2.mlp.gate_proj', I, H], ['embed_tokens', m.config.vocab_size, H]])
       for (const [r, c] of [[0, 0], [1, 31], [2, 32], [3, 33], [5, cols - 1], [rows - 1, 17], [rows - 2, cols - 2]])
         assert.equal(m.weight(name, r, c), Math.fround(W[name][r * cols + c]), `${name}[${r}][${c}]`);
     const before = m.forward(ids, { logits: 'all' }).logits;
     // a weight of a row that is not the first of its group of four, away from column 0 of its block
-    const name = 'layers.1.mlp.down_proj', row = 6, col = 45, group = [4, 5, 6, 7];
-    const old = group.map((r) => Array.from({ length: I }, (_, c) => m.weight(name, r, c)));
+    // (gate_proj: 64 columns, two blocks of 32, so q8 / q4 sets keep it quantized)
+    const name = 'layers.1.mlp.gate_proj', row = 6, col = 45, group = [4, 5, 6, 7];
+    const old = group.map((r) => Array.from({ length: H }, (_, c) => m.weight(name, r, c)));
+    assert.deepEqual(Array.from(m.weightRow(name, row)), old[2], 'weightRow is the row weight() reads');
     assert.notEqual(old[2][col], 0);
+    const orig = m.neuronWeightClass(1, row).cosGateIn; // computed and kept before the edit
     const e = m.zeroWeights([{ tensor: name, row, col }]);
-    assert.equal(m.weight(name, row, col), 0);
-    group.forEach((r, k) => { for (let c = 0; c < I; c++) if (!(r === row && c === col)) assert.equal(m.weight(name, r, c), old[k][c], `[${r}][${c}] untouched`); });
+    assert.ok(m.weight(name, row, col) === 0, "zero (a negative scale times code 0 reads as -0)");
+    group.forEach((r, k) => { for (let c = 0; c < H; c++) if (!(r === row && c === col)) assert.equal(m.weight(name, r, c), old[k][c], `[${r}][${c}] untouched`); });
+
     const after = m.forward(ids, { logits: 'all' }).logits;
     assert.ok(after.some((v, i) => v !== before[i]), 'the pass sees the change');
+    // the weight classes read the weights: they follow the edit, and the restore
+    assert.notEqual(m.neuronWeightClass(1, row).cosGateIn, orig);
     e.restore();
     e.restore(); // twice is harmless
+    assert.equal(m.neuronWeightClass(1, row).cosGateIn, orig);
     assert.equal(m.weight(name, row, col), old[2][col]);
     assert.deepEqual(Array.from(m.forward(ids, { logits: 'all' }).logits), Array.from(before));
     m.dispose();

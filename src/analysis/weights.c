@@ -81,6 +81,7 @@ static void interaction_part(void *ctx, int part, int n) {
         float *p = j->P + (size_t)i * H;
         for (int h = 0; h < H; h++) p[h] = 0;
         for (int k = 0; k < j->I; k++) {
+            if (j->c[k] == 0) continue; /* its rows were never filled (ms_mlp_interaction) */
             const float a = j->c[k] * j->G[(size_t)k * H + i];
             if (a == 0) continue;
             const float *u = j->U + (size_t)k * H;

@@ -109,6 +109,18 @@ API(ms_weight_get) int ms_weight_get(ms_model *m, const char *name, int row, int
     if (!rc) *out = ms_tensor_get(t, row, col);
     return rc;
 }
+/* the column count of matrix `name` (negative: an error) */
+API(ms_weight_cols) int ms_weight_cols(ms_model *m, const char *name, ms_err *err) {
+    ms_tensor *t;
+    return ms_model_weight_at(m, name, 0, 0, &t, err) ? -1 : (int)t->cols;
+}
+/* row `row` of matrix `name`, dequantized: out[cols] */
+API(ms_weight_row) int ms_weight_row(ms_model *m, const char *name, int row, float *out, ms_err *err) {
+    ms_tensor *t;
+    int rc = ms_model_weight_at(m, name, row, 0, &t, err);
+    if (!rc) ms_tensor_row_f32(t, row, out);
+    return rc;
+}
 /* element (row, col) of matrix `name` set to 0; *saved: the bits ms_weight_restore puts back */
 API(ms_weight_zero) int ms_weight_zero(ms_model *m, const char *name, int row, int col, uint32_t *saved, ms_err *err) {
     ms_tensor *t;
