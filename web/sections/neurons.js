@@ -46,20 +46,23 @@ async function languageExperiment() {
   if (!state.model || !state.probes || !state.run) return;
   const card = $('anatomy-lang-card'), runId = state.runId, lang = state.lang;
   await guard(card, async () => {
-    // a big model: 12 probe sentences per language (a pass each), not all of them
-    const texts = {}, cap = state.info.config.hidden_size >= 512 ? 12 : Infinity;
-    for (const p of state.probes) if (p.lang && (texts[p.lang]?.length ?? 0) < cap) (texts[p.lang] ??= []).push(p.text);
-    if (Object.keys(texts).length < 2) { setText($('anatomy-lang-out'), { zh: '这个模型的探针句子只有一种语言。', en: 'This model\'s probe sentences are in one language only.' }); return; }
+    // each language's probe sentences split in two: the first half finds the neurons, the second
+    // (up to 20) measures the loss (a big model: 12 sentences per language, a pass each)
+    const all = {}, cap = state.info.config.hidden_size >= 512 ? 12 : Infinity;
+    for (const p of state.probes) if (p.lang && (all[p.lang]?.length ?? 0) < cap) (all[p.lang] ??= []).push(p.text);
+    const other = Object.keys(all).find((k) => k !== lang);
+    if (!all[lang] || !other || all[lang].length < 2 || all[other].length < 2) { setText($('anatomy-lang-out'), { zh: '这个模型的探针句子不够两种语言。', en: 'This model\'s probe sentences do not cover two languages.' }); return; }
+    const half = (v) => Math.ceil(v.length / 2), texts = Object.fromEntries([lang, other].map((k) => [k, all[k].slice(0, half(all[k]))]));
+    const sample = Object.fromEntries([lang, other].map((k) => [k, all[k].slice(half(all[k])).slice(0, 20)]));
     const r = await state.model.languageNeurons(texts, { share: 0.01 });
     const mine = r.byLang[lang] ?? [];
+    if (!mine.length) { setText($('anatomy-lang-out'), { zh: '在这些句子里找不到这种语言特有的神经元。', en: 'No neuron specific to this language was found in these sentences.' }); return; }
     // the first half of the reader's first sentence, so there is something left to continue
     const first = state.text.split(/(?<=[。.!?！？])/)[0].trim() || state.text;
     const words = lang === 'zh' ? [...first] : first.split(' '), prompt = words.slice(0, Math.max(1, Math.ceil(words.length / 2))).join(lang === 'zh' ? '' : ' ');
     const sw = await state.model.languageSwitch([prompt], { neurons: mine, maxTokens: 12 });
-    // the loss of (up to) 20 probe texts of each language (the last ones), with them off
-    const sample = Object.fromEntries(Object.entries(texts).map(([k, v]) => [k, v.slice(-Math.min(20, v.length))]));
+    // the loss of the held-out sentences of each language, with them off
     const loss = await state.model.languageLoss(sample, { neurons: mine });
-    const other = Object.keys(texts).find((k) => k !== lang);
     if (runId !== state.runId) return;
     const p = sw.prompts[0], out = $('anatomy-lang-out');
     Object.assign(out.dataset, { neurons: String(mine.length), prompt, before: p.before.text, after: p.after.text, dloss: String(loss[lang].change), dlossOther: String(loss[other].change) });
@@ -67,8 +70,8 @@ async function languageExperiment() {
     const langName = { zh: { zh: '中文', en: 'Chinese' }, en: { zh: '英文', en: 'English' } }[lang];
     out.innerHTML = bi({ zh: `${mine.length} 个${langName.zh}神经元（共 ${r.neurons.length} 个语言神经元）置零。`, en: `${mine.length} ${langName.en} neurons (of ${r.neurons.length} language neurons) set to zero.` }) + '<br>' +
       `${bi({ zh: '第一句的前一半', en: 'The first half of your first sentence' })} ${q(prompt)} ${bi({ zh: '的续写，之前：', en: 'continued, before:' })} ${q(p.before.text)}<br>${bi({ zh: '之后：', en: 'after:' })} ${q(p.after.text)}<br>` +
-      bi({ zh: `${sample[lang].length} 个${langName.zh}探针句子上每个 token 的损失 ${sgn3(loss[lang].change)} nats，另一种语言的 ${sample[other].length} 个 ${sgn3(loss[other].change)}。${p.before.text === p.after.text ? '续写没变：' : ''}在这个小模型里，续写用哪种语言跟着句子本身走（靠注意力），不靠少数 MLP 神经元。`,
-        en: `Loss per token on ${sample[lang].length} ${langName.en} probe sentences ${sgn3(loss[lang].change)} nats, on ${sample[other].length} of the other language ${sgn3(loss[other].change)}.${p.before.text === p.after.text ? ' The continuation did not change:' : ''} in this small model the language of a continuation follows the sentence itself (through attention), not a few MLP neurons.` });
+      bi({ zh: `另外 ${sample[lang].length} 个${langName.zh}探针句子（没用来找神经元）上每个 token 的损失 ${sgn3(loss[lang].change)} nats，另一种语言的 ${sample[other].length} 个 ${sgn3(loss[other].change)}。${p.before.text === p.after.text ? '续写没变：' : ''}在这个小模型里，续写用哪种语言跟着句子本身走（靠注意力），不靠少数 MLP 神经元。`,
+        en: `Loss per token on ${sample[lang].length} other ${langName.en} probe sentences (not used to find the neurons) ${sgn3(loss[lang].change)} nats, on ${sample[other].length} of the other language ${sgn3(loss[other].change)}.${p.before.text === p.after.text ? ' The continuation did not change:' : ''} in this small model the language of a continuation follows the sentence itself (through attention), not a few MLP neurons.` });
   });
 }
 
