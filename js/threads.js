@@ -15,8 +15,9 @@ export const THREAD_ENTRY = { stackRestore: 'stackRestore', enter: 'ms_pool_ente
 
 /** Whether this JS environment can share wasm memory between threads at all, and why not. */
 export function threadSupport() {
-  if (typeof SharedArrayBuffer === 'undefined') return { ok: false, why: 'SharedArrayBuffer is not available here' };
+  // a page's SharedArrayBuffer hangs on its isolation: name the cause, not the symptom
   if (!isNode && globalThis.crossOriginIsolated !== true) return { ok: false, why: 'the page is not cross-origin isolated (COOP/COEP headers)' };
+  if (typeof SharedArrayBuffer === 'undefined') return { ok: false, why: 'SharedArrayBuffer is not available here' };
   if (!isNode && typeof Worker === 'undefined') return { ok: false, why: 'Workers are not available here' };
   return { ok: true, why: '' };
 }

@@ -2,7 +2,9 @@
 // A small static server for the page, the package and weight sets: correct MIME types (wasm,
 // ES modules), HTTP Range, and the COOP/COEP headers that make the page cross-origin isolated
 // (SharedArrayBuffer, threads).
-//   node tools/serve.mjs [--port 8080] [--root DIR] [--mount /url-prefix=DIR ...]
+//   node tools/serve.mjs [--port 8080] [--root DIR] [--mount /url-prefix=DIR ...] [--plain]
+// --plain: no COOP/COEP/CORP headers, as a plain static host (GitHub Pages, python3 -m http.server)
+// serves; the page's service worker (web/sw.js) then adds them itself after one reload.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,10 +15,10 @@ const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; ch
   '.png': 'image/png', '.txt': 'text/plain; charset=utf-8', '.webmanifest': 'application/manifest+json', '.map': 'application/json' };
 
 /**
- * @param {{root: string, mounts?: Record<string, string>, port?: number, host?: string, log?: boolean}} o
+ * @param {{root: string, mounts?: Record<string, string>, port?: number, host?: string, log?: boolean, plain?: boolean}} o
  * @returns {Promise<{url: string, server: http.Server, close(): Promise<void>}>}
  */
-export async function serve({ root, mounts = {}, port = 0, host = '127.0.0.1', log = false }) {
+export async function serve({ root, mounts = {}, port = 0, host = '127.0.0.1', log = false, plain = false }) {
   const sockets = new Set();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
@@ -27,8 +29,9 @@ export async function serve({ root, mounts = {}, port = 0, host = '127.0.0.1', l
     if (!file.startsWith(path.resolve(base))) { res.writeHead(403); res.end(); return; }
     let target = file;
     try { if (fs.statSync(target).isDirectory()) target = path.join(target, 'index.html'); } catch { /* 404 below */ }
-    const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp',
-      'Cross-Origin-Resource-Policy': 'same-origin', 'Accept-Ranges': 'bytes', 'Cache-Control': 'no-cache' };
+    const headers = plain ? { 'Accept-Ranges': 'bytes', 'Cache-Control': 'no-cache' }
+      : { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp',
+        'Cross-Origin-Resource-Policy': 'same-origin', 'Accept-Ranges': 'bytes', 'Cache-Control': 'no-cache' };
     let st;
     try { st = fs.statSync(target); } catch { res.writeHead(404, headers); res.end('not found'); if (log) console.log(404, req.url); return; }
     headers['Content-Type'] = TYPES[path.extname(target)] ?? 'application/octet-stream';
@@ -59,7 +62,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const port = Number(opt('--port', 8080)), host = opt('--host', '127.0.0.1');
   let s;
   try {
-    s = await serve({ root, mounts, port, host, log: args.includes('--log') });
+    s = await serve({ root, mounts, port, host, log: args.includes('--log'), plain: args.includes('--plain') });
   } catch (e) {
     if (e.code !== 'EADDRINUSE') throw e;
     console.error(`serve: port ${port} on ${host} is in use; choose another one, e.g. PORT=${port + 1} npm start (or --port ${port + 1})`);

@@ -32,7 +32,7 @@ async function start() {
   $('try-text').value = state.text;
   $('fires-text').value = DEFAULT_TEXTS[lang];
   await setLang(lang);
-  if ('serviceWorker' in navigator) navigator.serviceWorker.register('sw.js').catch(() => {});
+  if (await isolateOnce()) return; // the page reloads, cross-origin isolated
   try { state.probes = (await (await fetch('probes.json')).json()).probes; } catch { state.probes = null; }
   const models = await header.listModels();
   const want = q.get('model');
@@ -50,4 +50,26 @@ async function start() {
     await header.load(first);
   }
 }
+/** On a host that sends no COOP/COEP headers the service worker (sw.js) adds them to the page's own
+ *  responses; once it controls the page, one reload makes the page cross-origin isolated, so the
+ *  threaded engine can run. Returns true when the page is about to reload. At most once per tab
+ *  session: a browser that will not isolate the page (or keeps service workers off) runs it on one
+ *  thread, and the footer says why. */
+async function isolateOnce() {
+  if (!('serviceWorker' in navigator)) return false;
+  const reg = navigator.serviceWorker.register('sw.js').catch(() => null);
+  if (globalThis.crossOriginIsolated || !globalThis.isSecureContext) return false;
+  let tried = true;
+  try { tried = sessionStorage.getItem('mlpscope-isolation-reload') === '1'; } catch { /* storage off: never reload */ }
+  if (tried || !(await reg)) return false;
+  const controlled = navigator.serviceWorker.controller ? true : await new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), 10000); // a worker that never takes over: go on
+    navigator.serviceWorker.addEventListener('controllerchange', () => { clearTimeout(timer); resolve(true); }, { once: true });
+  });
+  if (!controlled) return false;
+  sessionStorage.setItem('mlpscope-isolation-reload', '1');
+  location.reload();
+  return true;
+}
+
 start();
