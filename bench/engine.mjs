@@ -38,6 +38,16 @@ e.c.bench_stream_bytes(buf, bytes, reps);
 const bw = (bytes * reps) / ((performance.now() - t) / 1000) / 1e9;
 e.free(buf);
 
+// ---- the int8 multiply-accumulate peak of the prefill tile's instruction sequence (operands in
+// L1, src/kernels/wasm/bench_simd128.c): the compute limit a prefill is measured against; two
+// threads: twice it (each core has its own SIMD units)
+const macBuf = e.malloc(8192);
+e.u8.fill(3, macBuf, macBuf + 8192);
+e.c.bench_mac(macBuf, 1e6);
+const macPeak = ((a) => [...a].sort((x, y) => x - y)[a.length >> 1])(Array.from({ length: 5 }, () => { const n = 2e7, t0 = performance.now(); e.c.bench_mac(macBuf, n); return 64 * n / ((performance.now() - t0) / 1000); }));
+e.free(macBuf);
+const limitMac = (threads) => macPeak * Math.min(threads, os.cpus().length);
+
 // ---- the same probe on two threads at once (the threaded build), each reading its own half
 async function wasmBandwidth2() {
   let e2;
@@ -149,9 +159,13 @@ async function run(dir, label, opts, { prompt = 128, decode = 64, long = 512, re
   const perToken = info.memory.weights; // every weight is read once per decoded token (the tied head included)
   const threads = info.build.threads;
   const dec = decode / (decodeMs / 1000), limit = limitBw(threads) * 1e9 / perToken;
+  // multiply-accumulates per prefill token: every weight of the mixers and MLPs once (the embedding
+  // is a lookup; the head runs for the last token only); attention's scores are left out
+  const macsPerToken = info.params.mlp + info.params.mixer;
+  const computeLimit = limitMac(threads) / macsPerToken;
   const act = { int8: 'int8 act.', exact: 'exact act.', plain: 'f32 act., plain', f32: 'f32 act.' }[info.build.activations];
   const row = { label, threads, dtypes: Object.keys(info.dtypes).join('+'), kernels: `${opts.simd === false ? 'scalar' : 'SIMD128'}, ${act}${stats ? ', stats on' : ''}`,
-    prefill: warm, long: longTps, ttft: prefillMs, decode: dec, gen: genTps, limit, ratio: dec / limit, load: loadMs, read: readMs, heap: info.memory.heap, weights: perToken };
+    prefill: warm, long: longTps, ttft: prefillMs, computeLimit, decode: dec, gen: genTps, limit, ratio: dec / limit, load: loadMs, read: readMs, heap: info.memory.heap, weights: perToken };
   m.dispose();
   return row;
 }
@@ -191,10 +205,11 @@ console.log(`Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}
   (bw2 ? `; 2 threads: ${bw2.toFixed(1)} GB/s (read probe)` : '') +
   (native ? `; natively (C, bench/native-bandwidth.c): ${native[1].toFixed(1)} GB/s with 1 thread, ${native[2].toFixed(1)} GB/s with 2.` : '.') +
   ` The bandwidth limit below is the weight bytes read per token ÷ ${bw1.toFixed(1)} GB/s for 1 thread` + (Number.isFinite(limitBw(2)) ? ` and ÷ ${limitBw(2).toFixed(1)} GB/s for 2.\n` : '.\n'));
-console.log('| model | weights | kernels | threads | prefill 128 tok/s | prefill 512 tok/s | time to first token | decode tok/s | generate tok/s (top-p 0.9) | bandwidth limit tok/s | decode / limit | load (file read) | wasm heap |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log(`Compute: the prefill tile's instruction sequence (i16x8.load8x8_s, i32x4.dot_i16x8_s, i32x4.add; operands in L1) peaks at ${(macPeak / 1e9).toFixed(1)} GMAC/s on one thread; the compute limit below is that (× threads) ÷ the multiply-accumulates of one prefill token (every matmul weight once).\n`);
+console.log('| model | weights | kernels | threads | prefill 128 tok/s | prefill 512 tok/s | compute limit tok/s | prefill 512 / limit | time to first token | decode tok/s | generate tok/s (top-p 0.9) | bandwidth limit tok/s | decode / limit | load (file read) | wasm heap |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows)
-  console.log(`| ${r.label} | ${r.dtypes}, ${(r.weights / 1048576).toFixed(0)} MiB | ${r.kernels} | ${r.threads} | ${r.prefill.toFixed(1)} | ${Number.isFinite(r.long) ? r.long.toFixed(1) : '–'} | ${(r.ttft / 1000).toFixed(2)} s | ${r.decode.toFixed(2)} | ${r.gen.toFixed(2)} | ${r.limit.toFixed(1)} | ${(100 * r.ratio).toFixed(1)}% | ${(r.load / 1000).toFixed(2)} s (${(r.read / 1000).toFixed(2)} s) | ${(r.heap / 1048576).toFixed(0)} MiB |`);
+  console.log(`| ${r.label} | ${r.dtypes}, ${(r.weights / 1048576).toFixed(0)} MiB | ${r.kernels} | ${r.threads} | ${r.prefill.toFixed(1)} | ${Number.isFinite(r.long) ? r.long.toFixed(1) : '–'} | ${r.computeLimit.toFixed(1)} | ${Number.isFinite(r.long) ? (100 * r.long / r.computeLimit).toFixed(1) + '%' : '–'} | ${(r.ttft / 1000).toFixed(2)} s | ${r.decode.toFixed(2)} | ${r.gen.toFixed(2)} | ${r.limit.toFixed(1)} | ${(100 * r.ratio).toFixed(1)}% | ${(r.load / 1000).toFixed(2)} s (${(r.read / 1000).toFixed(2)} s) | ${(r.heap / 1048576).toFixed(0)} MiB |`);
 console.log('\nKernel micro-benchmark: one 3584 × 1024 matvec (a gate_proj). "Cached": the same matrix again and again (it stays in the CPU caches); "streamed": 24 different copies one after another (88 MB for q8, beyond the caches), as in decode.\n');
 console.log('| kernel | weight bytes | time (cached) | weight GB/s cached | weight GB/s streamed | speed vs ggml-style q8_0 (cached / streamed) |\n|---|---|---|---|---|---|');
 for (const l of microRows) console.log(l);

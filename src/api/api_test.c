@@ -84,6 +84,8 @@ int32_t ms_bench_stream(const void *p, size_t bytes, int reps);
 void ms_bench_to_ggml_q8_0(const ms_block_q8_0 *src, void *dst, size_t nblocks);
 void ms_bench_ggml_q8_0_matvec(const void *W, size_t rows, size_t cols, const float *x, float *y, int8_t *xq, float *xd);
 API(ms_bench_stream_bytes) int32_t ms_bench_stream_bytes(const void *p, size_t bytes, int reps) { return ms_bench_stream(p, bytes, reps); }
+int32_t ms_bench_mac_peak(const void *buf, int steps);
+API(ms_bench_mac) int32_t ms_bench_mac(const void *buf, int steps) { return ms_bench_mac_peak(buf, steps); }
 /* the read probe on every thread of a pool at once, each on its own part of the buffer: the
  * bandwidth threaded decode can draw on, measured in wasm like the one-thread figure */
 typedef struct { const uint8_t *p; size_t bytes; int reps; } bench_stream_job;

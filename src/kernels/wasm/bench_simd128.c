@@ -1,4 +1,5 @@
-/* Measurement helpers for bench/: a streaming-bandwidth probe, and a reference kernel in the
+/* Measurement helpers for bench/: a streaming-bandwidth probe, an int8 multiply-accumulate peak
+ * probe, and a reference kernel in the
  * style of ggml's q8_0 x q8_0 dot product (f16 scale per block of 32, plain row-major rows,
  * activations quantized per block), so the benchmark can print our kernels' speed relative to it
  * from one run. Not used by the engine. */
@@ -20,6 +21,31 @@ int32_t ms_bench_stream(const void *p, size_t bytes, int reps) {
             acc3 = wasm_i32x4_add(acc3, wasm_v128_load(q + 48));
         }
     v128_t a = wasm_i32x4_add(wasm_i32x4_add(acc0, acc1), wasm_i32x4_add(acc2, acc3));
+    return wasm_i32x4_extract_lane(a, 0) + wasm_i32x4_extract_lane(a, 1) + wasm_i32x4_extract_lane(a, 2) + wasm_i32x4_extract_lane(a, 3);
+}
+
+/* The multiply-accumulate peak of the int8 prefill tile's own instruction sequence, memory aside:
+ * per column pair, two weight vectors sign-extended as loaded (i16x8.load8x8_s) and four token
+ * vectors (v128.load), eight i32x4.dot_i16x8_s + i32x4.add into 8 independent sums (the 2 x 4
+ * tile), all operands from `buf` (at least 8 KB, so in L1). 64 MACs a pair; `steps` pairs. Returns a
+ * lane sum so nothing is skipped. The limit a prefill's matmuls could reach on one thread. */
+int32_t ms_bench_mac_peak(const void *buf, int steps) {
+    const uint8_t *w = buf, *xb = (const uint8_t *)buf + 4096; /* 512 pairs of 2 x 8 weight bytes; 64 x 4 token vectors */
+    v128_t a0 = wasm_i32x4_splat(0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    for (int i = 0; i < steps; i++) {
+        const uint8_t *wp = w + (size_t)(i & 255) * 16, *xp = xb + (size_t)(i & 63) * 64;
+        const v128_t w0 = wasm_i16x8_load8x8(wp), w1 = wasm_i16x8_load8x8(wp + 8);
+        const v128_t x0 = wasm_v128_load(xp), x1 = wasm_v128_load(xp + 16), x2 = wasm_v128_load(xp + 32), x3 = wasm_v128_load(xp + 48);
+        a0 = wasm_i32x4_add(a0, wasm_i32x4_dot_i16x8(w0, x0));
+        a1 = wasm_i32x4_add(a1, wasm_i32x4_dot_i16x8(w1, x0));
+        a2 = wasm_i32x4_add(a2, wasm_i32x4_dot_i16x8(w0, x1));
+        a3 = wasm_i32x4_add(a3, wasm_i32x4_dot_i16x8(w1, x1));
+        a4 = wasm_i32x4_add(a4, wasm_i32x4_dot_i16x8(w0, x2));
+        a5 = wasm_i32x4_add(a5, wasm_i32x4_dot_i16x8(w1, x2));
+        a6 = wasm_i32x4_add(a6, wasm_i32x4_dot_i16x8(w0, x3));
+        a7 = wasm_i32x4_add(a7, wasm_i32x4_dot_i16x8(w1, x3));
+    }
+    v128_t a = wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_add(a0, a1), wasm_i32x4_add(a2, a3)), wasm_i32x4_add(wasm_i32x4_add(a4, a5), wasm_i32x4_add(a6, a7)));
     return wasm_i32x4_extract_lane(a, 0) + wasm_i32x4_extract_lane(a, 1) + wasm_i32x4_extract_lane(a, 2) + wasm_i32x4_extract_lane(a, 3);
 }
 
