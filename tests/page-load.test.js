@@ -282,7 +282,7 @@ function mainPathProse() {
   return { cjk, words };
 }
 
-test('the main path reads in about 8 minutes in either language (prose at 300 characters or 200 words a minute), the advanced cards folded away', async () => {
+test('the main path reads in about 8 minutes in either language (prose at 300 characters or 200 words a minute), the advanced cards folded away', async (t) => {
   const p = await newPage(h.context, '?lang=zh');
   try {
     const story = (t) => p.waitForFunction((x) => { const c = document.getElementById('story-card'); return c.dataset.state === 'ok' && c.dataset.text === x; }, t, { timeout: 180000 });
@@ -292,6 +292,7 @@ test('the main path reads in about 8 minutes in either language (prose at 300 ch
     await story('I flew from Paris to');
     const en = await p.evaluate(mainPathProse);
     assert.ok(zh.cjk > 1000 && en.words > 800, `the count sees the page: ${JSON.stringify({ zh, en })}`);
+    t.diagnostic(`main path: ${zh.cjk} Chinese characters = ${(zh.cjk / 300).toFixed(1)} min; ${en.words} English words = ${(en.words / 200).toFixed(1)} min`);
     assert.ok(zh.cjk / 300 <= 8, `Chinese main path: ${zh.cjk} characters = ${(zh.cjk / 300).toFixed(1)} minutes`);
     assert.ok(en.words / 200 <= 8, `English main path: ${en.words} words = ${(en.words / 200).toFixed(1)} minutes`);
   } finally { await p.close(); }
