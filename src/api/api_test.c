@@ -99,6 +99,20 @@ API(ms_bench_stream_pool) void ms_bench_stream_pool(ms_pool *pool, const void *p
     bench_stream_job j = {p, bytes, reps};
     ms_pool_run(pool, bench_stream_part, &j);
 }
+/* the multiply-accumulate probe on every thread of a pool at once (each its own 8 KB of operands):
+ * the compute limit of threaded prefill, measured like the one-thread figure (two vCPUs of a VM
+ * may share one core's SIMD units) */
+typedef struct { const uint8_t *p; int steps; } bench_mac_job;
+static void bench_mac_part(void *ctx, int part, int n_parts) {
+    (void)n_parts;
+    const bench_mac_job *j = ctx;
+    volatile int32_t sink = ms_bench_mac_peak(j->p + (size_t)part * 8192, j->steps);
+    (void)sink;
+}
+API(ms_bench_mac_pool) void ms_bench_mac_pool(ms_pool *pool, const void *p, int steps) {
+    bench_mac_job j = {p, steps};
+    ms_pool_run(pool, bench_mac_part, &j);
+}
 API(ms_bench_ggml_prep) void ms_bench_ggml_prep(const void *q8, void *dst, size_t nblocks) { ms_bench_to_ggml_q8_0(q8, dst, nblocks); }
 API(ms_bench_ggml_matvec) void ms_bench_ggml_matvec(const void *W, int rows, int cols, const float *x, float *y, int8_t *xq, float *xd) {
     ms_bench_ggml_q8_0_matvec(W, (size_t)rows, (size_t)cols, x, y, xq, xd);
