@@ -40,12 +40,12 @@ e.free(buf);
 
 // ---- the int8 multiply-accumulate peak of the prefill tile's instruction sequence (operands in
 // L1, src/kernels/wasm/bench_simd128.c): the compute limit a prefill is measured against
-const medianOf = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const macSteps = 2e7;
 const macBuf = e.malloc(8192);
 e.u8.fill(3, macBuf, macBuf + 8192);
 e.c.bench_mac(macBuf, 1e6);
-const macPeak = medianOf(Array.from({ length: 5 }, () => { const t0 = performance.now(); e.c.bench_mac(macBuf, macSteps); return 64 * macSteps / ((performance.now() - t0) / 1000); }));
+const macPeak = median(Array.from({ length: 5 }, () => { const t0 = performance.now(); e.c.bench_mac(macBuf, macSteps); return 64 * macSteps / ((performance.now() - t0) / 1000); }));
 e.free(macBuf);
 
 // ---- both probes on two threads at once (the threaded build), each on its own part: two vCPUs
@@ -63,7 +63,7 @@ async function wasmProbes2() {
   const m2 = e2.malloc(2 * 8192);
   e2.u8.fill(3, m2, m2 + 2 * 8192);
   e2.c.bench_mac_pool(e2.pool, m2, 1e6);
-  const mac = medianOf(Array.from({ length: 5 }, () => { const t0 = performance.now(); e2.c.bench_mac_pool(e2.pool, m2, macSteps); return 2 * 64 * macSteps / ((performance.now() - t0) / 1000); }));
+  const mac = median(Array.from({ length: 5 }, () => { const t0 = performance.now(); e2.c.bench_mac_pool(e2.pool, m2, macSteps); return 2 * 64 * macSteps / ((performance.now() - t0) / 1000); }));
   e2.free(m2);
   e2.shutdown();
   return { bw, mac };
@@ -133,7 +133,6 @@ function micro() {
 }
 
 // ---- end to end
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 async function run(dir, label, opts, { prompt = 128, decode = 64, long = 512, reps = 3, stats = true } = {}) {
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.bin'));
   let t0 = performance.now();

@@ -14,6 +14,9 @@ const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; ch
   '.css': 'text/css; charset=utf-8', '.json': 'application/json; charset=utf-8', '.wasm': 'application/wasm', '.svg': 'image/svg+xml',
   '.png': 'image/png', '.txt': 'text/plain; charset=utf-8', '.webmanifest': 'application/manifest+json', '.map': 'application/json' };
 
+/** the headers that make a page cross-origin isolated (left out with `plain`) */
+const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cross-Origin-Resource-Policy': 'same-origin' };
+
 /**
  * @param {{root: string, mounts?: Record<string, string>, port?: number, host?: string, log?: boolean, plain?: boolean}} o
  * @returns {Promise<{url: string, server: http.Server, close(): Promise<void>}>}
@@ -29,9 +32,7 @@ export async function serve({ root, mounts = {}, port = 0, host = '127.0.0.1', l
     if (!file.startsWith(path.resolve(base))) { res.writeHead(403); res.end(); return; }
     let target = file;
     try { if (fs.statSync(target).isDirectory()) target = path.join(target, 'index.html'); } catch { /* 404 below */ }
-    const headers = plain ? { 'Accept-Ranges': 'bytes', 'Cache-Control': 'no-cache' }
-      : { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp',
-        'Cross-Origin-Resource-Policy': 'same-origin', 'Accept-Ranges': 'bytes', 'Cache-Control': 'no-cache' };
+    const headers = { ...(plain ? {} : ISOLATION), 'Accept-Ranges': 'bytes', 'Cache-Control': 'no-cache' };
     let st;
     try { st = fs.statSync(target); } catch { res.writeHead(404, headers); res.end('not found'); if (log) console.log(404, req.url); return; }
     headers['Content-Type'] = TYPES[path.extname(target)] ?? 'application/octet-stream';
