@@ -2,7 +2,8 @@
 # Builds everything into build/ (ignored by git):
 #   build/wasm/mlpscope.wasm   the engine for Node and browsers (emcc -O3 -msimd128, standalone)
 #                              and mlpscope-mt.wasm, its threaded twin; mlpscope-test.wasm and
-#                              mlpscope-mt-test.wasm add the kernel/benchmark exports (api_test.c)
+#                              mlpscope-mt-test.wasm add the kernel/benchmark exports (api_test.c);
+#                              mlpscope-relaxed(-mt).wasm: the relaxed-SIMD tiles (clang-16)
 #   build/native/              gcc builds: mlpscope-native (converter/runner CLI), ms_tests
 #   build/asan/                the same with AddressSanitizer + UndefinedBehaviorSanitizer
 #   build/site/                the lesson page with the engine and weight sets (static files)
@@ -104,13 +105,49 @@ if { [ "$what" = all ] || [ "$what" = wasm ]; } && ! fresh build/wasm/mlpscope-m
   NODE_PATH=/usr/share/nodejs emcc $wasm_flags -DMS_TEST_EXPORTS -o build/wasm/mlpscope-test.wasm $ENGINE_SRC
   # shellcheck disable=SC2086
   NODE_PATH=/usr/share/nodejs emcc $wasm_flags $mt_flags -DMS_TEST_EXPORTS -o build/wasm/mlpscope-mt-test.wasm $ENGINE_SRC
+  # The relaxed-SIMD tiles (src/kernels/wasm/gemm_qx4_relaxed.c) are a module of their own, built by
+  # clang-16 and wasm-ld-16 alone: Debian's emscripten cannot (clang-14 lacks the instructions, and
+  # its binaryen 108 turns them into drops). It imports the engine's memory (shared for the threaded
+  # engine) and exports the tiles the engine imports from module "relaxed"; js/wasm.js links it in
+  # where the runtime has relaxed SIMD. Without clang-16 the engine runs its SIMD128 kernels alone.
+  rm -f build/wasm/mlpscope-relaxed.wasm build/wasm/mlpscope-relaxed-mt.wasm build/wasm/mlpscope-relaxed-test.wasm
+  if command -v clang-16 >/dev/null 2>&1 && command -v wasm-ld-16 >/dev/null 2>&1 && command -v llvm-objdump-16 >/dev/null 2>&1; then
+    # shellcheck disable=SC2086
+    clang-16 --target=wasm32 $CFLAGS_COMMON -O3 -msimd128 -mrelaxed-simd -c -o build/wasm/relaxed.o src/kernels/wasm/gemm_qx4_relaxed.c
+    wasm-ld-16 --no-entry --import-memory --strip-all -o build/wasm/mlpscope-relaxed.wasm build/wasm/relaxed.o
+    # shellcheck disable=SC2086
+    clang-16 --target=wasm32 $CFLAGS_COMMON -O3 -msimd128 -mrelaxed-simd -matomics -mbulk-memory -c -o build/wasm/relaxed-mt.o src/kernels/wasm/gemm_qx4_relaxed.c
+    wasm-ld-16 --no-entry --import-memory --shared-memory --max-memory=4294967296 --strip-all -o build/wasm/mlpscope-relaxed-mt.wasm build/wasm/relaxed-mt.o
+    # and for bench/ only, the same with a compute probe (bench/relaxed.mjs); not shipped
+    # shellcheck disable=SC2086
+    clang-16 --target=wasm32 $CFLAGS_COMMON -O3 -msimd128 -mrelaxed-simd -DMS_TEST_EXPORTS -c -o build/wasm/relaxed-test.o src/kernels/wasm/gemm_qx4_relaxed.c
+    wasm-ld-16 --no-entry --import-memory --strip-all -o build/wasm/mlpscope-relaxed-test.wasm build/wasm/relaxed-test.o
+    # it must own nothing in the engine's memory: its code touches no global (so no stack pointer:
+    # wasm-ld still defines one, unused) and the module has no data
+    if llvm-objdump-16 -d build/wasm/relaxed.o build/wasm/relaxed-mt.o build/wasm/relaxed-test.o | grep -q 'global\.[gs]et'; then
+      echo "build.sh: the relaxed-SIMD tiles use a global (the stack pointer?): they must keep everything in locals" >&2; exit 1
+    fi
+    rm -f build/wasm/relaxed.o build/wasm/relaxed-mt.o build/wasm/relaxed-test.o
+    node --input-type=module -e '
+      import { readFileSync } from "node:fs";
+      for (const f of ["build/wasm/mlpscope-relaxed.wasm", "build/wasm/mlpscope-relaxed-mt.wasm", "build/wasm/mlpscope-relaxed-test.wasm"]) {
+        const b = readFileSync(f), ids = [];
+        let p = 8;
+        const leb = () => { let v = 0, s = 0, x; do { x = b[p++]; v |= (x & 127) << s; s += 7; } while (x & 128); return v >>> 0; };
+        while (p < b.length) { const id = b[p++], n = leb(); ids.push(id); p += n; }
+        if (ids.includes(11) || ids.includes(12)) { console.error("build.sh: " + f + " has a data section: it must own no memory"); process.exit(1); }
+      }'
+  else
+    echo "build.sh: clang-16 / wasm-ld-16 not found: the relaxed-SIMD kernels are not built, the engine runs SIMD128 alone (apt-get install clang-16 lld-16)" >&2
+  fi
   # Undefined symbols are allowed only for our declared host imports: check the import list.
   node --input-type=module -e '
     import { readFileSync } from "node:fs";
-    const ok = new Set(["ms_now_ms","ms_host_open","ms_host_close","ms_host_size","ms_host_read","ms_host_write","ms_host_log","ms_host_progress","emscripten_notify_memory_growth"]);
+    const ok = new Set(["ms_now_ms","ms_host_open","ms_host_close","ms_host_size","ms_host_read","ms_host_write","ms_host_log","ms_host_progress","emscripten_notify_memory_growth",
+      "relaxed.q8_0x4_i8a_pn_prefill","relaxed.q8_0x4_i8a_u8_prefill"]);
     for (const f of ["build/wasm/mlpscope.wasm", "build/wasm/mlpscope-mt.wasm", "build/wasm/mlpscope-test.wasm", "build/wasm/mlpscope-mt-test.wasm"]) {
       const mod = new WebAssembly.Module(readFileSync(f));
-      const bad = WebAssembly.Module.imports(mod).filter(i => !ok.has(i.name) && !(f.includes("-mt") && i.name === "memory"));
+      const bad = WebAssembly.Module.imports(mod).filter(i => !ok.has(i.module === "relaxed" ? "relaxed." + i.name : i.name) && !(f.includes("-mt") && i.name === "memory"));
       if (bad.length) { console.error("build.sh: unexpected wasm imports (undefined symbols) in " + f + ":", bad.map(i => i.module + "." + i.name).join(", ")); process.exit(1); }
       const ex = new Set(WebAssembly.Module.exports(mod).map(e => e.name));
       if (f.includes("-mt") && !(ex.has("stackRestore") && ex.has("ms_pool_enter"))) { console.error("build.sh: " + f + " lacks the thread entry points"); process.exit(1); }

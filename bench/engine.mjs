@@ -12,20 +12,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createEngine, loadModel } from '../js/index.js';
+import { root, cache, synth } from './models.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
-const cache = path.join(root, 'build/bench');
-fs.mkdirSync(cache, { recursive: true });
-
-function synth(preset, dtype, embed) {
-  const dir = path.join(cache, `${preset}-${dtype}${embed ? '-head' + embed : ''}`);
-  if (!fs.existsSync(path.join(dir, 'manifest.json')))
-    execFileSync(process.execPath, [path.join(root, 'bin/mlpscope.js'), 'synth', '--config', preset, '--seed', '1', '--dtype', dtype, ...(embed ? ['--embed-dtype', embed] : []), '--out', dir], { stdio: 'pipe' });
-  return dir;
-}
 
 // ---- streaming bandwidth in wasm
 const e = await createEngine({ build: 'test' });

@@ -3,21 +3,9 @@
 // (24 layers × 3,584 = 86,016 neurons; q8 and q4 weights) and the demo model, with 1 and 2
 // threads, and the class counts it finds. Synthetic models are made once into build/bench/.
 //   node bench/weight-classes.mjs [--quick]   (--quick: the demo model only)
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadModel } from '../js/index.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const cache = path.join(root, 'build/bench');
-fs.mkdirSync(cache, { recursive: true });
-const synth = (preset, dtype) => {
-  const dir = path.join(cache, `${preset}-${dtype}`);
-  if (!fs.existsSync(path.join(dir, 'manifest.json')))
-    execFileSync(process.execPath, [path.join(root, 'bin/mlpscope.js'), 'synth', '--config', preset, '--seed', '1', '--dtype', dtype, '--out', dir], { stdio: 'pipe' });
-  return dir;
-};
+import { root, synth } from './models.mjs';
 
 const models = [['demo (11 × 448)', path.join(root, 'weights/demo'), 'q8']];
 if (!process.argv.includes('--quick')) models.push(['Qwen3.5-0.8B shape, random (24 × 3,584)', synth('qwen3.5-0.8b', 'q8'), 'q8'], ['Qwen3.5-0.8B shape, random (24 × 3,584)', synth('qwen3.5-0.8b', 'q4'), 'q4']);

@@ -120,6 +120,16 @@ export interface LoadOptions {
   wasmUrl?: URL | string;
   mtWasmUrl?: URL | string;
   threadWorkerUrl?: URL | string;
+  /** where a bundle keeps the relaxed-SIMD tiles (build/wasm/mlpscope-relaxed.wasm, -relaxed-mt.wasm);
+   * missing files mean SIMD128 alone */
+  relaxedWasmUrl?: URL | string;
+  mtRelaxedWasmUrl?: URL | string;
+  /** relaxed SIMD for q8 matrices with int8 activations (prefill tiles; bit-identical results):
+   * 'auto' (default) links the relaxed-SIMD module in where the runtime computes what a kernel level
+   * needs and keeps a level when it times at least 5 % faster than SIMD128 on the model's own
+   * weights; true: the best level that runs here; 'relaxed' / 'relaxedu8': that level; false: SIMD128.
+   * E_ARG when asked for and it cannot run here. Node 20 needs --experimental-wasm-relaxed-simd --no-liftoff. */
+  relaxedSimd?: 'auto' | boolean | 'relaxed' | 'relaxedu8';
   /** 'test': a checkout's test build of the engine (its kernel and benchmark exports, and the
    * statistics of the test builds); default 'release' */
   build?: 'release' | 'test';
@@ -260,7 +270,10 @@ export interface ModelInfo {
   memory: { weights: number; state: number; heap: number; heapUsed: number };
   mixers: ('full' | 'linear')[];
   /** which build runs: thread count, SIMD128 or scalar kernels, int8 activations, and why */
-  build: { threads: number; simd: boolean; activations: ActivationMode | 'f32'; int8Activations: boolean; why: string };
+  build: { threads: number; simd: boolean; activations: ActivationMode | 'f32'; int8Activations: boolean; why: string;
+    /** which kernel level the q8 matrices run at, and why (the timing that chose it, or why relaxed SIMD is not used) */
+    relaxedSimd: { isa: 'generic' | 'simd128' | 'relaxed' | 'relaxedu8'; used: boolean; why: string;
+      timings: { isa: string; tensor: string; rows: number; cols: number; tokens: number; ratio: number }[] } };
   /** the hook points of a block, as the engine lists them: name, width for this model, what it holds */
   hooks: { name: HookKind; width: number; what: string }[];
   /** the hooks an intervention can change (every hook point) */
@@ -561,7 +574,9 @@ export function klDivergence(a: ArrayLike<number>, b: ArrayLike<number>, n?: num
 export function fmtBytes(n: number): string;
 /** A wasm engine instance; threads > 1 starts the multi-threaded build (E_ARG where it cannot run). */
 export function createEngine(opts?: { wasmBinary?: ArrayBuffer | Uint8Array; wasmUrl?: URL | string; mtWasmBinary?: ArrayBuffer | Uint8Array;
-  mtWasmUrl?: URL | string; threadWorkerUrl?: URL | string; threads?: number; build?: 'release' | 'test' }): Promise<{ threads: number; shutdown(): void; info: EngineInfo }>;
+  mtWasmUrl?: URL | string; threadWorkerUrl?: URL | string; relaxedWasmUrl?: URL | string; mtRelaxedWasmUrl?: URL | string; threads?: number;
+  build?: 'release' | 'test'; relaxedSimd?: 'auto' | boolean | 'relaxed' | 'relaxedu8' }): Promise<{ threads: number; shutdown(): void; info: EngineInfo;
+  relaxed: { linked: boolean; why: string; levels: { relaxed: boolean; relaxedu8: boolean } } }>;
 /** What the engine can show, as it lists itself (C's tables). */
 export interface EngineInfo {
   hooks: { name: HookKind; id: number; width: 'hidden_size' | 'intermediate_size'; what: string }[];

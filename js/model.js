@@ -29,6 +29,8 @@ export class Model {
     this._busy = false;
     this._disposed = false;
     this._buildWhy = extra.buildWhy ?? 'single-threaded build';
+    /** the kernel level chosen at load (js/weightset.js chooseKernels) */
+    this._kernels = extra.kernels ?? { level: 1, isa: 'simd128', why: '', timings: [] };
     this._manifestSha256 = extra.manifestSha256 ?? null;
     this._ownsEngine = !!extra.ownsEngine;
   }
@@ -39,7 +41,8 @@ export class Model {
     const i = this._info;
     return {
       family: i.family, kernels: i.kernels, config: i.config, params: i.params, dtypes: i.dtypes,
-      build: { threads: this.e.threads, simd: i.kernels === 'wasm-simd128', activations: i.activations, int8Activations: i.activations === 'int8', why: this._buildWhy },
+      build: { threads: this.e.threads, simd: i.kernels !== 'generic', activations: i.activations, int8Activations: i.activations === 'int8', why: this._buildWhy,
+        relaxedSimd: { isa: this._kernels.isa, used: this._kernels.level >= 2, why: this._kernels.why, timings: this._kernels.timings } },
       tokenizer: i.tokenizer, contextLength: this.contextLength, source: this.source, manifestSha256: this._manifestSha256,
       memory: { weights: i.weight_bytes, state: this.e.c.model_state_bytes(this.m, this.contextLength, 64), heap: this.e.heapBytes, heapUsed: this.e.c.heap_used() },
       mixers: i.config.layer_types.map((t) => (t === 'linear_attention' ? 'linear' : 'full')),

@@ -7,11 +7,12 @@ import * as A from './args.js';
 /**
  * @typedef {{ onProgress?: (p: {phase?: string, loaded: number, total: number, file: string, fromCache: boolean}) => void,
  *   signal?: AbortSignal, contextLength?: number, maxContext?: number, memoryBudget?: number, simd?: boolean,
+ *   relaxedSimd?: 'auto'|boolean|'relaxed'|'relaxedu8',
  *   batchSize?: number, parallel?: number, engine?: import('./wasm.js').Engine, threads?: number|'auto', build?: 'release'|'test',
  *   activations?: 'int8'|'exact'|'plain', exact?: boolean, int8Activations?: boolean, retries?: number, retryDelayMs?: number,
  *   onRetry?: (r: {file: string, attempt: number, error: Error, resumeAt: number}) => void,
  *   manifestSha256?: string, stallTimeoutMs?: number, jinja?: {Template: any} | null, cacheDir?: string, cache?: boolean,
- *   wasmUrl?: URL|string, mtWasmUrl?: URL|string, threadWorkerUrl?: URL|string,
+ *   wasmUrl?: URL|string, mtWasmUrl?: URL|string, threadWorkerUrl?: URL|string, relaxedWasmUrl?: URL|string, mtRelaxedWasmUrl?: URL|string,
  *   hubUrl?: string, dtype?: string, embedDtype?: string, shardBytes?: number }} LoadOptions
  *   hubUrl / dtype / embedDtype / shardBytes: for Hugging Face sources (js/hub.js).
  *   How q8 / q4 matrices meet their inputs (`activations`): 'int8' (the default) rounds each block
@@ -31,9 +32,9 @@ import * as A from './args.js';
  * @typedef {{
  *   net: {signal?: AbortSignal, retries: number, retryDelayMs: number, stallTimeoutMs?: number, onRetry?: Function},
  *   cache: {cache?: boolean, cacheDir?: string},
- *   engine: {engine?: import('./wasm.js').Engine, threads: number|'auto', build?: 'release'|'test',
- *     urls: {wasmUrl?: URL|string, mtWasmUrl?: URL|string, threadWorkerUrl?: URL|string}},
- *   model: {contextLength?: number, maxContext: number, memoryBudget?: number, simd: boolean, batchSize: number,
+ *   engine: {engine?: import('./wasm.js').Engine, threads: number|'auto', build?: 'release'|'test', relaxedSimd: 'auto'|boolean|'relaxed'|'relaxedu8',
+ *     urls: {wasmUrl?: URL|string, mtWasmUrl?: URL|string, threadWorkerUrl?: URL|string, relaxedWasmUrl?: URL|string, mtRelaxedWasmUrl?: URL|string}},
+ *   model: {contextLength?: number, maxContext: number, memoryBudget?: number, simd: boolean, relaxedSimd: 'auto'|boolean|'relaxed'|'relaxedu8', batchSize: number,
  *     activations: string, jinja?: {Template: any} | null},
  *   hub: {hubUrl?: string, dtype: string, embedDtype?: string, shardBytes?: number},
  *   parallel: number, onProgress?: Function, manifestSha256?: string }} Load
@@ -51,9 +52,10 @@ export function readLoadOptions(opts) {
   return {
     net: { signal: opts.signal, retries: opts.retries ?? 4, retryDelayMs: opts.retryDelayMs ?? 250, stallTimeoutMs: opts.stallTimeoutMs, onRetry: opts.onRetry },
     cache: { cache: opts.cache, cacheDir: opts.cacheDir },
-    engine: { engine: opts.engine, threads: opts.threads ?? 'auto', build: opts.build,
-      urls: { wasmUrl: opts.wasmUrl, mtWasmUrl: opts.mtWasmUrl, threadWorkerUrl: opts.threadWorkerUrl } },
+    engine: { engine: opts.engine, threads: opts.threads ?? 'auto', build: opts.build, relaxedSimd: opts.relaxedSimd ?? 'auto',
+      urls: { wasmUrl: opts.wasmUrl, mtWasmUrl: opts.mtWasmUrl, threadWorkerUrl: opts.threadWorkerUrl, relaxedWasmUrl: opts.relaxedWasmUrl, mtRelaxedWasmUrl: opts.mtRelaxedWasmUrl } },
     model: { contextLength: opts.contextLength, maxContext: opts.maxContext ?? 4096, memoryBudget: opts.memoryBudget, simd: opts.simd ?? true,
+      relaxedSimd: opts.relaxedSimd ?? 'auto',
       batchSize: opts.batchSize ?? 64, activations: activationAsked(opts), jinja: opts.jinja },
     hub: { hubUrl: opts.hubUrl, dtype: opts.dtype ?? 'q8', embedDtype: opts.embedDtype, shardBytes: opts.shardBytes },
     parallel: opts.parallel ?? 3,
@@ -72,8 +74,9 @@ function checkKinds(o) {
   for (const k of ['retryDelayMs', 'stallTimeoutMs', 'memoryBudget']) is(k, num, 'a number >= 0');
   for (const k of ['onProgress', 'onRetry']) is(k, (v) => typeof v === 'function', 'a function');
   for (const k of ['simd', 'cache']) is(k, (v) => typeof v === 'boolean', 'true or false');
+  is('relaxedSimd', (v) => typeof v === 'boolean' || v === 'auto' || v === 'relaxed' || v === 'relaxedu8', "'auto', true, false, 'relaxed' or 'relaxedu8'");
   for (const k of ['dtype', 'embedDtype', 'hubUrl', 'cacheDir']) is(k, (v) => typeof v === 'string', 'a string');
-  for (const k of ['wasmUrl', 'mtWasmUrl', 'threadWorkerUrl']) is(k, (v) => typeof v === 'string' || v instanceof URL, 'a URL');
+  for (const k of ['wasmUrl', 'mtWasmUrl', 'threadWorkerUrl', 'relaxedWasmUrl', 'mtRelaxedWasmUrl']) is(k, (v) => typeof v === 'string' || v instanceof URL, 'a URL');
   is('signal', (v) => typeof AbortSignal !== 'undefined' && v instanceof AbortSignal, 'an AbortSignal');
   is('manifestSha256', (v) => typeof v === 'string' && /^[0-9a-f]{64}$/i.test(v), 'a sha256 in hex (64 digits)');
   is('engine', (v) => v !== null && typeof v === 'object' && typeof v.c === 'object', 'an engine from createEngine()');

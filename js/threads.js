@@ -32,8 +32,10 @@ export async function hardwareThreads() {
  * Creates the pool in the engine and starts n - 1 workers on it; resolves when every worker is
  * inside the pool's loop (so the first job cannot be missed).
  * @param {ThreadedEngine} e @param {WebAssembly.Module} module @param {number} n
+ * @param {URL} [workerUrl] @param {WebAssembly.Module | null} [relaxedModule] the relaxed-SIMD tiles
+ *   (shared-memory build), linked into every worker's instance as into the caller's
  */
-export async function startThreads(e, module, n, workerUrl) {
+export async function startThreads(e, module, n, workerUrl, relaxedModule = null) {
   const pool = e.c.pool_create(n);
   // The caller waits for the workers' parts by polling only, never sleeping in
   // memory.atomic.wait. A browser's main thread may not block at all; and in Node, a process's
@@ -47,7 +49,7 @@ export async function startThreads(e, module, n, workerUrl) {
     await Promise.all(Array.from({ length: n - 1 }, (_, i) => new Promise((resolve, reject) => {
       const stack = e.malloc(STACK);
       stacks.push(stack);
-      const data = { module, memory: e.memory, pool, part: i + 1, stackTop: (stack + STACK) & ~15, entry: THREAD_ENTRY };
+      const data = { module, relaxedModule, memory: e.memory, pool, part: i + 1, stackTop: (stack + STACK) & ~15, entry: THREAD_ENTRY };
       const w = isNode ? new NodeWorker(url, { workerData: data }) : new Worker(url, { type: 'module' });
       workers.push(w);
       const onMsg = (m) => {

@@ -7,12 +7,16 @@
 import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
 import { startThreads, stopThreads, threadSupport, hardwareThreads } from './threads.js';
+import { relaxedSupport, relaxedImports } from './relaxed.js';
 
 
 /** Default location of the module, relative to this file (works from node_modules and static hosting). */
 export const defaultWasmUrl = new URL('../build/wasm/mlpscope.wasm', import.meta.url);
 /** The multi-threaded twin (wasm atomics, shared memory), beside it. */
 export const defaultMtWasmUrl = new URL('../build/wasm/mlpscope-mt.wasm', import.meta.url);
+/** The relaxed-SIMD tiles for each (src/kernels/wasm/gemm_qx4_relaxed.c, built by clang-16), beside them. */
+export const defaultRelaxedWasmUrl = new URL('../build/wasm/mlpscope-relaxed.wasm', import.meta.url);
+export const defaultMtRelaxedWasmUrl = new URL('../build/wasm/mlpscope-relaxed-mt.wasm', import.meta.url);
 /** The test builds (kernel and benchmark exports too; a checkout's build only, not in the package). */
 const testWasmUrls = [new URL('../build/wasm/mlpscope-test.wasm', import.meta.url), new URL('../build/wasm/mlpscope-mt-test.wasm', import.meta.url)];
 
@@ -50,7 +54,7 @@ export const ABI = {
   model_create: ['p!', 'sz', 'i', 'i', 'err'], model_destroy: ['v', 'p'], model_finish_shard: ['rc', 'p', 'i', 'i', 'err'],
   model_finish: ['rc', 'p', 'i', 'err'], model_set_pool: ['v', 'p', 'p'], model_weight_bytes: ['f', 'p'],
   model_state_bytes: ['f', 'p', 'i', 'i'], model_n_shards: ['i', 'p'], model_shard_segments: ['i', 'p', 'i', 'p'],
-  model_n_tensors: ['i', 'p'], model_info: ['json', 'p'],
+  model_n_tensors: ['i', 'p'], model_info: ['json', 'p'], model_set_kernels: ['rc', 'p', 'i', 'err'], model_time_kernels: ['text!', 'p', 'i', 'i', 'i', 'err'],
   mlp_down_column: ['rc', 'p', 'i', 'i', 'p', 'err'], unembed_direction: ['rc', 'p', 'p', 'p', 'err'],
   mlp_down_readout: ['rc', 'p', 'i', 'p', 'p', 'err'], mlp_neuron_geometry: ['rc', 'p', 'i', 'i', 'p', 'err'], mlp_interaction: ['rc', 'p', 'i', 'p', 'i', 'p', 'err'], weight_get: ['rc', 'p', 's0', 'i', 'i', 'p', 'err'], weight_row: ['rc', 'p', 's0', 'i', 'p', 'err'], weight_cols: ['i!', 'p', 's0', 'err'], weight_zero: ['rc', 'p', 's0', 'i', 'i', 'p', 'err'], weight_restore: ['rc', 'p', 's0', 'i', 'i', 'i', 'err'], head_readout: ['rc', 'p', 'i', 'i', 'p', 'err'],
   // threads (js/threads.js)
@@ -124,6 +128,8 @@ export class Engine {
     this.info = this.c.engine_info();
     /** threads running the matmuls (1: the single-threaded build) */
     this.threads = 1;
+    /** whether the relaxed-SIMD tiles are linked in (a model may then use them: js/weightset.js), and why (not) */
+    this.relaxed = { linked: false, why: 'not asked for', levels: { relaxed: false, relaxedu8: false } };
     this._threads = null;
   }
   /** the C thread pool (0 without threads), for ms_model_set_pool */
@@ -194,12 +200,17 @@ export class Engine {
 
 /**
  * @param {{wasmBinary?: ArrayBuffer|Uint8Array, wasmUrl?: URL|string, mtWasmBinary?: ArrayBuffer|Uint8Array, mtWasmUrl?: URL|string,
- *   threadWorkerUrl?: URL|string, host?: object, threads?: number, build?: 'release'|'test'}} [opts]
+ *   threadWorkerUrl?: URL|string, relaxedWasmUrl?: URL|string, mtRelaxedWasmUrl?: URL|string, host?: object, threads?: number,
+ *   build?: 'release'|'test', relaxedSimd?: 'auto'|boolean|'relaxed'|'relaxedu8'}} [opts]
  *   wasmUrl / mtWasmUrl / threadWorkerUrl: where a bundle keeps the single- and multi-threaded
- *   engines and js/thread-worker.js (default: beside the package's own files)
+ *   engines and js/thread-worker.js (default: beside the package's own files); relaxedWasmUrl /
+ *   mtRelaxedWasmUrl: the relaxed-SIMD tiles for each (mlpscope-relaxed(-mt).wasm; missing: SIMD128 alone)
  *   build 'test': the test build of a checkout (kernel and benchmark exports, tests/ and bench/)
  *   threads > 1: the multi-threaded build with that many threads (the caller's included); throws
  *   E_ARG where threads cannot run (no SharedArrayBuffer / not cross-origin isolated)
+ *   relaxedSimd 'auto' (default): link the relaxed-SIMD tiles in where the runtime runs them right
+ *   (engine.relaxed says whether and why); true (or a level's name: the loader's option): the
+ *   same, E_ARG where it cannot; false: never
  * @returns {Promise<Engine>}
  */
 export async function createEngine(opts = {}) {
@@ -210,6 +221,9 @@ export async function createEngine(opts = {}) {
     if (!sup.ok) throw new MlpscopeError('E_ARG', `threads: ${threads} threads cannot run: ${sup.why}`);
   }
   if (opts.build !== undefined && opts.build !== 'release' && opts.build !== 'test') throw new MlpscopeError('E_ARG', `build: "${opts.build}" is not "release" or "test"`);
+  const wantRelaxed = opts.relaxedSimd ?? 'auto';
+  if (!['auto', true, false, 'relaxed', 'relaxedu8'].includes(wantRelaxed))
+    throw new MlpscopeError('E_ARG', `relaxedSimd: ${JSON.stringify(wantRelaxed)} is not 'auto', true, false, 'relaxed' or 'relaxedu8'`);
   const test = opts.build === 'test';
   const here = typeof location !== 'undefined' ? location.href : undefined; // a relative URL is the page's (or the Worker's)
   const bin = threads > 1 ? (opts.mtWasmBinary ?? await fetchWasm(new URL(test ? testWasmUrls[1] : opts.mtWasmUrl ?? defaultMtWasmUrl, here)))
@@ -232,12 +246,33 @@ export async function createEngine(opts = {}) {
     },
   };
   if (memory) imports.env.memory = memory;
+  // the relaxed-SIMD tiles: a module of their own over the engine's memory, where the runtime runs
+  // them right (js/relaxed.js) and they were built (clang-16); 'auto' goes on without them
+  const relaxed = { linked: false, why: 'relaxedSimd: false', levels: { relaxed: false, relaxedu8: false } };
+  let rxModule = null, rxInstance = null;
+  if (wantRelaxed !== false) {
+    const sup = relaxedSupport();
+    if (sup.ok) {
+      try {
+        const rxUrl = threads > 1 ? opts.mtRelaxedWasmUrl ?? defaultMtRelaxedWasmUrl : opts.relaxedWasmUrl ?? defaultRelaxedWasmUrl;
+        rxModule = await WebAssembly.compile(await fetchWasm(new URL(rxUrl, here)));
+        Object.assign(relaxed, { linked: true, why: sup.why, levels: sup.levels });
+      } catch (err) { relaxed.why = `the relaxed-SIMD module did not load: ${err.message}`; }
+    } else relaxed.why = sup.why;
+    if (wantRelaxed !== 'auto' && !relaxed.linked) throw new MlpscopeError('E_ARG', `relaxedSimd: ${JSON.stringify(wantRelaxed)}, but ${relaxed.why}`);
+  }
   const module = await WebAssembly.compile(bin);
+  if (rxModule && memory) rxInstance = await WebAssembly.instantiate(rxModule, { env: { memory } });
+  // the threaded engine imports its memory, so the tiles come first and are called directly; the
+  // single-threaded one owns its memory, so they follow it and are reached through JS
+  imports.relaxed = rxInstance ? rxInstance.exports : relaxedImports(() => rxInstance);
   const instance = await WebAssembly.instantiate(module, imports);
   instance.exports._initialize?.();
+  if (rxModule && !memory) rxInstance = await WebAssembly.instantiate(rxModule, { env: { memory: instance.exports.memory } });
   engine = new Engine(instance, host, memory);
+  engine.relaxed = relaxed;
   if (threads > 1) {
-    engine._threads = await startThreads(engine, module, threads, opts.threadWorkerUrl && new URL(opts.threadWorkerUrl, here));
+    engine._threads = await startThreads(engine, module, threads, opts.threadWorkerUrl && new URL(opts.threadWorkerUrl, here), rxModule);
     engine.threads = threads;
   }
   return engine;
@@ -247,14 +282,15 @@ export async function createEngine(opts = {}) {
  * The engine for a load, and who owns it: the one passed in (`engine`; the caller keeps it), else
  * the multi-threaded build when threads can run here and more than one is wanted ('auto': one per
  * hardware thread, at most 4), else the single-threaded one; `why` says which and why.
- * @param {{engine?: Engine, threads?: number|'auto', build?: 'release'|'test', urls?: {wasmUrl?: URL|string, mtWasmUrl?: URL|string, threadWorkerUrl?: URL|string}}} o
+ * @param {{engine?: Engine, threads?: number|'auto', build?: 'release'|'test', relaxedSimd?: 'auto'|boolean|'relaxed'|'relaxedu8',
+ *   urls?: {wasmUrl?: URL|string, mtWasmUrl?: URL|string, threadWorkerUrl?: URL|string, relaxedWasmUrl?: URL|string, mtRelaxedWasmUrl?: URL|string}}} o
  * @returns {Promise<{e: Engine, owns: boolean, why: string}>}
  */
-export async function engineFor({ engine, threads: want = 'auto', build, urls = {} }) {
+export async function engineFor({ engine, threads: want = 'auto', build, relaxedSimd = 'auto', urls = {} }) {
   if (engine) return { e: engine, owns: false, why: 'the engine passed in' };
   if (want !== 'auto' && !(Number.isInteger(want) && want >= 1 && want <= 64))
     throw new MlpscopeError('E_ARG', `threads: ${JSON.stringify(want)} is neither 'auto' nor an integer in [1, 64]`);
-  const base = { ...urls, build };
+  const base = { ...urls, build, relaxedSimd };
   const sup = threadSupport();
   const hw = await hardwareThreads();
   const n = want === 'auto' ? Math.min(hw, 4) : want;

@@ -13,6 +13,7 @@ import { activationCode } from './options.js';
 import { eachConcurrently, sleep, withRetry } from './async.js';
 import { newHasher, sha256Hex, loadNodeCrypto, hashesInNode } from './hash.js';
 import { fmtBytes } from './format.js';
+import { RELAXED_LEVELS } from './relaxed.js';
 
 const WASM32_LIMIT = 4 * 1024 ** 3;
 
@@ -56,6 +57,7 @@ export class WeightSetBuild {
     let state = 0, tokenizer = null;
     try {
       e.c.model_finish(model, this.actCode);
+      const kernels = chooseKernels(e, model, this._settings, this.actCode);
       const info = e.c.model_info(model);
       if (info.tokenizer.kind && info.tokenizer.kind !== 'none') {
         const tb = await tokenizerBytes();
@@ -63,7 +65,7 @@ export class WeightSetBuild {
         await tokenizer.prepareChat(jinja);
       }
       state = e.c.state_new(model, this.ctx, batchSize);
-      const m = new Model(e, model, state, info, tokenizer, { contextLength: this.ctx, source: sourceName, buildWhy: buildWhy(e, info, this._engine.why), ownsEngine: this._engine.owns, manifestSha256 });
+      const m = new Model(e, model, state, info, tokenizer, { contextLength: this.ctx, source: sourceName, buildWhy: buildWhy(e, info, this._engine.why, kernels), ownsEngine: this._engine.owns, manifestSha256, kernels });
       this.model = 0; // the Model has it now
       return m;
     } catch (err) {
@@ -76,14 +78,51 @@ export class WeightSetBuild {
   abandon() { if (this.model) this.e.c.model_destroy(this.model); this.model = 0; }
 }
 
+/**
+ * The kernel level of a finished model (kernels.h MS_ISA_*), and why: SIMD128, or a relaxed-SIMD
+ * level where the engine linked the relaxed tiles in and checked what the level needs (js/relaxed.js).
+ * `relaxedSimd` 'auto' times each such level against SIMD128 on the model's own weights (16 tokens:
+ * tens of ms) and keeps the fastest when it saves at least 5 %; true takes
+ * the highest level that runs right here; 'relaxed' / 'relaxedu8' that level (E_ARG where it cannot
+ * run); false, SIMD128.
+ * @returns {{level: number, isa: string, why: string, timings: object[]}}
+ */
+function chooseKernels(e, model, settings, actCode) {
+  const want = settings.relaxedSimd, simd128 = (why, timings = []) => ({ level: settings.simd ? 1 : 0, isa: settings.simd ? 'simd128' : 'generic', why, timings });
+  if (!settings.simd) return simd128('simd: false');
+  if (want === false) return simd128('relaxedSimd: false');
+  const forced = want === 'relaxed' || want === 'relaxedu8' ? want : null;
+  if (!e.relaxed.linked || (forced && !e.relaxed.levels[forced])) {
+    if (want !== 'auto') throw new MlpscopeError('E_ARG', `relaxedSimd: ${JSON.stringify(want)}, but ${e.relaxed.linked ? `${forced} does not run right here (${e.relaxed.why})` : e.relaxed.why}`);
+    return simd128(`relaxed SIMD not used: ${e.relaxed.why}`);
+  }
+  const valid = Object.keys(RELAXED_LEVELS).filter((k) => e.relaxed.levels[k]);
+  const set = (isa, why, timings = []) => { e.c.model_set_kernels(model, RELAXED_LEVELS[isa]); return { level: RELAXED_LEVELS[isa], isa, why, timings }; };
+  if (forced) return set(forced, `relaxedSimd: '${forced}'`);
+  if (want === true) return set(valid[valid.length - 1], 'relaxedSimd: true');
+  if (e.info.activations[actCode] !== 'int8') return simd128(`relaxed SIMD serves int8 activations only (these are ${e.info.activations[actCode]})`);
+  // a lone token runs the SIMD128 decode tile at every level: the levels differ in prefill only
+  const timings = [];
+  for (const isa of valid) {
+    const t = JSON.parse(e.c.model_time_kernels(model, RELAXED_LEVELS[isa], 16, 3));
+    if (t.tensor === null) return simd128('relaxed SIMD not used: no q8 matrix laid out for int8 activations');
+    timings.push({ isa, tensor: t.tensor, rows: t.rows, cols: t.cols, tokens: t.tokens, ratio: t.level_ms / t.simd128_ms });
+  }
+  const best = timings.reduce((a, b) => (b.ratio < a.ratio ? b : a));
+  const said = (t) => `${t.isa} took ${t.ratio.toFixed(2)}x the SIMD128 time for ${t.tokens} tokens on ${t.tensor} (${t.rows} x ${t.cols})`;
+  if (best.ratio <= 0.95) return set(best.isa, said(best), timings);
+  return simd128(`SIMD128 kept: ${timings.map(said).join('; ')}`, timings);
+}
+
 /** What runs, in words: the activation mode of q8/q4 matrices (other weights take f32 activations
  * whatever the mode), the build and its threads, and why. */
-function buildWhy(e, info, why) {
+function buildWhy(e, info, why, kernels) {
   const quantized = Object.keys(info.dtypes).some((d) => d.startsWith('q8_0') || d.startsWith('q4_0'));
   const act = quantized ? info.activations : 'f32';
   return ({ int8: 'int8 activations with 4-row interleaved q8/q4 weights; ', exact: 'exact activations (two 16-bit codes) with 4-row interleaved q8/q4 weights; ',
     plain: 'f32 activations with the plain q8/q4 layouts (reference kernels); ', f32: '' }[act] ?? '') +
-    (e.threads > 1 ? `multi-threaded SIMD128 build, ${e.threads} threads (${why})` : `single-threaded SIMD128 build (${why})`);
+    (e.threads > 1 ? `multi-threaded SIMD128 build, ${e.threads} threads (${why})` : `single-threaded SIMD128 build (${why})`) +
+    (kernels.level >= 2 ? `; relaxed SIMD (${kernels.isa}) for q8 prefill: ${kernels.why}` : '');
 }
 
 /**

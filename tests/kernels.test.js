@@ -6,8 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEngine } from '../js/index.js';
 import { dequant } from './reference/reference.js';
+import { edgeShapes } from './kernel-shapes.js';
 
-const e = await createEngine({ build: 'test' });
+// MLPSCOPE_TEST_RELAXED=1 (tests/relaxed.test.js runs this file so, in a Node started with relaxed
+// SIMD on): the relaxed-SIMD kernels this runtime runs right join the harness below
+const e = await createEngine({ build: 'test', relaxedSimd: process.env.MLPSCOPE_TEST_RELAXED ? true : 'auto' });
 const DT = { f32: 0, f16: 1, bf16: 2, q8_0: 3, q4_0: 4 };
 const SHAPES = [[1, 32, 1], [1, 7, 3], [3, 33, 5], [5, 64, 4], [7, 96, 9], [17, 160, 2], [64, 1024, 7], [2, 3, 1]];
 
@@ -37,33 +40,19 @@ const KERNELS = e.info.gemm_kernels;
 const DTYPE_ID = { f32: 0, f16: 1, bf16: 2, q8_0: 3, q4_0: 4, q8_0x4: 5, q4_0x4: 6 };
 const PLAIN = { q8_0x4: 'q8_0', q4_0x4: 'q4_0' };
 
-/** shapes [rows, cols, T] from a kernel's edges */
-export function edgeShapes(k) {
-  const up = (v, step) => Math.max(step, Math.ceil(v / step) * step);
-  const around = (edges, step) => [...new Set(edges.filter((x) => x > 0).flatMap((x) => [x - step, x, x + step]).filter((x) => x >= step).map((x) => up(x, step)))];
-  const rows = around([k.row_step, k.tile_rows, 2 * k.tile_rows, k.decode_rows, 2 * k.decode_rows, k.row_chunk], k.row_step);
-  const cols = around([k.col_block, 2 * k.col_block, k.col_chunk, k.max_cols], k.col_step);
-  const toks = around([1, k.tile_tokens, 2 * k.tile_tokens], 1);
-  const base = [up(2 * k.decode_rows + k.row_step, k.row_step), up(2 * k.col_block + k.col_step, k.col_step), k.tile_tokens + 1];
-  const out = [];
-  for (const r of rows) out.push([r, base[1], base[2]], [r, base[1], 1]);
-  for (const c of cols) out.push([base[0], c, base[2]], [base[0], c, 1]);
-  for (const t of toks) out.push([base[0], base[1], t]);
-  // small corners: every small row count with every token count
-  for (const r of rows.filter((x) => x <= 2 * k.decode_rows + k.row_step)) for (const t of toks) out.push([r, k.col_block > 1 ? k.col_step : 3, t]);
-  const seen = new Set();
-  return out.filter((sh) => !seen.has(sh.join()) && seen.add(sh.join()));
-}
-
 test('the gemm kernel table: names follow the grammar, every SIMD128 kernel has a generic twin, the engine picks from it', () => {
   assert.ok(KERNELS.length >= 18);
   for (const k of KERNELS) {
     assert.match(k.name, new RegExp(`^ms_gemm_${k.weights}w_${k.activations}a(_\\d+x\\d+)?_${k.isa}$`), k.name);
-    if (k.isa === 'simd128') assert.ok(KERNELS.some((g) => g.isa === 'generic' && g.weights === k.weights && g.activations === k.activations), `${k.name} has a generic twin`);
+    if (k.isa !== 'generic') assert.ok(KERNELS.some((g) => g.isa === 'generic' && g.weights === k.weights && g.activations === k.activations), `${k.name} has a generic twin`);
   }
 });
 
-for (const k of KERNELS.filter((x) => x.isa === 'simd128')) {
+// the SIMD kernels this engine can run: SIMD128, and each relaxed level js/relaxed.js found right
+// here (tests/relaxed.test.js runs this file in a Node with relaxed SIMD on, and the relaxed
+// kernels in Chromium, where the unsigned-byte level runs on CPUs with AVX-VNNI)
+const runnable = (k) => k.isa === 'simd128' || (e.relaxed.linked && e.relaxed.levels[k.isa] === true);
+for (const k of KERNELS.filter(runnable)) {
   const twin = KERNELS.find((g) => g.isa === 'generic' && g.weights === k.weights && g.activations === k.activations);
   test(`${k.name}: shapes from its edges (tile ${k.tile_rows}x${k.tile_tokens}, decode ${k.decode_rows} rows, blocks of ${k.col_block}${k.col_chunk ? `, column chunks of ${k.col_chunk}` : ''}${k.row_chunk ? `, row chunks of ${k.row_chunk}` : ''}) against ${twin.name}`, () => {
     const dt = DTYPE_ID[k.weights], shapes = edgeShapes(k);

@@ -21,6 +21,11 @@ if (mapped === html) throw new Error('web/index.html: the import map for "mlpsco
 fs.writeFileSync(path.join(out, 'index.html'), mapped);
 fs.cpSync(path.join(root, 'js'), path.join(out, 'js'), { recursive: true });
 for (const f of ['mlpscope.wasm', 'mlpscope-mt.wasm']) fs.copyFileSync(path.join(root, 'build/wasm', f), path.join(out, 'build/wasm', f));
+// the relaxed-SIMD tiles, when built (clang-16): the page links them in where the browser runs them right
+for (const f of ['mlpscope-relaxed.wasm', 'mlpscope-relaxed-mt.wasm']) {
+  if (fs.existsSync(path.join(root, 'build/wasm', f))) fs.copyFileSync(path.join(root, 'build/wasm', f), path.join(out, 'build/wasm', f));
+  else fs.rmSync(path.join(out, 'build/wasm', f), { force: true });
+}
 const models = [];
 const W = path.join(out, 'weights');
 fs.mkdirSync(W, { recursive: true });

@@ -23,6 +23,7 @@ const SYSTEM = {
   emcc: { check: () => onPath('emcc'), pkgs: ['emscripten'], for: ['wasm', 'start', 'test'], why: 'compiles the engine to WebAssembly' },
   gcc: { check: () => onPath('gcc') && fs.existsSync('/usr/include/stdio.h'), pkgs: ['gcc', 'libc6-dev'], for: ['test'], why: 'native builds, C tests, sanitizers' },
   clang: { check: () => onPath('clang') && libFuzzer(), pkgs: ['clang', 'libclang-rt-dev'], for: ['test'], why: 'libFuzzer targets' },
+  clang16: { check: () => onPath('clang-16') && onPath('wasm-ld-16'), pkgs: ['clang-16', 'lld-16'], for: ['test'], why: 'the relaxed-SIMD kernels (a module of their own; build.sh skips them without it)' },
   chromium: { check: () => fs.existsSync('/usr/bin/chromium'), pkgs: ['chromium'], for: ['test'], why: 'page and browser tests' },
   fonts: { check: () => dpkgHas('fonts-wqy-microhei'), pkgs: ['fonts-wqy-microhei'], for: ['test'], why: 'Chinese glyphs in page screenshots' },
 };

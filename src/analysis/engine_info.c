@@ -66,7 +66,7 @@ char *ms_describe_engine(void) {
         const ms_gemm_kernel *g = &ms_gemm_kernels[i];
         ms_buf_printf(&b, "%s{\"id\":%d,\"name\":\"%s\",\"weights\":\"%s\",\"activations\":\"%s\",\"isa\":\"%s\",\"tile_rows\":%d,"
                       "\"tile_tokens\":%d,\"decode_rows\":%d,\"row_step\":%d,\"col_step\":%d,\"col_block\":%d,\"col_chunk\":%d,"
-                      "\"row_chunk\":%d,\"max_cols\":%d}", i ? "," : "", i, g->name, ms_dtype_name(g->dtype), g->acts, g->simd ? "simd128" : "generic",
+                      "\"row_chunk\":%d,\"max_cols\":%d}", i ? "," : "", i, g->name, ms_dtype_name(g->dtype), g->acts, g->simd == MS_ISA_RELAXED_U8 ? "relaxedu8" : g->simd == MS_ISA_RELAXED ? "relaxed" : g->simd ? "simd128" : "generic",
                       g->tile_rows, g->tile_tokens, g->decode_rows ? g->decode_rows : g->tile_rows, g->row_step, g->col_step, g->col_block,
                       g->col_chunk, g->row_chunk, g->max_cols);
     }

@@ -17,6 +17,7 @@
 #include "../tokenizer/tokenizer.h"
 #include "../util/threads.h"
 #include "../util/sha256.h"
+#include "../util/json.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,20 @@ API(ms_model_create) ms_model *ms_model_create(const char *text, size_t len, int
     return ms_model_open(text, len, allocate, simd, err);
 }
 API(ms_model_destroy) void ms_model_destroy(ms_model *m) { ms_model_free(m); }
+/* kernel levels (kernels.h MS_ISA_*): a host that linked the relaxed module times it against
+ * SIMD128 on the model's own weights, then picks (js/wasm.js, js/weightset.js) */
+API(ms_model_set_kernels) int ms_model_set_kernels_api(ms_model *m, int level, ms_err *err) { return ms_model_set_kernels(m, level, err); }
+API(ms_model_time_kernels) char *ms_model_time_kernels_api(ms_model *m, int level, int T, int reps, ms_err *err) {
+    ms_kernel_timing kt;
+    if (ms_model_time_kernels(m, level, T, reps, &kt, err)) return NULL;
+    ms_buf b = {0};
+    ms_buf_puts(&b, "{\"tensor\":");
+    if (kt.tensor < 0) ms_buf_puts(&b, "null");
+    else ms_buf_json_str(&b, m->tensors[kt.tensor].name);
+    ms_buf_printf(&b, ",\"rows\":%d,\"cols\":%d,\"tokens\":%d,\"simd128_ms\":%.6f,\"level_ms\":%.6f}", kt.rows, kt.cols, T, kt.simd128_ms, kt.level_ms);
+    if (b.oom) { ms_buf_free(&b); ms_fail(err, MS_E_MEMORY, "kernel timing: out of memory"); return NULL; }
+    return b.p;
+}
 API(ms_model_finish_shard) int ms_model_finish_shard_api(ms_model *m, int s, int activations, ms_err *err) {
     return ms_model_finish_shard(m, s, activations, err);
 }

@@ -30,7 +30,8 @@ typedef double (*ms_exp_sum_fn)(float *y, const float *x, size_t n, float shift,
 typedef double (*ms_sumsq_fn)(const float *x, size_t n);
 
 typedef struct {
-    const char *name;        /* "generic" or "wasm-simd128" */
+    const char *name;        /* "generic", "wasm-simd128" or "wasm-simd128+relaxed" */
+    int level;               /* the MS_ISA_* it was made for (ms_kernels_init) */
     ms_matmul_fn matmul[MS_DTYPE__COUNT]; /* indexed by ms_dtype */
     /* the same with exact (f32-accurate) activations: differs only for the x4 layouts, whose
      * matmul[] entries quantize activations to int8 */
@@ -61,7 +62,7 @@ typedef struct {
     ms_matmul_fn fn;
     int dtype;                   /* the weights' ms_dtype */
     const char *acts;            /* activations: "f32", "i8", "i16x2" */
-    int simd;                    /* 1: SIMD128 (wasm/), 0: generic/ */
+    int simd;                    /* its level: MS_ISA_GENERIC (generic/), _SIMD128 or _RELAXED (wasm/) */
     int tile_rows, tile_tokens;  /* the inner tile: weight rows x tokens */
     int decode_rows;             /* rows per step with a single token (0: tile_rows) */
     int row_step, col_step;      /* rows are a multiple of row_step, columns of col_step */
@@ -72,8 +73,15 @@ typedef struct {
 extern const ms_gemm_kernel ms_gemm_kernels[];
 extern const int ms_n_gemm_kernels;
 
-/* want_simd: use SIMD128 kernels when this build has them. */
-void ms_kernels_init(ms_kernels *k, int want_simd);
+/* Kernel levels, each a superset of the one before: the portable C kernels; SIMD128 (when the
+ * build has it); SIMD128 with relaxed-SIMD kernels, whose tiles live in a separate module the host
+ * links in (wasm/gemm_qx4_relaxed.c): "relaxed" needs only the instruction as specified for
+ * operands in 0..127, "relaxedu8" needs it to read its second operand as unsigned 8-bit and add in
+ * 32 bits (x86 AVX-VNNI). A host asks for a relaxed level only when it linked that module and
+ * checked the engine computes what the level needs (js/relaxed.js). */
+enum { MS_ISA_GENERIC = 0, MS_ISA_SIMD128 = 1, MS_ISA_RELAXED = 2, MS_ISA_RELAXED_U8 = 3 };
+/* level: the highest kernel level wanted (MS_ISA_*); a build without SIMD128 gets the generic ones. */
+void ms_kernels_init(ms_kernels *k, int level);
 int ms_kernels_have_simd(void);
 
 /* generic/ */
@@ -97,6 +105,9 @@ void ms_gemm_q8_0x4w_i8a_simd128(const void *W, size_t rows, size_t cols, const 
 void ms_gemm_q4_0x4w_i8a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_gemm_q8_0x4w_i16x2a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_gemm_q4_0x4w_i16x2a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+/* relaxed SIMD: the activations prepared here, the tiles in the relaxed module (wasm/gemm_qx4_relaxed.c) */
+void ms_gemm_q8_0x4w_i8a_4x4_relaxed(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q8_0x4w_i8a_4x8_relaxedu8(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 /* wasm/ */
 void ms_gemm_f32w_f32a_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_gemm_f16w_f32a_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);

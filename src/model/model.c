@@ -1,5 +1,6 @@
 #include "model.h"
 #include "../util/threads.h"
+#include "../util/platform.h"
 #include "../kernels/dtype.h"
 #include "../kernels/quant.h"
 #include <math.h>
@@ -425,6 +426,15 @@ static int repackable(const ms_model *m, const ms_tensor *t) {
     return m->activations != MS_ACT_PLAIN && (t->dtype == MS_Q8_0 || t->dtype == MS_Q4_0) && t->rows % 4 == 0;
 }
 
+/* the kernel table of `level`, with the exact-activation kernels for the x4 layouts in exact mode */
+static void init_kernels(ms_model *m, int level) {
+    ms_kernels_init(&m->kern, level);
+    if (m->activations == MS_ACT_EXACT) {
+        m->kern.matmul[MS_Q8_0X4] = m->kern.matmul_exact[MS_Q8_0X4];
+        m->kern.matmul[MS_Q4_0X4] = m->kern.matmul_exact[MS_Q4_0X4];
+    }
+}
+
 int ms_model_set_activations(ms_model *m, int mode, ms_err *err) {
     if (mode < 0 || mode >= MS_ACT__COUNT)
         return ms_fail(err, MS_E_ARG, "activation mode %d: expected 0 (plain), 1 (int8) or 2 (exact)", mode);
@@ -433,11 +443,72 @@ int ms_model_set_activations(ms_model *m, int mode, ms_err *err) {
     if (started && mode != m->activations)
         return ms_fail(err, MS_E_STATE, "activation mode %d: the weights are already laid out for mode %d", mode, m->activations);
     m->activations = mode;
-    ms_kernels_init(&m->kern, !strcmp(m->kern.name, "wasm-simd128"));
-    if (mode == MS_ACT_EXACT) {
-        m->kern.matmul[MS_Q8_0X4] = m->kern.matmul_exact[MS_Q8_0X4];
-        m->kern.matmul[MS_Q4_0X4] = m->kern.matmul_exact[MS_Q4_0X4];
+    init_kernels(m, m->kern.level);
+    return MS_OK;
+}
+
+int ms_model_set_kernels(ms_model *m, int level, ms_err *err) {
+    if (level < MS_ISA_GENERIC || level > MS_ISA_RELAXED_U8)
+        return ms_fail(err, MS_E_ARG, "kernel level %d: expected 0 (generic), 1 (SIMD128), 2 (relaxed) or 3 (relaxedu8)", level);
+    init_kernels(m, level);
+    return MS_OK;
+}
+
+/* Deterministic inputs in [-1, 1) for the timing below. */
+static void fill_inputs(float *x, size_t n) {
+    uint32_t s = 2463534242u;
+    for (size_t i = 0; i < n; i++) { s ^= s << 13; s ^= s >> 17; s ^= s << 5; x[i] = (float)s / 2147483648.0f - 1.0f; }
+}
+
+int ms_model_time_kernels(ms_model *m, int level, int T, int reps, ms_kernel_timing *out, ms_err *err) {
+    memset(out, 0, sizeof *out);
+    out->tensor = -1;
+    if (T < 1 || T > 64 || reps < 1 || reps > 100) return ms_fail(err, MS_E_ARG, "kernel timing: %d tokens, %d runs (1..64, 1..100)", T, reps);
+    const ms_gemm_kernel *k[2] = {NULL, NULL}; /* SIMD128, the level's */
+    for (int i = 0; i < ms_n_gemm_kernels; i++) {
+        const ms_gemm_kernel *g = &ms_gemm_kernels[i];
+        if (g->dtype != MS_Q8_0X4 || strcmp(g->acts, "i8")) continue;
+        if (g->simd == MS_ISA_SIMD128) k[0] = g;
+        if (g->simd == level && level > MS_ISA_SIMD128) k[1] = g;
     }
+    if (!k[0] || !k[1]) return ms_fail(err, MS_E_ARG, "kernel timing: this build has no q8_0x4 kernel of level %d beside SIMD128", level);
+    /* the largest laid-out q8_0x4 matrix of at most 4M weights, its first 1024 rows at most */
+    const ms_tensor *t = NULL;
+    for (int i = 0; i < m->n_tensors; i++) {
+        const ms_tensor *c = &m->tensors[i];
+        if (c->dtype == MS_Q8_0X4 && c->data && c->rows * c->cols <= (4 << 20) && (!t || c->rows * c->cols > t->rows * t->cols)) t = c;
+    }
+    if (!t) return MS_OK; /* no such matrix: nothing to time (out->tensor < 0) */
+    const size_t rows = t->rows < 1024 ? (size_t)t->rows : 1024, cols = (size_t)t->cols;
+    float *x = malloc((size_t)T * cols * sizeof(float)), *y = malloc((size_t)T * rows * sizeof(float));
+    if (!x || !y) { free(x); free(y); return ms_fail(err, MS_E_MEMORY, "kernel timing: out of memory"); }
+    fill_inputs(x, (size_t)T * cols);
+    /* untimed rounds first, for 20 ms at least (at most 200): a wasm engine compiles a hot
+     * function again with its optimizing tier in the background, and both must run that code */
+    const double w0 = ms_now_ms();
+    int warm = 0;
+    while (warm < 200 && ms_now_ms() - w0 < 20) {
+        for (int i = 0; i < 2; i++) k[i]->fn(t->data, rows, cols, x, T, y);
+        warm++;
+    }
+    /* each sample at least ~2 ms of calls, so a browser's coarse clock (5-100 us) does not decide */
+    const double per = (ms_now_ms() - w0) / (2.0 * warm);
+    const int n = per >= 2 ? 1 : per > 0 ? (int)(2 / per) + 1 : 100;
+    double best[2] = {1e300, 1e300};
+    for (int r = 0; r < reps; r++)
+        for (int i = 0; i < 2; i++) {
+            const double t0 = ms_now_ms();
+            for (int c = 0; c < n; c++) k[i]->fn(t->data, rows, cols, x, T, y);
+            const double dt = (ms_now_ms() - t0) / n;
+            if (dt < best[i]) best[i] = dt;
+        }
+    free(x);
+    free(y);
+    out->tensor = (int)(t - m->tensors);
+    out->rows = (int)rows;
+    out->cols = (int)cols;
+    out->simd128_ms = best[0];
+    out->level_ms = best[1];
     return MS_OK;
 }
 

@@ -313,6 +313,90 @@ static inline __attribute__((always_inline)) void gemm_qx4_i16x2a(const void *W,
     }
 }
 
+/* Relaxed SIMD (q8_0x4 weights, int8 activations): the activations are quantized here exactly as
+ * above; tiles of tokens run in the relaxed module (gemm_qx4_relaxed.c), which the host links in
+ * as the imports below and which this engine calls only at the kernel levels the host asked for
+ * (MS_ISA_RELAXED, _RELAXED_U8: js/relaxed.js checks the engine computes what each needs); a lone
+ * token runs the SIMD128 decode tile above. Both are bit-identical to ms_gemm_q8_0x4w_i8a_simd128
+ * and the scalar twin. */
+#define RELAXED_IMPORT(name) __attribute__((import_module("relaxed"), import_name(#name)))
+extern void ms_relaxed_q8_0x4_i8a_pn_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, const uint8_t *xp, const uint8_t *xn,
+                                             size_t xs, const float *xd, float *y0) RELAXED_IMPORT(q8_0x4_i8a_pn_prefill);
+extern void ms_relaxed_q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, const int8_t *x8, size_t xs,
+                                             const int32_t *sx, const float *xd, float *y0) RELAXED_IMPORT(q8_0x4_i8a_u8_prefill);
+
+/* "pn": the codes (|x| <= 127) split into their positive and negative parts, both 0..127 */
+static void split_pn(const int16_t *x16, uint8_t *p, uint8_t *n, size_t cols) {
+    const v128_t z = wasm_i16x8_splat(0);
+    for (size_t j = 0; j < cols; j += 16) {
+        const v128_t a = wasm_v128_load(x16 + j), b = wasm_v128_load(x16 + j + 8);
+        wasm_v128_store(p + j, wasm_u8x16_narrow_i16x8(wasm_i16x8_max(a, z), wasm_i16x8_max(b, z)));
+        wasm_v128_store(n + j, wasm_u8x16_narrow_i16x8(wasm_i16x8_max(wasm_i16x8_neg(a), z), wasm_i16x8_max(wasm_i16x8_neg(b), z)));
+    }
+}
+
+/* "u8": the codes as int8 and their sum per block */
+static void narrow_sum(const int16_t *x16, int8_t *x8, int32_t *sx, size_t cols) {
+    for (size_t b = 0; b < cols / MS_QK; b++) {
+        const int16_t *q = x16 + b * MS_QK;
+        v128_t s = wasm_i16x8_splat(0);
+        for (int j = 0; j < MS_QK; j += 16) {
+            const v128_t a = wasm_v128_load(q + j), c = wasm_v128_load(q + j + 8);
+            wasm_v128_store(x8 + b * MS_QK + j, wasm_i8x16_narrow_i16x8(a, c));
+            s = wasm_i16x8_add(s, wasm_i16x8_add(a, c)); /* |lane| <= 4 * 127 */
+        }
+        const v128_t w = wasm_i32x4_extadd_pairwise_i16x8(s);
+        sx[b] = wasm_i32x4_extract_lane(w, 0) + wasm_i32x4_extract_lane(w, 1) + wasm_i32x4_extract_lane(w, 2) + wasm_i32x4_extract_lane(w, 3);
+    }
+}
+
+void ms_gemm_q8_0x4w_i8a_4x4_relaxed(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    const size_t nb = cols / MS_QK, G = rows / 4;
+    enum { MAXC = 16384, TB = 4 }; /* 160 KB on the stack */
+    if (cols > MAXC) { ms_gemm_q8_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
+    int16_t x16[MAXC];
+    uint8_t xp[TB * MAXC], xn[TB * MAXC];
+    float xd[TB * (MAXC / MS_QK)];
+    for (int t0 = 0; t0 < T; t0 += TB) {
+        const int nt = T - t0 < TB ? T - t0 : TB;
+        float *const y0 = Y + (size_t)t0 * rows;
+        if (nt == 1) {
+            quantize_act_i16(X + (size_t)t0 * cols, x16, xd, cols);
+            x4_decode_q8((const uint8_t *)W, G, nb, x16, xd, y0);
+            continue;
+        }
+        for (int u = 0; u < nt; u++) {
+            quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, xd + u * nb, cols);
+            split_pn(x16, xp + u * cols, xn + u * cols, cols);
+        }
+        ms_relaxed_q8_0x4_i8a_pn_prefill((const uint8_t *)W, G, nb, rows, nt, xp, xn, cols, xd, y0);
+    }
+}
+
+void ms_gemm_q8_0x4w_i8a_4x8_relaxedu8(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    const size_t nb = cols / MS_QK, G = rows / 4;
+    enum { MAXC = 16384, TB = 8 }; /* 164 KB on the stack */
+    if (cols > MAXC) { ms_gemm_q8_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
+    int16_t x16[MAXC];
+    int8_t x8[TB * MAXC];
+    int32_t sx[TB * (MAXC / MS_QK)];
+    float xd[TB * (MAXC / MS_QK)];
+    for (int t0 = 0; t0 < T; t0 += TB) {
+        const int nt = T - t0 < TB ? T - t0 : TB;
+        float *const y0 = Y + (size_t)t0 * rows;
+        if (nt == 1) {
+            quantize_act_i16(X + (size_t)t0 * cols, x16, xd, cols);
+            x4_decode_q8((const uint8_t *)W, G, nb, x16, xd, y0);
+            continue;
+        }
+        for (int u = 0; u < nt; u++) {
+            quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, xd + u * nb, cols);
+            narrow_sum(x16, x8 + u * cols, sx + u * nb, cols);
+        }
+        ms_relaxed_q8_0x4_i8a_u8_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, y0);
+    }
+}
+
 void ms_gemm_q8_0x4w_i16x2a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
     gemm_qx4_i16x2a(W, 0, rows, cols, X, T, Y);
 }

@@ -1,0 +1,162 @@
+/* gemm with q8_0x4 weights and int8 activations, relaxed SIMD: the prefill tiles of
+ * ms_gemm_q8_0x4w_i8a_4x4_relaxed ("pn" below) and ms_gemm_q8_0x4w_i8a_4x8_relaxedu8 ("u8")
+ * (gemm_qx4_simd128.c holds their part in the engine: the activations' quantization, and a lone
+ * token's matvec, which runs the SIMD128 decode tile: on this layout a relaxed decode tile needs a
+ * byte shuffle per 16 weight bytes, and measured no faster — see bench/README.md). This file is
+ * built apart from the engine, by clang-16 alone, into build/wasm/mlpscope-relaxed.wasm (and
+ * -relaxed-mt for the threaded engine), a module of a few KB that imports the engine's memory and
+ * exports the tiles below; the engine imports them from module "relaxed". Debian's emscripten
+ * (clang-14, binaryen 108) cannot build or keep relaxed instructions, hence the split.
+ *
+ * The instruction: i32x4.relaxed_dot_i8x16_i7x16_add_s(a, b, c): lane r gets c[r] + the sum of
+ * a[4r + j] * b[4r + j], j = 0..3, for signed 8-bit a and b in 0..127 (where b has its top bit
+ * set, engines differ). "pn", exact on every engine: activation codes x in [-127, 127] are split once
+ * per token into p = max(x, 0) and n = max(-x, 0), both 0..127, so sum w x = sum w p - sum w n,
+ * exact: the block's integer sums equal those of the SIMD128 kernel and of the scalar twin
+ * (ms_gemm_q8_0x4w_i8a_generic), and the f32 steps after them are the same, so the outputs are
+ * bit-identical. (Each pair of products is at most 2 * 128 * 127 < 32767, so an engine that adds
+ * pairs in 16 bits first gives the same sums.)
+ *
+ * Layout: a q8_0x4 block (quant.h) holds the codes of column pairs, 8 bytes per pair (r0c r0c+1
+ * r1c r1c+1 .. r3c r3c+1); 16 bytes are columns 4m .. 4m+3 of the four rows, and one byte shuffle
+ * regroups them by row (r0c0..c3 | r1c0..c3 | ...), the order the relaxed dot sums in. Its four
+ * lanes are then the four rows, as in the SIMD128 kernel.
+ *
+ * No stack: every buffer is the caller's, so the module needs no stack pointer and no data of its
+ * own (build.sh checks that it imports only the memory and reads no global). */
+#if defined(__wasm_relaxed_simd__)
+#include <wasm_simd128.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define QK 32
+#define BSZ 144 /* sizeof(ms_block_q8_0x4): 4 f32 scales, then 128 code bytes */
+
+typedef int32_t i32x4_t __attribute__((vector_size(16)));
+typedef int8_t i8x16_t __attribute__((vector_size(16)));
+
+/* acc + the four rows' dot products of w (signed codes, grouped by row) with x7 (0..127) */
+static inline v128_t rdot(v128_t w, v128_t x7, v128_t acc) {
+    return (v128_t)__builtin_wasm_relaxed_dot_i8x16_i7x16_add_s_i32x4((i8x16_t)w, (i8x16_t)x7, (i32x4_t)acc);
+}
+/* 16 code bytes of 4 column pairs, regrouped by row: r0c0 r0c1 r0c2 r0c3 r1c0 .. r3c3 */
+static inline v128_t by_row(const uint8_t *q) {
+    const v128_t v = wasm_v128_load(q);
+    return wasm_i8x16_shuffle(v, v, 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+}
+
+/* Prefill: one 4-row group (weights at w0) x NT tokens (p/n codes at xp + u * xs, xn + u * xs,
+ * scales at xd + u * nb), results to ys[u][0..3]. A weight vector is loaded and regrouped once
+ * for the NT tokens; two accumulators per token (p and n) keep every sum exact. */
+static inline __attribute__((always_inline)) void tile_prefill(const uint8_t *w0, const int NT, size_t nb, const uint8_t *xp, const uint8_t *xn,
+                                                               size_t xs, const float *xd, float *const ys[4]) {
+    v128_t acc[4];
+    for (int u = 0; u < NT; u++) acc[u] = wasm_f32x4_splat(0);
+    for (size_t b = 0; b < nb; b++) {
+        v128_t ip[4], in[4];
+        for (int u = 0; u < NT; u++) ip[u] = in[u] = wasm_i32x4_splat(0);
+#pragma clang loop unroll_count(2)
+        for (int m = 0; m < 8; m++) {
+            const v128_t w = by_row(w0 + b * BSZ + 16 + 16 * m);
+            for (int u = 0; u < NT; u++) {
+                ip[u] = rdot(w, wasm_v128_load32_splat(xp + u * xs + b * QK + 4 * m), ip[u]);
+                in[u] = rdot(w, wasm_v128_load32_splat(xn + u * xs + b * QK + 4 * m), in[u]);
+            }
+        }
+        const v128_t d = wasm_v128_load(w0 + b * BSZ);
+        for (int u = 0; u < NT; u++)
+            acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_sub(ip[u], in[u])),
+                                                           wasm_f32x4_mul(d, wasm_f32x4_splat(xd[u * nb + b]))));
+    }
+    for (int u = 0; u < NT; u++) wasm_v128_store(ys[u], acc[u]);
+}
+
+/* nt (2..4) tokens: y0 + u * rows + 4g for every row group g < G; token u's codes at xp + u * xs
+ * and xn + u * xs, its block scales at xd + u * nb. */
+__attribute__((export_name("q8_0x4_i8a_pn_prefill"))) void q8_0x4_i8a_pn_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, const uint8_t *xp,
+                                                                          const uint8_t *xn, size_t xs, const float *xd, float *y0) {
+    for (size_t g = 0; g < G; g++) {
+        const uint8_t *w0 = W + g * nb * BSZ;
+        float *ys[4];
+        for (int u = 0; u < 4; u++) ys[u] = y0 + (size_t)u * rows + g * 4;
+        if (nt == 4) tile_prefill(w0, 4, nb, xp, xn, xs, xd, ys);
+        else if (nt == 3) tile_prefill(w0, 3, nb, xp, xn, xs, xd, ys);
+        else tile_prefill(w0, 2, nb, xp, xn, xs, xd, ys);
+    }
+}
+
+
+/* ---- u8: the weights as the unsigned operand ----
+ * Where the engine's relaxed dot reads its second operand as unsigned 8-bit and adds in 32 bits
+ * (x86 with AVX-VNNI: one vpdpbusd; js/relaxed.js checks it with a known answer before this runs),
+ * the weights can be that operand as w + 128 (0..255: a byte's top bit flipped) and the signed
+ * activation codes x the first: sum x (w + 128) - 128 sum x = sum w x, one relaxed dot per 16
+ * weight bytes and token, exact, with sum x per token and block computed once for all rows. */
+static inline v128_t by_row_u8(const uint8_t *q) { return wasm_v128_xor(by_row(q), wasm_i8x16_splat((int8_t)0x80)); }
+
+/* Prefill: one 4-row group x NT (2..8) tokens: a weight vector regrouped once for all of them;
+ * measured in Chromium on a 3584 x 1024 matrix, 8 tokens ran 1.3x the speed of 4 (the weights are
+ * read half as often) and 12 no faster than 8 (too few registers). */
+enum { NTU = 8 };
+static inline __attribute__((always_inline)) void tile_prefill_u8(const uint8_t *w0, const int NT, size_t nb, const int8_t *x8, size_t xs,
+                                                                  const int32_t *sx, const float *xd, float *const ys[NTU]) {
+    v128_t acc[NTU];
+    for (int u = 0; u < NT; u++) acc[u] = wasm_f32x4_splat(0);
+    for (size_t b = 0; b < nb; b++) {
+        v128_t is[NTU];
+        for (int u = 0; u < NT; u++) is[u] = wasm_i32x4_splat(-128 * sx[u * nb + b]);
+#pragma clang loop unroll_count(2)
+        for (int m = 0; m < 8; m++) {
+            const v128_t w = by_row_u8(w0 + b * BSZ + 16 + 16 * m);
+            for (int u = 0; u < NT; u++) is[u] = rdot(wasm_v128_load32_splat(x8 + u * xs + b * QK + 4 * m), w, is[u]);
+        }
+        const v128_t d = wasm_v128_load(w0 + b * BSZ);
+        for (int u = 0; u < NT; u++)
+            acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(is[u]), wasm_f32x4_mul(d, wasm_f32x4_splat(xd[u * nb + b]))));
+    }
+    for (int u = 0; u < NT; u++) wasm_v128_store(ys[u], acc[u]);
+}
+
+/* nt (2..8) tokens: y0 + u * rows + 4g for every row group g < G; token u's codes at x8 + u * xs,
+ * its block sums and scales at sx + u * nb and xd + u * nb. */
+__attribute__((export_name("q8_0x4_i8a_u8_prefill"))) void q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, const int8_t *x8,
+                                                                                size_t xs, const int32_t *sx, const float *xd, float *y0) {
+    for (size_t g = 0; g < G; g++) {
+        const uint8_t *w0 = W + g * nb * BSZ;
+        float *ys[NTU];
+        for (int u = 0; u < NTU; u++) ys[u] = y0 + (size_t)u * rows + g * 4;
+        switch (nt) {
+        case 8: tile_prefill_u8(w0, 8, nb, x8, xs, sx, xd, ys); break;
+        case 7: tile_prefill_u8(w0, 7, nb, x8, xs, sx, xd, ys); break;
+        case 6: tile_prefill_u8(w0, 6, nb, x8, xs, sx, xd, ys); break;
+        case 5: tile_prefill_u8(w0, 5, nb, x8, xs, sx, xd, ys); break;
+        case 4: tile_prefill_u8(w0, 4, nb, x8, xs, sx, xd, ys); break;
+        case 3: tile_prefill_u8(w0, 3, nb, x8, xs, sx, xd, ys); break;
+        default: tile_prefill_u8(w0, 2, nb, x8, xs, sx, xd, ys); break;
+        }
+    }
+}
+
+#ifdef MS_TEST_EXPORTS
+/* For bench/ only (build/wasm/mlpscope-relaxed-test.wasm): the multiply-accumulate peak of the u8
+ * prefill tile's own instruction sequence, memory aside: per step one weight vector regrouped and
+ * flipped (i8x16.shuffle, v128.xor) and eight token splats (v128.load32_splat), eight relaxed dots
+ * into 8 independent sums, all operands from `buf` (at least 8 KB, so in L1): 128 MACs a step.
+ * Returns a lane sum so nothing is skipped. */
+__attribute__((export_name("bench_mac_peak_u8"))) int32_t bench_mac_peak_u8(const uint8_t *buf, int steps) {
+    const uint8_t *w = buf;
+    const int8_t *xb = (const int8_t *)buf + 4096;
+    v128_t a[8];
+    for (int u = 0; u < 8; u++) a[u] = wasm_i32x4_splat(0);
+    for (int i = 0; i < steps; i++) {
+        const v128_t wv = by_row_u8(w + (size_t)(i & 255) * 16);
+        const int8_t *xp = xb + (size_t)(i & 127) * 32;
+        for (int u = 0; u < 8; u++) a[u] = rdot(wasm_v128_load32_splat(xp + 4 * u), wv, a[u]);
+    }
+    v128_t t = wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_add(a[0], a[1]), wasm_i32x4_add(a[2], a[3])), wasm_i32x4_add(wasm_i32x4_add(a[4], a[5]), wasm_i32x4_add(a[6], a[7])));
+    return wasm_i32x4_extract_lane(t, 0) + wasm_i32x4_extract_lane(t, 1) + wasm_i32x4_extract_lane(t, 2) + wasm_i32x4_extract_lane(t, 3);
+}
+#endif
+#else
+typedef int ms_no_relaxed_simd_here; /* ISO C forbids an empty translation unit */
+#endif
