@@ -83,7 +83,9 @@ if [ "$what" = trainer ] || { [ "$what" = all ] || [ "$what" = native ]; } && \
   echo "built build/native and build/asan"
 fi
 
-if { [ "$what" = all ] || [ "$what" = wasm ]; } && ! fresh build/wasm/mlpscope-mt-test.wasm src build.sh; then
+# (stale too when clang-16 is there and the relaxed-SIMD modules are not: installed since the last build)
+if { [ "$what" = all ] || [ "$what" = wasm ]; } && ! { fresh build/wasm/mlpscope-mt-test.wasm src build.sh &&
+     { ! command -v clang-16 >/dev/null 2>&1 || fresh build/wasm/mlpscope-relaxed-test.wasm src build.sh; }; }; then
   need_emcc
   mkdir -p build/wasm
   # Standalone wasm: our own ESM glue (js/wasm.js) instantiates it with a handful of imports.

@@ -2,8 +2,8 @@
 // Relaxed SIMD against SIMD128, end to end, in Debian's Chromium (where relaxed SIMD runs without
 // flags): the Qwen3.5-0.8B shape (q8) and the Llama shape of the peer comparison (q8), one and two
 // threads, the engine's defaults otherwise (int8 activations, statistics on). For each: prefill 128
-// and 512 tokens (warm, median of 3), decode 64 tokens, with `relaxedSimd: false` (SIMD128),
-// each relaxed level this CPU runs right, and 'auto' (what a page gets: which level it chose, and why).
+// and 512 tokens, decode 32 tokens, with `relaxedSimd: false` (SIMD128) and each relaxed level this
+// CPU runs right, interleaved in 5 rounds (medians); and what 'auto' (a page's default) chose, and why.
 //   node bench/relaxed.mjs [--quick]   (--quick: the Llama shape, one thread)
 import os from 'node:os';
 import { chromium } from 'playwright-core';
@@ -16,7 +16,7 @@ if (!quick) models.unshift(['Qwen3.5-0.8B shape', 'qwen', synth('qwen3.5-0.8b', 
 const server = await serve({ root, mounts: Object.fromEntries(models.map(([, key, dir]) => [`/w/${key}`, dir])) });
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
-const rows = [];
+const rows = [], autos = [];
 let peaks = {};
 try {
   const page = await browser.newPage();
@@ -24,7 +24,7 @@ try {
   await page.waitForFunction(() => window.mlpscope);
   const support = await page.evaluate(async () => (await import('/js/relaxed.js')).relaxedSupport());
   console.log(`Chromium: ${await browser.version()}; relaxed SIMD here: ${support.why}`);
-  const settings = [false, ...Object.keys(support.levels).filter((k) => support.levels[k]), 'auto'];
+  const settings = [false, ...Object.keys(support.levels).filter((k) => support.levels[k])];
   // the compute limits of one thread: the SIMD128 prefill tile's instruction sequence (the test
   // engine's probe) and the u8 relaxed tile's (build/wasm/mlpscope-relaxed-test.wasm), operands in L1
   peaks = await page.evaluate(async (u8) => {
@@ -43,28 +43,47 @@ try {
   }, support.levels.relaxedu8);
   console.log(`One-thread multiply-accumulate peaks (operands in L1): SIMD128 prefill tile ${(peaks.simd128 / 1e9).toFixed(1)} GMAC/s` +
     (peaks.relaxedu8 ? `, relaxed u8 tile ${(peaks.relaxedu8 / 1e9).toFixed(1)} GMAC/s (${(peaks.relaxedu8 / peaks.simd128).toFixed(2)}x)` : ''));
+  // per model and thread count: one engine per setting, loaded side by side, then rounds that
+  // interleave them (the VM's speed drifts: a setting is only compared within its round); medians
+  // of the rounds. Decode runs the same SIMD128 tile at every level, so its ratio gauges the noise.
   for (const [label, key] of models) {
     for (const threads of quick ? [1] : [1, 2]) {
-      for (const relaxedSimd of settings) {
-        process.stderr.write(`${label}, ${threads} thread(s), relaxedSimd ${relaxedSimd} ...\n`);
-        const r = await page.evaluate(async ({ key, threads, relaxedSimd }) => {
-          const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
-          const m = await window.mlpscope.loadModel(`/w/${key}/`, { threads, relaxedSimd, cache: false, contextLength: 640 });
-          const V = m.info().config.vocab_size, ids = Array.from({ length: 512 }, (_, i) => (i * 7919 + 13) % V);
-          m.forward(ids.slice(0, 128)); // the optimizing tier compiles on the first pass
-          const prefill = (n) => median(Array.from({ length: 3 }, () => { const t = performance.now(); m.forward(ids.slice(0, n)); return n / ((performance.now() - t) / 1000); }));
-          const p128 = prefill(128), p512 = prefill(512);
-          m.forward(ids.slice(0, 16));
-          let next = 5;
-          const t0 = performance.now();
-          for (let k = 0; k < 64; k++) { m.forward([next], { continue: true }); next = (next * 31 + 7) % V; }
-          const decode = 64 / ((performance.now() - t0) / 1000);
+      process.stderr.write(`${label}, ${threads} thread(s) ...\n`);
+      const r = await page.evaluate(async ({ key, threads, settings, rounds }) => {
+        const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+        const models = [];
+        for (const relaxedSimd of settings) models.push(await window.mlpscope.loadModel(`/w/${key}/`, { threads, relaxedSimd, cache: false, contextLength: 640 }));
+        const auto = await window.mlpscope.loadModel(`/w/${key}/`, { threads, relaxedSimd: 'auto', cache: false, contextLength: 640 });
+        const chosen = auto.info().build.relaxedSimd;
+        auto.dispose();
+        const V = models[0].info().config.vocab_size, ids = Array.from({ length: 512 }, (_, i) => (i * 7919 + 13) % V);
+        for (const m of models) m.forward(ids.slice(0, 128)); // the optimizing tier compiles on the first passes
+        const res = models.map(() => ({ p128: [], p512: [], decode: [] }));
+        for (let round = 0; round < rounds; round++) {
+          models.forEach((m, k) => {
+            let t = performance.now();
+            m.forward(ids.slice(0, 128));
+            res[k].p128.push(128 / ((performance.now() - t) / 1000));
+            t = performance.now();
+            m.forward(ids.slice(0, 512));
+            res[k].p512.push(512 / ((performance.now() - t) / 1000));
+            m.forward(ids.slice(0, 16));
+            let next = 5;
+            t = performance.now();
+            for (let s = 0; s < 32; s++) { m.forward([next], { continue: true }); next = (next * 31 + 7) % V; }
+            res[k].decode.push(32 / ((performance.now() - t) / 1000));
+          });
+        }
+        const out = models.map((m, k) => {
           const i = m.info();
-          m.dispose();
-          return { p128, p512, decode, threads: i.build.threads, kernels: i.kernels, isa: i.build.relaxedSimd.isa, why: i.build.relaxedSimd.why, macs: i.params.mlp + i.params.mixer };
-        }, { key, threads, relaxedSimd });
-        rows.push({ label, relaxedSimd, ...r });
-      }
+          return { relaxedSimd: settings[k], p128: median(res[k].p128), p512: median(res[k].p512), decode: median(res[k].decode), threads: i.build.threads,
+            kernels: i.kernels, isa: i.build.relaxedSimd.isa, macs: i.params.mlp + i.params.mixer };
+        });
+        for (const m of models) m.dispose();
+        return { out, chosen };
+      }, { key, threads, settings, rounds: quick ? 3 : 5 });
+      for (const row of r.out) rows.push({ label, ...row });
+      autos.push({ label, threads, ...r.chosen });
     }
   }
 } finally { await browser.close(); await server.close(); }
@@ -79,4 +98,5 @@ for (const r of rows) {
   const limit = peak ? peak / r.macs : NaN;
   console.log(`| ${r.label} | ${r.threads} | ${JSON.stringify(r.relaxedSimd)} | ${r.kernels} | ${r.p128.toFixed(1)} | ${r.p512.toFixed(1)} | ${Number.isFinite(limit) ? limit.toFixed(1) : '–'} | ${Number.isFinite(limit) ? (r.p512 / limit).toFixed(2) : '–'} | ${r.decode.toFixed(2)} | ${(r.p512 / base.p512).toFixed(2)}× | ${(r.decode / base.decode).toFixed(2)}× |`);
 }
-for (const r of rows.filter((x) => x.relaxedSimd === 'auto')) console.log(`\n'auto', ${r.label}, ${r.threads} thread(s): ${r.why}`);
+console.log('');
+for (const a of autos) console.log(`- 'auto' (the default), ${a.label}, ${a.threads} thread(s): ${a.isa} — ${a.why}`);

@@ -97,14 +97,16 @@ function chooseKernels(e, model, settings, actCode) {
     return simd128(`relaxed SIMD not used: ${e.relaxed.why}`);
   }
   const valid = Object.keys(RELAXED_LEVELS).filter((k) => e.relaxed.levels[k]);
+  // where the unsigned-byte level runs right it does half the dots of the other: only it is timed
+  const candidates = e.relaxed.levels.relaxedu8 ? ['relaxedu8'] : valid;
   const set = (isa, why, timings = []) => { e.c.model_set_kernels(model, RELAXED_LEVELS[isa]); return { level: RELAXED_LEVELS[isa], isa, why, timings }; };
   if (forced) return set(forced, `relaxedSimd: '${forced}'`);
   if (want === true) return set(valid[valid.length - 1], 'relaxedSimd: true');
   if (e.info.activations[actCode] !== 'int8') return simd128(`relaxed SIMD serves int8 activations only (these are ${e.info.activations[actCode]})`);
   // a lone token runs the SIMD128 decode tile at every level: the levels differ in prefill only
   const timings = [];
-  for (const isa of valid) {
-    const t = JSON.parse(e.c.model_time_kernels(model, RELAXED_LEVELS[isa], 16, 3));
+  for (const isa of candidates) {
+    const t = JSON.parse(e.c.model_time_kernels(model, RELAXED_LEVELS[isa], 16, 7));
     if (t.tensor === null) return simd128('relaxed SIMD not used: no q8 matrix laid out for int8 activations');
     timings.push({ isa, tensor: t.tensor, rows: t.rows, cols: t.cols, tokens: t.tokens, ratio: t.level_ms / t.simd128_ms });
   }

@@ -24,7 +24,9 @@ export function compareKernels(e) {
     const simd = K.find((g) => g.isa === 'simd128' && g.weights === k.weights && g.activations === k.activations);
     const dt = DTYPE_ID[k.weights], differ = [];
     let shapes = 0;
-    for (const [rows, cols, T] of edgeShapes(k)) {
+    // beside the edges of the table: batches of tokens that end on a lone token, and row blocks (the
+    // engine side batches up to 128 KB of codes, the module walks ~128 KB of weights at a time)
+    for (const [rows, cols, T] of [...edgeShapes(k), [36, 16384, 17], [64, 4096, 40], [1028, 1024, 3]]) {
       const W = rand(rows * cols, rows * 131 + cols * 7 + T), X = rand(T * cols, cols * 17 + T * 3 + rows);
       const wp = e.bytes(new Uint8Array(W.buffer)), qp = e.malloc(e.c.dbg_weight_bytes(dt, rows, cols)), xp = e.bytes(new Uint8Array(X.buffer));
       const ys = [k, twin, simd].map(() => e.malloc(rows * T * 4));

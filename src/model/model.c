@@ -483,11 +483,13 @@ int ms_model_time_kernels(ms_model *m, int level, int T, int reps, ms_kernel_tim
     float *x = malloc((size_t)T * cols * sizeof(float)), *y = malloc((size_t)T * rows * sizeof(float));
     if (!x || !y) { free(x); free(y); return ms_fail(err, MS_E_MEMORY, "kernel timing: out of memory"); }
     fill_inputs(x, (size_t)T * cols);
-    /* untimed rounds first, for 20 ms at least (at most 200): a wasm engine compiles a hot
-     * function again with its optimizing tier in the background, and both must run that code */
+    /* untimed rounds first, for 40 ms at least (at most 400): a wasm engine compiles a hot
+     * function again with its optimizing tier in the background, and both must run that code (a
+     * fresh model has run neither; with 20 ms, one timing in Chromium caught a kernel still in its
+     * first tier) */
     const double w0 = ms_now_ms();
     int warm = 0;
-    while (warm < 200 && ms_now_ms() - w0 < 20) {
+    while (warm < 400 && ms_now_ms() - w0 < 40) {
         for (int i = 0; i < 2; i++) k[i]->fn(t->data, rows, cols, x, T, y);
         warm++;
     }

@@ -114,7 +114,7 @@ int ms_model_set_kernels(ms_model *m, int level, ms_err *err);
 /* Times the SIMD128 kernel of q8_0x4 weights with int8 activations and that of `level` (a relaxed
  * one: the host has linked it in) on one of the model's own laid-out matrices (the largest of at
  * most 4M weights, its first 1024 rows at most) for T tokens: the best of `reps` samples each
- * (a sample: as many calls as fill ~2 ms), alternating, after 20 ms of untimed rounds. A model without such a matrix gets out->tensor = -1. */
+ * (a sample: as many calls as fill ~2 ms), alternating, after 40 ms of untimed rounds. A model without such a matrix gets out->tensor = -1. */
 typedef struct { int tensor, rows, cols; double simd128_ms, level_ms; } ms_kernel_timing;
 int ms_model_time_kernels(ms_model *m, int level, int T, int reps, ms_kernel_timing *out, ms_err *err);
 /* After the host filled every tensor buffer: prepares what is left; the model is ready to run. */

@@ -71,20 +71,30 @@ static inline __attribute__((always_inline)) void tile_prefill(const uint8_t *w0
     for (int u = 0; u < NT; u++) wasm_v128_store(ys[u], acc[u]);
 }
 
-/* nt (2..4) tokens: y0 + u * rows + 4g for every row group g < G; token u's codes at xp + u * xs
- * and xn + u * xs, its block scales at xd + u * nb. */
-__attribute__((export_name("q8_0x4_i8a_pn_prefill"))) void q8_0x4_i8a_pn_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, const uint8_t *xp,
-                                                                          const uint8_t *xn, size_t xs, const float *xd, float *y0) {
-    for (size_t g = 0; g < G; g++) {
-        const uint8_t *w0 = W + g * nb * BSZ;
-        float *ys[4];
-        for (int u = 0; u < 4; u++) ys[u] = y0 + (size_t)u * rows + g * 4;
-        if (nt == 4) tile_prefill(w0, 4, nb, xp, xn, xs, xd, ys);
-        else if (nt == 3) tile_prefill(w0, 3, nb, xp, xn, xs, xd, ys);
-        else tile_prefill(w0, 2, nb, xp, xn, xs, xd, ys);
+/* T tokens (token u's codes at xp + u * xs, xn + u * xs, its block scales at xd + u * nb), every
+ * row group g < G: y0 + u * rows + 4g. Row groups go in blocks of rb (the caller sizes them to stay
+ * in L2) and every tile of up to 4 tokens runs over a block before the next block: the weights
+ * come from memory once, not once per tile. */
+__attribute__((export_name("q8_0x4_i8a_pn_prefill"))) void q8_0x4_i8a_pn_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const uint8_t *xp,
+                                                                          const uint8_t *xn, size_t xs, const float *xd, float *y0, size_t rb) {
+    for (size_t g0 = 0; g0 < G; g0 += rb) {
+        const size_t g1 = G - g0 < rb ? G : g0 + rb;
+        for (int t0 = 0; t0 < T; t0 += 4) {
+            const int nt = T - t0 < 4 ? T - t0 : 4;
+            for (size_t g = g0; g < g1; g++) {
+                const uint8_t *w0 = W + g * nb * BSZ;
+                float *ys[4];
+                for (int u = 0; u < 4; u++) ys[u] = y0 + (size_t)(t0 + u) * rows + g * 4;
+                const size_t o = (size_t)t0 * xs;
+                const float *d = xd + (size_t)t0 * nb;
+                if (nt == 4) tile_prefill(w0, 4, nb, xp + o, xn + o, xs, d, ys);
+                else if (nt == 3) tile_prefill(w0, 3, nb, xp + o, xn + o, xs, d, ys);
+                else if (nt == 2) tile_prefill(w0, 2, nb, xp + o, xn + o, xs, d, ys);
+                else tile_prefill(w0, 1, nb, xp + o, xn + o, xs, d, ys);
+            }
+        }
     }
 }
-
 
 /* ---- u8: the weights as the unsigned operand ----
  * Where the engine's relaxed dot reads its second operand as unsigned 8-bit and adds in 32 bits
@@ -117,22 +127,33 @@ static inline __attribute__((always_inline)) void tile_prefill_u8(const uint8_t 
     for (int u = 0; u < NT; u++) wasm_v128_store(ys[u], acc[u]);
 }
 
-/* nt (2..8) tokens: y0 + u * rows + 4g for every row group g < G; token u's codes at x8 + u * xs,
- * its block sums and scales at sx + u * nb and xd + u * nb. */
-__attribute__((export_name("q8_0x4_i8a_u8_prefill"))) void q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, const int8_t *x8,
-                                                                                size_t xs, const int32_t *sx, const float *xd, float *y0) {
-    for (size_t g = 0; g < G; g++) {
-        const uint8_t *w0 = W + g * nb * BSZ;
-        float *ys[NTU];
-        for (int u = 0; u < NTU; u++) ys[u] = y0 + (size_t)u * rows + g * 4;
-        switch (nt) {
-        case 8: tile_prefill_u8(w0, 8, nb, x8, xs, sx, xd, ys); break;
-        case 7: tile_prefill_u8(w0, 7, nb, x8, xs, sx, xd, ys); break;
-        case 6: tile_prefill_u8(w0, 6, nb, x8, xs, sx, xd, ys); break;
-        case 5: tile_prefill_u8(w0, 5, nb, x8, xs, sx, xd, ys); break;
-        case 4: tile_prefill_u8(w0, 4, nb, x8, xs, sx, xd, ys); break;
-        case 3: tile_prefill_u8(w0, 3, nb, x8, xs, sx, xd, ys); break;
-        default: tile_prefill_u8(w0, 2, nb, x8, xs, sx, xd, ys); break;
+/* T tokens (token u's codes at x8 + u * xs, its block sums and scales at sx + u * nb and
+ * xd + u * nb), every row group g < G: y0 + u * rows + 4g; row groups in blocks of rb, each run by
+ * every tile of up to 8 tokens before the next (as the pn tiles above). */
+__attribute__((export_name("q8_0x4_i8a_u8_prefill"))) void q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8,
+                                                                                size_t xs, const int32_t *sx, const float *xd, float *y0, size_t rb) {
+    for (size_t g0 = 0; g0 < G; g0 += rb) {
+        const size_t g1 = G - g0 < rb ? G : g0 + rb;
+        for (int t0 = 0; t0 < T; t0 += NTU) {
+            const int nt = T - t0 < NTU ? T - t0 : NTU;
+            const int8_t *x = x8 + (size_t)t0 * xs;
+            const int32_t *s = sx + (size_t)t0 * nb;
+            const float *d = xd + (size_t)t0 * nb;
+            for (size_t g = g0; g < g1; g++) {
+                const uint8_t *w0 = W + g * nb * BSZ;
+                float *ys[NTU];
+                for (int u = 0; u < NTU; u++) ys[u] = y0 + (size_t)(t0 + u) * rows + g * 4;
+                switch (nt) {
+                case 8: tile_prefill_u8(w0, 8, nb, x, xs, s, d, ys); break;
+                case 7: tile_prefill_u8(w0, 7, nb, x, xs, s, d, ys); break;
+                case 6: tile_prefill_u8(w0, 6, nb, x, xs, s, d, ys); break;
+                case 5: tile_prefill_u8(w0, 5, nb, x, xs, s, d, ys); break;
+                case 4: tile_prefill_u8(w0, 4, nb, x, xs, s, d, ys); break;
+                case 3: tile_prefill_u8(w0, 3, nb, x, xs, s, d, ys); break;
+                case 2: tile_prefill_u8(w0, 2, nb, x, xs, s, d, ys); break;
+                default: tile_prefill_u8(w0, 1, nb, x, xs, s, d, ys); break;
+                }
+            }
         }
     }
 }

@@ -320,10 +320,10 @@ static inline __attribute__((always_inline)) void gemm_qx4_i16x2a(const void *W,
  * token runs the SIMD128 decode tile above. Both are bit-identical to ms_gemm_q8_0x4w_i8a_simd128
  * and the scalar twin. */
 #define RELAXED_IMPORT(name) __attribute__((import_module("relaxed"), import_name(#name)))
-extern void ms_relaxed_q8_0x4_i8a_pn_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, const uint8_t *xp, const uint8_t *xn,
-                                             size_t xs, const float *xd, float *y0) RELAXED_IMPORT(q8_0x4_i8a_pn_prefill);
-extern void ms_relaxed_q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int nt, const int8_t *x8, size_t xs,
-                                             const int32_t *sx, const float *xd, float *y0) RELAXED_IMPORT(q8_0x4_i8a_u8_prefill);
+extern void ms_relaxed_q8_0x4_i8a_pn_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const uint8_t *xp, const uint8_t *xn,
+                                             size_t xs, const float *xd, float *y0, size_t rb) RELAXED_IMPORT(q8_0x4_i8a_pn_prefill);
+extern void ms_relaxed_q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8, size_t xs,
+                                             const int32_t *sx, const float *xd, float *y0, size_t rb) RELAXED_IMPORT(q8_0x4_i8a_u8_prefill);
 
 /* "pn": the codes (|x| <= 127) split into their positive and negative parts, both 0..127 */
 static void split_pn(const int16_t *x16, uint8_t *p, uint8_t *n, size_t cols) {
@@ -350,50 +350,61 @@ static void narrow_sum(const int16_t *x16, int8_t *x8, int32_t *sx, size_t cols)
     }
 }
 
+/* Relaxed prefill works on batches of tokens quantized up front (as many as RELAXED_CODES bytes of
+ * codes hold), and the relaxed module runs each batch over the rows in blocks of about
+ * RELAXED_BLOCK bytes of weights (in L2), every tile of tokens over a block before the next. */
+enum { RELAXED_CODES = 128 * 1024, RELAXED_BLOCK = 128 * 1024, RELAXED_MAXC = 16384 };
+static size_t relaxed_row_block(size_t nb) {
+    const size_t rb = RELAXED_BLOCK / (nb * sizeof(ms_block_q8_0x4));
+    return rb ? rb : 1;
+}
+static int relaxed_batch(size_t cols, int tile) {
+    const int n = (int)(RELAXED_CODES / cols) / tile * tile;
+    return n > tile ? n : tile;
+}
+
 void ms_gemm_q8_0x4w_i8a_4x4_relaxed(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
     const size_t nb = cols / MS_QK, G = rows / 4;
-    enum { MAXC = 16384, TB = 4 }; /* 160 KB on the stack */
-    if (cols > MAXC) { ms_gemm_q8_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
-    int16_t x16[MAXC];
-    uint8_t xp[TB * MAXC], xn[TB * MAXC];
-    float xd[TB * (MAXC / MS_QK)];
+    if (cols > RELAXED_MAXC) { ms_gemm_q8_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
+    int16_t x16[RELAXED_MAXC];
+    uint8_t xp[RELAXED_CODES], xn[RELAXED_CODES]; /* 288 KB on the stack in all (threads' stacks are 1 MB) */
+    float xd[RELAXED_CODES / MS_QK];
+    if (T == 1) {
+        quantize_act_i16(X, x16, xd, cols);
+        x4_decode_q8((const uint8_t *)W, G, nb, x16, xd, Y);
+        return;
+    }
+    const int TB = relaxed_batch(cols, 4);
     for (int t0 = 0; t0 < T; t0 += TB) {
         const int nt = T - t0 < TB ? T - t0 : TB;
-        float *const y0 = Y + (size_t)t0 * rows;
-        if (nt == 1) {
-            quantize_act_i16(X + (size_t)t0 * cols, x16, xd, cols);
-            x4_decode_q8((const uint8_t *)W, G, nb, x16, xd, y0);
-            continue;
-        }
         for (int u = 0; u < nt; u++) {
             quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, xd + u * nb, cols);
             split_pn(x16, xp + u * cols, xn + u * cols, cols);
         }
-        ms_relaxed_q8_0x4_i8a_pn_prefill((const uint8_t *)W, G, nb, rows, nt, xp, xn, cols, xd, y0);
+        ms_relaxed_q8_0x4_i8a_pn_prefill((const uint8_t *)W, G, nb, rows, nt, xp, xn, cols, xd, Y + (size_t)t0 * rows, relaxed_row_block(nb));
     }
 }
 
 void ms_gemm_q8_0x4w_i8a_4x8_relaxedu8(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
     const size_t nb = cols / MS_QK, G = rows / 4;
-    enum { MAXC = 16384, TB = 8 }; /* 164 KB on the stack */
-    if (cols > MAXC) { ms_gemm_q8_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
-    int16_t x16[MAXC];
-    int8_t x8[TB * MAXC];
-    int32_t sx[TB * (MAXC / MS_QK)];
-    float xd[TB * (MAXC / MS_QK)];
+    if (cols > RELAXED_MAXC) { ms_gemm_q8_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
+    int16_t x16[RELAXED_MAXC];
+    int8_t x8[RELAXED_CODES]; /* 192 KB on the stack in all */
+    int32_t sx[RELAXED_CODES / MS_QK];
+    float xd[RELAXED_CODES / MS_QK];
+    if (T == 1) {
+        quantize_act_i16(X, x16, xd, cols);
+        x4_decode_q8((const uint8_t *)W, G, nb, x16, xd, Y);
+        return;
+    }
+    const int TB = relaxed_batch(cols, 8);
     for (int t0 = 0; t0 < T; t0 += TB) {
         const int nt = T - t0 < TB ? T - t0 : TB;
-        float *const y0 = Y + (size_t)t0 * rows;
-        if (nt == 1) {
-            quantize_act_i16(X + (size_t)t0 * cols, x16, xd, cols);
-            x4_decode_q8((const uint8_t *)W, G, nb, x16, xd, y0);
-            continue;
-        }
         for (int u = 0; u < nt; u++) {
             quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, xd + u * nb, cols);
             narrow_sum(x16, x8 + u * cols, sx + u * nb, cols);
         }
-        ms_relaxed_q8_0x4_i8a_u8_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, y0);
+        ms_relaxed_q8_0x4_i8a_u8_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, Y + (size_t)t0 * rows, relaxed_row_block(nb));
     }
 }
 
