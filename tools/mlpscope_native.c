@@ -7,7 +7,11 @@
  *   mlpscope-native forward DIR --ids 1,2,3 [--recurrent] [--chunk N] [--batch N] [--split K]
  *        one forward pass; prints JSON {logits (last token), stats, info} (tests compare it)
  *   mlpscope-native info DIR      parameter counts and memory
- *   mlpscope-native tokenize SOURCE --text T   SOURCE: a weight set or a folder with tokenizer.json */
+ *   mlpscope-native tokenize SOURCE --text T   SOURCE: a weight set or a folder with tokenizer.json
+ *   mlpscope-native transcoder train DIR --train TEXT --val TEXT --out OUT [--layers 0,3 | --layer L]
+ *        [--features F] [--k K] [--train-tokens N] [--val-tokens N] [--epochs E] [--batch B]
+ *        [--buffer N] [--lr X] [--seed S] [--threads N] [--no-replacement]
+ *        transcoders for the MLPs (docs/cli.md, "Transcoders"); TEXT: paragraphs apart by a blank line */
 #include "native_host.h"
 #include "../src/util/threads.h"
 #include "../src/engine/sample.h"
@@ -18,6 +22,8 @@
 #include "../src/io/synth.h"
 #include "../src/model/hooks.h"
 #include "../src/util/json.h"
+#include "../src/util/platform.h"
+#include "../src/analysis/tc_session.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,7 +301,147 @@ static int cmd_tokenize(int argc, char **argv) {
     return rc ? die(&e) : 0;
 }
 
+/* A text file as one token stream: each paragraph (up to a blank line) encoded, then the first
+ * stop token (the demo trainer's packing). */
+static int32_t *encode_paragraphs(const ms_tokenizer *tok, const ms_model *m, const char *path, size_t limit, size_t *count, ms_err *e) {
+    size_t n;
+    char *text = (char *)ms_read_file(path, &n, e);
+    if (!text) return NULL;
+    size_t cap = 1 << 16, k = 0;
+    int32_t *ids = malloc(cap * sizeof *ids), *tmp = NULL;
+    const int eos = m->tok.n_eos ? m->tok.eos_ids[0] : -1;
+    for (size_t i = 0; ids && i < n && k < limit;) {
+        const char *end = strstr(text + i, "\n\n");
+        size_t j = end ? (size_t)(end - text) : n;
+        const size_t need = ms_tokenizer_max_ids(j - i) + 1;
+        int got = 0;
+        if (!(tmp = realloc(tmp, need * sizeof *tmp))) break;
+        if (j > i && ms_tokenizer_encode(tok, text + i, j - i, 0, tmp, (int)need, &got, e)) { free(ids); ids = NULL; break; }
+        if (k + (size_t)got + 1 > cap) {
+            cap = (k + (size_t)got + 1) * 2;
+            int32_t *r = realloc(ids, cap * sizeof *ids);
+            if (!r) { free(ids); ids = NULL; break; }
+            ids = r;
+        }
+        memcpy(ids + k, tmp, (size_t)got * sizeof *ids);
+        k += (size_t)got;
+        if (eos >= 0) ids[k++] = eos;
+        i = j + 2;
+    }
+    if (!ids && !e->code) ms_fail(e, MS_E_MEMORY, "%s: out of memory while encoding", path);
+    free(tmp);
+    free(text);
+    *count = k < limit ? k : limit;
+    return ids;
+}
+
+static int cmd_transcoder(int argc, char **argv) {
+    const char *dir = NULL, *train = NULL, *val = NULL, *out = NULL, *layers_s = NULL;
+    ms_tc_session_opts o = {0};
+    o.n_features = 2048; o.k = 32;
+    size_t train_tokens = (size_t)-1, val_tokens = 16384;
+    int threads = 1, replacement = 1;
+    if (argc < 1 || strcmp(argv[0], "train")) { fprintf(stderr, "usage: mlpscope-native transcoder train DIR --train TEXT --val TEXT --out OUT ...\n"); return 2; }
+    for (int i = 1; i < argc; i++) {
+        const int more = i + 1 < argc;
+        if (!strcmp(argv[i], "--train") && more) train = argv[++i];
+        else if (!strcmp(argv[i], "--val") && more) val = argv[++i];
+        else if (!strcmp(argv[i], "--out") && more) out = argv[++i];
+        else if ((!strcmp(argv[i], "--layers") || !strcmp(argv[i], "--layer")) && more) layers_s = argv[++i];
+        else if (!strcmp(argv[i], "--features") && more) o.n_features = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--k") && more) o.k = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--train-tokens") && more) train_tokens = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--val-tokens") && more) val_tokens = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--epochs") && more) o.epochs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--batch") && more) o.batch = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--buffer") && more) o.buffer_tokens = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--lr") && more) o.train.lr = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && more) o.train.seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--threads") && more) threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--no-replacement")) replacement = 0;
+        else if (argv[i][0] == '-') { fprintf(stderr, "mlpscope-native transcoder: unknown option %s\n", argv[i]); return 2; }
+        else dir = argv[i];
+    }
+    if (!dir || !train || !val || !out) { fprintf(stderr, "usage: mlpscope-native transcoder train DIR --train TEXT --val TEXT --out OUT ...\n"); return 2; }
+    ms_err e = {0};
+    ms_pool *pool = ms_pool_new(threads, &e);
+    if (!pool) return die(&e);
+    ms_tokenizer *tok = NULL;
+    ms_native_load_opts lo = {MS_ACT_PLAIN, pool}; /* natively the f32 reference kernels are the faster (no SIMD int8 here) */
+    ms_model *m = ms_load_weightset_opts(dir, &lo, &tok, &e);
+    int rc = 1;
+    int32_t layers[MS_MAX_LAYERS], nl = 0;
+    int32_t *tr_ids = NULL, *va_ids = NULL;
+    size_t n_tr = 0, n_va = 0;
+    ms_tc_session *s = NULL;
+    ms_buf man = {0};
+    uint8_t *bin = NULL;
+    size_t bin_len = 0;
+    if (!m) goto done;
+    if (!tok) { ms_fail(&e, MS_E_TOKEN, "%s: the weight set has no tokenizer", dir); goto done; }
+    if (!layers_s || !strcmp(layers_s, "all"))
+        for (int l = 0; l < m->cfg.n_layers; l++) layers[nl++] = l;
+    else
+        for (char *p = (char *)layers_s; *p && nl < MS_MAX_LAYERS;) {
+            char *q;
+            layers[nl++] = (int32_t)strtol(p, &q, 10);
+            if (q == p || (*q && *q != ',')) { ms_fail(&e, MS_E_ARG, "--layers: '%s' is not a list of layer numbers", layers_s); goto done; }
+            p = *q == ',' ? q + 1 : q;
+        }
+    if (!(tr_ids = encode_paragraphs(tok, m, train, train_tokens, &n_tr, &e)) || !(va_ids = encode_paragraphs(tok, m, val, val_tokens, &n_va, &e))) goto done;
+    if (!(s = ms_tc_session_new(m, layers, nl, &o, &e))) goto done;
+    const int T = o.ctx > 0 ? o.ctx : (m->cfg.max_pos < 128 ? m->cfg.max_pos : 128);
+    fprintf(stderr, "transcoders: %d layers, %d features, k %d; %zu training tokens, %zu held out; %d thread%s\n", nl, o.n_features, o.k, n_tr, n_va, threads, threads > 1 ? "s" : "");
+    const double t0 = ms_now_ms();
+    for (size_t i = 0; i < n_tr; i += (size_t)T) {
+        const int len = n_tr - i < (size_t)T ? (int)(n_tr - i) : T;
+        if (ms_tc_session_room(s) < len && ms_tc_session_train(s, &e)) goto done;
+        if (ms_tc_session_feed(s, tr_ids + i, len, &e)) goto done;
+        if ((i / T) % 64 == 63 || i + (size_t)len >= n_tr) {
+            const double dt = (ms_now_ms() - t0) / 1000, rate = (double)(i + (size_t)len) / dt;
+            fprintf(stderr, "\r%zu / %zu tokens, %.0f tok/s, %.0f s left   ", i + (size_t)len, n_tr, rate, (double)(n_tr - i - (size_t)len) / rate);
+        }
+    }
+    if (ms_tc_session_train(s, &e)) goto done;
+    const double train_s = (ms_now_ms() - t0) / 1000;
+    fprintf(stderr, "\ntrained in %.1f s; scoring on %zu held-out tokens\n", train_s, n_va);
+    if (ms_tc_session_eval_reset(s, replacement, &e)) goto done;
+    for (size_t i = 0; i < n_va; i += (size_t)T) {
+        const int len = n_va - i < (size_t)T ? (int)(n_va - i) : T;
+        if (len >= 2 && ms_tc_session_eval_feed(s, va_ids + i, len, &e)) goto done;
+    }
+    char *rep = ms_tc_session_report(s);
+    if (!rep) { ms_fail(&e, MS_E_MEMORY, "out of memory"); goto done; }
+    printf("{\"train_seconds\":%.1f,\"threads\":%d,\"scores\":%s}\n", train_s, threads, rep);
+    free(rep);
+    if (ms_tc_session_save(s, dir, &man, &bin, &bin_len, &e)) goto done;
+    mkdir(out, 0755);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/transcoders.bin", out);
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(bin, 1, bin_len, f) == bin_len;
+    if (f && fclose(f)) ok = 0;
+    if (!ok) { ms_fail(&e, MS_E_ARG, "cannot write %s", path); goto done; }
+    snprintf(path, sizeof path, "%s/manifest.json", out);
+    f = fopen(path, "wb");
+    ok = f && fwrite(man.p, 1, man.n, f) == man.n;
+    if (f && fclose(f)) ok = 0;
+    if (!ok) { ms_fail(&e, MS_E_ARG, "cannot write %s", path); goto done; }
+    rc = 0;
+done:
+    if (rc) die(&e);
+    free(bin);
+    ms_buf_free(&man);
+    ms_tc_session_free(s);
+    free(tr_ids); free(va_ids);
+    ms_tokenizer_free(tok);
+    ms_model_free(m);
+    ms_pool_free(pool);
+    return rc;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "transcoder")) return cmd_transcoder(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "tokenize")) return cmd_tokenize(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "synth")) return cmd_synth(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "forward")) return cmd_forward(argc - 2, argv + 2);

@@ -65,6 +65,18 @@ int ms_intervention_check(const ms_config *c, const ms_intervention *iv, int n_c
     return MS_OK;
 }
 
+/* The MLP's output replaced by a transcoder's (analysis/transcoder.h) reading the same input
+ * (s->xn, after the ln2 hook): without the error term the layer writes the transcoder's output;
+ * with it the MLP's own output stays, bit for bit, and the features are only read. */
+static void replace_mlp(ms_state *s, const ms_mlp_replacement *r, int t0, int B) {
+    const ms_transcoder *tc = r->tc;
+    int32_t *idx = r->idx + (size_t)t0 * tc->k;
+    float *val = r->val + (size_t)t0 * tc->k;
+    ms_transcoder_encode(tc, s->xn, B, r->z, idx, val, s->m->pool);
+    if (r->keep_error) return;
+    ms_transcoder_decode(tc, idx, val, B, s->mlp_out);
+}
+
 static void l2_rows(float *dst, const float *x, int width, int B) {
     for (int t = 0; t < B; t++) dst[t] = (float)ms_l2(x + (size_t)t * width, width);
 }
@@ -100,6 +112,12 @@ static int check(const ms_state *s, const int32_t *ids, int T, const ms_forward_
     for (int i = 0; i < o->n_patterns; i++)
         if (o->patterns[i].layer < 0 || o->patterns[i].layer >= c->n_layers || c->mixer[o->patterns[i].layer] != MS_MIXER_ATTENTION || !o->patterns[i].dst)
             return ms_fail(err, MS_E_ARG, "attention pattern %d: layer %d is not a full-attention layer", i, o->patterns[i].layer);
+    for (int l = 0; o->replace && l < c->n_layers; l++) {
+        const ms_mlp_replacement *r = &o->replace[l];
+        if (!r->tc) continue;
+        if (r->tc->d_in != c->hidden || r->tc->d_out != c->hidden || !r->z || !r->idx || !r->val || r->rows < T)
+            return ms_fail(err, MS_E_ARG, "transcoder of layer %d: widths %d -> %d (the model's %d) or room for %d rows (%d tokens)", l, r->tc->d_in, r->tc->d_out, c->hidden, r->rows, T);
+    }
     for (int i = 0; i < o->n_interventions; i++) {
         const int rc = ms_intervention_check(c, &o->interventions[i], s->n_ctx, err);
         if (rc) return rc;
@@ -134,6 +152,7 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
             hook_point(o, l, MS_HOOK_RESID_PRE, s->x, H, t0, pos0, B);
             if (st) l2_rows(st->resid_pre_l2 + at, s->x, H, B);
             ms_rmsnorm_rows(m, s->xn, s->x, L->input_norm->data, B, H, c->eps, c->norm_offset);
+            hook_point(o, l, MS_HOOK_LN1_NORMALIZED, s->xn, H, t0, pos0, B);
             if (c->mixer[l] == MS_MIXER_ATTENTION) {
                 ms_attn_pattern pat = {NULL, T, start + T, t0};
                 for (int i = 0; i < o->n_patterns; i++)
@@ -161,6 +180,7 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
 
             /* SwiGLU MLP on the post-attention norm */
             ms_rmsnorm_rows(m, s->xn, s->x, L->post_norm->data, B, H, c->eps, c->norm_offset);
+            hook_point(o, l, MS_HOOK_LN2_NORMALIZED, s->xn, H, t0, pos0, B);
             ms_mlp_gate_up(s, l, s->xn, B);
             hook_point(o, l, MS_HOOK_MLP_PRE, s->gate, I, t0, pos0, B);
             hook_point(o, l, MS_HOOK_MLP_PRE_LINEAR, s->up, I, t0, pos0, B);
@@ -170,6 +190,7 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
                 for (int t = 0; t < B; t++)
                     ms_topk_abs(s->gate + (size_t)t * I, I, st->topk, st->top_idx + (at + t) * st->topk, st->top_val + (at + t) * st->topk);
             ms_mlp_down(s, l, B, s->mlp_out);
+            if (o->replace && o->replace[l].tc) replace_mlp(s, &o->replace[l], t0, B);
             hook_point(o, l, MS_HOOK_MLP_OUT, s->mlp_out, H, t0, pos0, B);
             if (st) l2_rows(st->mlp_out_l2 + at, s->mlp_out, H, B);
             add_rows(s->x, s->mlp_out, (size_t)B * H);

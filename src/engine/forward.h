@@ -3,6 +3,7 @@
 #define MS_FORWARD_H
 #include "../model/state.h"
 #include "../model/hooks.h"
+#include "../analysis/transcoder.h"
 
 /* A copy of hook `hook` of layer `layer` into dst: every token of the call ([T][width]) or, with
  * positions, only those tokens of the call, in that order ([n_positions][width]). */
@@ -37,6 +38,17 @@ typedef struct {
     float *dst;
 } ms_pattern_capture;
 
+/* One MLP stood in for by a transcoder: the features of the call's tokens land in idx/val
+ * ([rows][k], rows >= the call's tokens) with z ([rows][F]) as scratch. keep_error: the MLP's own output
+ * stays (the transcoder plus its error term, which is the MLP, exactly); else the transcoder's
+ * output replaces it. */
+typedef struct {
+    const ms_transcoder *tc;
+    int keep_error, rows;
+    float *z, *val;
+    int32_t *idx;
+} ms_mlp_replacement;
+
 typedef struct {
     ms_stats *stats;                 /* optional; sized for T */
     const ms_pattern_capture *patterns;
@@ -48,6 +60,7 @@ typedef struct {
     float *logits;                   /* optional: [vocab] for the last token, or [T][vocab] */
     int logits_all;
     const uint8_t *bilinear_mlp;     /* optional [n_layers]: 1 = that MLP's SiLU replaced by z/2 */
+    const ms_mlp_replacement *replace; /* optional [n_layers]: .tc NULL keeps that layer's MLP */
 } ms_forward_opts;
 
 /* The rules an intervention must meet (E_ARG naming the field otherwise): ms_forward checks every

@@ -17,7 +17,9 @@
     X(RESID_POST, "hook_resid_post", MS_WIDTH_HIDDEN, "the stream leaving the block")                            \
     X(MLP_PRE, "mlp.hook_pre", MS_WIDTH_MLP, "gate_proj of the normed stream, before SiLU")                      \
     X(MLP_PRE_LINEAR, "mlp.hook_pre_linear", MS_WIDTH_MLP, "up_proj of the normed stream")                      \
-    X(MLP_POST, "mlp.hook_post", MS_WIDTH_MLP, "silu(gate) * up: the neurons, the input of down_proj")
+    X(MLP_POST, "mlp.hook_post", MS_WIDTH_MLP, "silu(gate) * up: the neurons, the input of down_proj")          \
+    X(LN1_NORMALIZED, "ln1.hook_normalized", MS_WIDTH_HIDDEN, "the mixer's input: the stream after RMSNorm and its weight") \
+    X(LN2_NORMALIZED, "ln2.hook_normalized", MS_WIDTH_HIDDEN, "the MLP's input: the stream after RMSNorm and its weight (a transcoder's input)")
 
 enum { MS_WIDTH_HIDDEN, MS_WIDTH_MLP };
 typedef enum {
