@@ -4,7 +4,7 @@
 /** Error codes: the engine's (MS_ERROR_LIST) and those only the JS side raises (js/errors.js HOST_ERROR_CODES). */
 export type ErrorCode = 'E_MANIFEST' | 'E_SHARD_MISSING' | 'E_SHARD_SIZE' | 'E_SHARD_HASH' | 'E_TENSOR' | 'E_CONFIG' | 'E_MEMORY' | 'E_ABORTED' | 'E_NETWORK' | 'E_TOKEN' | 'E_CONTEXT' | 'E_CHECKPOINT' | 'E_ARG' | 'E_STATE' | 'E_ENGINE';
 /** The hook points of a block (MS_HOOK_LIST), in forward order. */
-export type HookKind = 'hook_resid_pre' | 'hook_attn_out' | 'hook_resid_mid' | 'hook_mlp_out' | 'hook_resid_post' | 'mlp.hook_pre' | 'mlp.hook_pre_linear' | 'mlp.hook_post';
+export type HookKind = 'hook_resid_pre' | 'hook_attn_out' | 'hook_resid_mid' | 'hook_mlp_out' | 'hook_resid_post' | 'mlp.hook_pre' | 'mlp.hook_pre_linear' | 'mlp.hook_post' | 'ln1.hook_normalized' | 'ln2.hook_normalized';
 /** How q8 / q4 matrices meet their inputs (MS_ACT_LIST). */
 export type ActivationMode = 'plain' | 'int8' | 'exact';
 /** The chat templates the engine renders itself (MS_CHAT_LIST). */

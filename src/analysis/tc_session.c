@@ -31,6 +31,8 @@ struct ms_tc_session {
     int replacement, evaluating;
     double eval_tokens, ce_tokens, kl_tokens, ce_model, kl_all, ce_all, err_max;
     float *logits0, *logits1, *cap_x, *cap_y, *scratch;
+    float *p0;                /* [T][V] the model's next-token probabilities of the sequence scored */
+    double *lz0;              /* [T] their log-normalisers */
     ms_mlp_replacement *rep;  /* [n_layers of the model] */
     float *rep_z, *rep_val;
     int32_t *rep_idx;
@@ -49,7 +51,7 @@ void ms_tc_session_free(ms_tc_session *s) {
     free(s->L);
     ms_state_free(s->st);
     free(s->batch_x); free(s->batch_y); free(s->perm);
-    free(s->logits0); free(s->logits1); free(s->cap_x); free(s->cap_y); free(s->scratch);
+    free(s->logits0); free(s->logits1); free(s->p0); free(s->lz0); free(s->cap_x); free(s->cap_y); free(s->scratch);
     free(s->rep); free(s->rep_z); free(s->rep_val); free(s->rep_idx);
     free(s);
 }
@@ -95,6 +97,8 @@ ms_tc_session *ms_tc_session_new(ms_model *m, const int32_t *layers, int n_layer
     s->perm = malloc((size_t)s->cap * sizeof(int32_t));
     s->logits0 = malloc((size_t)T * V * sizeof(float));
     s->logits1 = malloc((size_t)T * V * sizeof(float));
+    s->p0 = malloc((size_t)T * V * sizeof(float));
+    s->lz0 = malloc((size_t)T * sizeof(double));
     s->cap_x = malloc((size_t)n_layers * T * H * sizeof(float));
     s->cap_y = malloc((size_t)n_layers * T * H * sizeof(float));
     s->scratch = malloc(ms_tc_eval_scratch(s->L[0].tc, T) * sizeof(float));
@@ -102,7 +106,7 @@ ms_tc_session *ms_tc_session_new(ms_model *m, const int32_t *layers, int n_layer
     s->rep_z = malloc((size_t)T * F * sizeof(float));
     s->rep_val = malloc((size_t)c->n_layers * T * K * sizeof(float));
     s->rep_idx = malloc((size_t)c->n_layers * T * K * sizeof(int32_t));
-    if (!s->batch_x || !s->batch_y || !s->perm || !s->logits0 || !s->logits1 || !s->cap_x || !s->cap_y || !s->scratch ||
+    if (!s->batch_x || !s->batch_y || !s->perm || !s->logits0 || !s->logits1 || !s->p0 || !s->lz0 || !s->cap_x || !s->cap_y || !s->scratch ||
         !s->rep || !s->rep_z || !s->rep_val || !s->rep_idx) { nomem(err, "the session's buffers"); ms_tc_session_free(s); return NULL; }
     if (!(s->st = ms_state_create(m, T, T, err))) { ms_tc_session_free(s); return NULL; }
     return s;
@@ -213,21 +217,34 @@ static double log_z(const float *x, int V) {
     for (int v = 0; v < V; v++) s += exp((double)x[v] - mx);
     return mx + log(s);
 }
-/* KL(p || q) for logits p, q */
-static double kl_logits(const float *p, const float *q, int V) {
-    const double zp = log_z(p, V), zq = log_z(q, V);
-    double kl = 0;
-    for (int v = 0; v < V; v++) {
-        const double lp = p[v] - zp;
-        kl += exp(lp) * (lp - (q[v] - zq));
+/* the model's own run of a sequence: its probabilities and normalisers (for the KLs), and its
+ * summed next-token cross-entropy over positions 0..T-2 */
+static double model_run_scores(ms_tc_session *s, const int32_t *ids, int T, int V, int Vr) {
+    double ce = 0;
+    for (int t = 0; t < T; t++) {
+        const float *x = s->logits0 + (size_t)t * V;
+        const double lz = log_z(x, Vr);
+        s->lz0[t] = lz;
+        for (int v = 0; v < Vr; v++) s->p0[(size_t)t * V + v] = (float)exp((double)x[v] - lz);
+        if (t + 1 < T) ce += lz - x[ids[t + 1]];
     }
-    return kl > 0 ? kl : 0;
+    return ce;
 }
-/* summed next-token cross-entropy over positions 0..T-2 */
-static double ce_sum(const float *logits, const int32_t *ids, int T, int V, int Vr) {
-    double s = 0;
-    for (int t = 0; t + 1 < T; t++) s += log_z(logits + (size_t)t * V, Vr) - logits[(size_t)t * V + ids[t + 1]];
-    return s;
+
+/* a changed run (logits1) against the model's: adds the summed KL(model || changed) over the T
+ * positions to *kl (when kl is not NULL) and the summed next-token cross-entropy to *ce */
+static void changed_run_scores(const ms_tc_session *s, const int32_t *ids, int T, int V, int Vr, double *kl, double *ce) {
+    for (int t = 0; t < T; t++) {
+        const float *q = s->logits1 + (size_t)t * V, *x0 = s->logits0 + (size_t)t * V, *p = s->p0 + (size_t)t * V;
+        const double lzq = log_z(q, Vr);
+        if (kl) {
+            double k = 0;
+            for (int v = 0; v < Vr; v++)
+                if (p[v] > 0) k += p[v] * (((double)x0[v] - s->lz0[t]) - ((double)q[v] - lzq));
+            *kl += k > 0 ? k : 0;
+        }
+        if (t + 1 < T) *ce += lzq - q[ids[t + 1]];
+    }
 }
 
 /* the replacement for the model's layers: layer `only` (or every session layer when -1) */
@@ -254,26 +271,24 @@ int ms_tc_session_eval_feed(ms_tc_session *s, const int32_t *ids, int T, ms_err 
         ms_tc_eval_add(&s->L[i].ev, s->L[i].tc, s->cap_x + (size_t)i * T * H, s->cap_y + (size_t)i * T * H, T, s->scratch, s->m->pool);
     s->eval_tokens += T;
     if (!s->replacement) return MS_OK;
-    s->ce_model += ce_sum(s->logits0, ids, T, V, Vr);
+    s->ce_model += model_run_scores(s, ids, T, V, Vr);
     s->ce_tokens += T - 1;
     s->kl_tokens += T;
     for (int i = 0; i < s->n; i++) { /* one MLP replaced (no error term), then zero-ablated */
         set_replacement(s, i, 0, T);
         if ((rc = capture_run(s, ids, T, NULL, NULL, s->logits1, s->rep, err))) return rc;
-        for (int t = 0; t < T; t++) s->L[i].kl += kl_logits(s->logits0 + (size_t)t * V, s->logits1 + (size_t)t * V, Vr);
-        s->L[i].ce += ce_sum(s->logits1, ids, T, V, Vr);
+        changed_run_scores(s, ids, T, V, Vr, &s->L[i].kl, &s->L[i].ce);
         ms_intervention zero = {s->L[i].layer, MS_HOOK_MLP_OUT, MS_IV_SET, NULL, 0, NULL, 0, 0.0f, NULL};
         ms_forward_opts fo = {0};
         fo.interventions = &zero; fo.n_interventions = 1;
         fo.logits = s->logits1; fo.logits_all = 1;
         ms_state_reset(s->st);
         if ((rc = ms_forward(s->st, ids, T, &fo, err))) return rc;
-        s->L[i].ce_zero += ce_sum(s->logits1, ids, T, V, Vr);
+        changed_run_scores(s, ids, T, V, Vr, NULL, &s->L[i].ce_zero);
     }
     set_replacement(s, -1, 0, T); /* every session layer at once */
     if ((rc = capture_run(s, ids, T, NULL, NULL, s->logits1, s->rep, err))) return rc;
-    for (int t = 0; t < T; t++) s->kl_all += kl_logits(s->logits0 + (size_t)t * V, s->logits1 + (size_t)t * V, Vr);
-    s->ce_all += ce_sum(s->logits1, ids, T, V, Vr);
+    changed_run_scores(s, ids, T, V, Vr, &s->kl_all, &s->ce_all);
     set_replacement(s, -1, 1, T); /* with the error term: the model itself */
     if ((rc = capture_run(s, ids, T, NULL, NULL, s->logits1, s->rep, err))) return rc;
     for (size_t i = 0; i < (size_t)T * V; i++) {

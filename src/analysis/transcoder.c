@@ -326,49 +326,102 @@ static void train_forward(ms_tc_trainer *t, const float *x, const float *y, int 
     *n_dead = use_aux ? nd : 0;
 }
 
-/* Gradient of mse + aux_coef * aux into g (zeroed here). Only the listed features have a gradient
- * in the encoder (TopK passes it to the k it kept, ReLU to those above 0). */
-static void train_backward(ms_tc_trainer *t, int N, int use_aux, float *g) {
+/* Gradient of mse + aux_coef * aux into g, in the parameters' layout except the encoder block,
+ * which is transposed ([F][d_in]: a feature's gradient is one contiguous row). Only the listed
+ * features have a gradient in the encoder (TopK passes it to the k it kept, ReLU to those above 0).
+ * The features are split over the threads: each part walks every token in order and takes the
+ * features in its range, so any split gives the same sums. */
+typedef struct { ms_tc_trainer *t; int N, use_aux; float *g; } grad_job;
+
+static void grad_part(void *ctx, int part, int n_parts) {
+    const grad_job *j = ctx;
+    const ms_tc_trainer *t = j->t;
     const ms_transcoder *p = t->p;
-    const int Di = p->d_in, Do = p->d_out, F = p->n_features, K = p->k, KA = t->o.k_aux;
-    memset(g, 0, ms_transcoder_n_params(Di, Do, F) * sizeof(float));
-    float *gwe = g, *gbe = gwe + (size_t)Di * F, *gwd = gbe + F, *gbd = gwd + (size_t)F * Do;
-    const float c = (float)(2.0 / ((double)N * Do)), ca = (float)(2.0 * t->o.aux_coef / ((double)N * Do));
-    float *gy = t->gy, *ge = gy + Do;
+    const int Di = p->d_in, Do = p->d_out, F = p->n_features, K = p->k, KA = t->o.k_aux, N = j->N;
+    const int f0 = (int)((int64_t)F * part / n_parts), f1 = (int)((int64_t)F * (part + 1) / n_parts);
+    float *gweT = j->g, *gbe = gweT + (size_t)Di * F, *gwd = gbe + F, *gbd = gwd + (size_t)F * Do;
+    memset(gweT + (size_t)f0 * Di, 0, (size_t)(f1 - f0) * Di * sizeof(float));
+    memset(gbe + f0, 0, (size_t)(f1 - f0) * sizeof(float));
+    memset(gwd + (size_t)f0 * Do, 0, (size_t)(f1 - f0) * Do * sizeof(float));
+    if (part == 0) { /* the output bias: the sum of the gradients at y_hat */
+        memset(gbd, 0, (size_t)Do * sizeof(float));
+        for (int n = 0; n < N; n++)
+            for (int o = 0; o < Do; o++) gbd[o] += t->yhat[(size_t)n * Do + o];
+    }
     for (int n = 0; n < N; n++) {
-        const float *yh = t->yhat + (size_t)n * Do, *ys = t->ys + (size_t)n * Do, *xs = t->xs + (size_t)n * Di;
-        for (int o = 0; o < Do; o++) { gy[o] = c * (yh[o] - ys[o]); gbd[o] += gy[o]; }
-        if (use_aux) {
-            const float *eh = t->ehat + (size_t)n * Do;
-            for (int o = 0; o < Do; o++) ge[o] = ca * (eh[o] - (ys[o] - yh[o]));
-        }
-        for (int pass = 0; pass < 1 + use_aux; pass++) {
+        const float *xs = t->xs + (size_t)n * Di;
+        for (int pass = 0; pass < 1 + j->use_aux; pass++) {
             const int kk = pass ? KA : K;
-            const int32_t *ix = (pass ? t->aidx + (size_t)n * KA : t->idx + (size_t)n * K);
-            const float *av = (pass ? t->aval + (size_t)n * KA : t->val + (size_t)n * K), *gv = pass ? ge : gy;
+            const int32_t *ix = pass ? t->aidx + (size_t)n * KA : t->idx + (size_t)n * K;
+            const float *av = pass ? t->aval + (size_t)n * KA : t->val + (size_t)n * K;
+            const float *gv = (pass ? t->ehat : t->yhat) + (size_t)n * Do; /* the gradients, set by the caller */
             for (int i = 0; i < kk; i++) {
-                const float a = av[i];
-                if (a == 0) continue; /* not above 0: no gradient through the ReLU, writes nothing */
                 const int f = ix[i];
-                float *gd = gwd + (size_t)f * Do;
+                const float a = av[i];
+                if (f < f0 || f >= f1 || a == 0) continue; /* not above 0: no gradient through the ReLU, writes nothing */
+                float *gd = gwd + (size_t)f * Do, *ge = gweT + (size_t)f * Di;
                 const float *d = p->w_dec + (size_t)f * Do;
                 float da = 0;
                 for (int o = 0; o < Do; o++) { gd[o] += a * gv[o]; da += d[o] * gv[o]; }
                 gbe[f] += da;
-                for (int h = 0; h < Di; h++) gwe[(size_t)h * F + f] += da * xs[h];
+                for (int h = 0; h < Di; h++) ge[h] += da * xs[h];
             }
         }
     }
 }
 
-double ms_tc_loss_grad(ms_tc_trainer *t, const float *x, const float *y, int N, float *grad, ms_pool *pool, ms_err *err) {
+/* turns y_hat and e_hat (after the losses are summed) into the gradients at them, then runs the parts */
+static void train_backward(ms_tc_trainer *t, int N, int use_aux, float *g, ms_pool *pool) {
+    const int Do = t->p->d_out;
+    const float c = (float)(2.0 / ((double)N * Do)), ca = (float)(2.0 * t->o.aux_coef / ((double)N * Do));
+    for (size_t i = 0; i < (size_t)N * Do; i++) {
+        if (use_aux) t->ehat[i] = ca * (t->ehat[i] - (t->ys[i] - t->yhat[i]));
+        t->yhat[i] = c * (t->yhat[i] - t->ys[i]);
+    }
+    grad_job j = {t, N, use_aux, g};
+    ms_pool_run(pool, grad_part, &j);
+}
+
+double ms_tc_loss_grad(ms_tc_trainer *t, const float *x, const float *y, int N, float *grad, double *parts, ms_pool *pool, ms_err *err) {
     if (check_rows(t, x, y, N, err) || grow(t, N, err)) return NAN;
     if (!t->scaled) fix_scales(t, x, y, N);
     double mse, aux;
     int nd;
     train_forward(t, x, y, N, pool, &mse, &aux, &nd);
-    if (grad) train_backward(t, N, nd > 0, grad);
+    if (parts) { parts[0] = mse; parts[1] = aux; }
+    if (grad) { /* in the parameters' own layout: the encoder block transposed back */
+        const ms_transcoder *p = t->p;
+        const size_t F = (size_t)p->n_features, Di = (size_t)p->d_in;
+        train_backward(t, N, nd > 0, t->grad, pool);
+        memcpy(grad, t->grad, ms_transcoder_n_params(p->d_in, p->d_out, p->n_features) * sizeof(float));
+        for (size_t f = 0; f < F; f++)
+            for (size_t h = 0; h < Di; h++) grad[h * F + f] = t->grad[f * Di + h];
+    }
     return mse + t->o.aux_coef * aux;
+}
+
+static double count_l0(const ms_tc_trainer *t, int N) {
+    double l0 = 0;
+    for (size_t i = 0; i < (size_t)N * t->p->k; i++) l0 += t->val[i] > 0;
+    return l0;
+}
+
+/* Adam over parameter ranges split between the threads (each element's update is its own) */
+typedef struct { ms_tc_trainer *t; double lr, bc1, bc2; } adam_job;
+
+static void adam_part(void *ctx, int part, int n_parts) {
+    const adam_job *j = ctx;
+    ms_tc_trainer *t = j->t;
+    ms_transcoder *p = t->p;
+    const size_t np = ms_transcoder_n_params(p->d_in, p->d_out, p->n_features), F = (size_t)p->n_features, Di = (size_t)p->d_in;
+    const size_t i0 = np * (size_t)part / (size_t)n_parts, i1 = np * (size_t)(part + 1) / (size_t)n_parts, enc = Di * F;
+    const double b1 = t->o.beta1, b2 = t->o.beta2;
+    for (size_t i = i0; i < i1; i++) {
+        const float gi = i < enc ? t->grad[(i % F) * Di + i / F] : t->grad[i]; /* the encoder's gradient is stored transposed */
+        t->m[i] = (float)(b1 * t->m[i] + (1 - b1) * gi);
+        t->v[i] = (float)(b2 * t->v[i] + (1 - b2) * (double)gi * gi);
+        p->params[i] -= (float)(j->lr * (t->m[i] / j->bc1) / (sqrt(t->v[i] / j->bc2) + t->o.eps));
+    }
 }
 
 static double schedule(const ms_tc_trainer *t) {
@@ -388,25 +441,17 @@ int ms_tc_train_step(ms_tc_trainer *t, const float *x, const float *y, int N, ms
     double mse, aux;
     int nd;
     train_forward(t, x, y, N, pool, &mse, &aux, &nd);
-    train_backward(t, N, nd > 0, t->grad);
-    /* Adam */
+    const double l0 = count_l0(t, N);
+    train_backward(t, N, nd > 0, t->grad, pool);
     t->steps++;
-    const double lr = schedule(t), b1 = t->o.beta1, b2 = t->o.beta2;
-    const double bc1 = 1 - pow(b1, t->steps), bc2 = 1 - pow(b2, t->steps);
-    const size_t np = ms_transcoder_n_params(p->d_in, Do, F);
-    for (size_t i = 0; i < np; i++) {
-        const float gi = t->grad[i];
-        t->m[i] = (float)(b1 * t->m[i] + (1 - b1) * gi);
-        t->v[i] = (float)(b2 * t->v[i] + (1 - b2) * (double)gi * gi);
-        p->params[i] -= (float)(lr * (t->m[i] / bc1) / (sqrt(t->v[i] / bc2) + t->o.eps));
-    }
+    adam_job aj = {t, schedule(t), 1 - pow(t->o.beta1, t->steps), 1 - pow(t->o.beta2, t->steps)};
+    ms_pool_run(pool, adam_part, &aj);
     unit_rows(p->w_dec, F, Do);
     /* dead-feature clocks and the batch's scores */
-    double l0 = 0;
     uint8_t *fired = t->dead; /* reused: the dead mask is rebuilt at the next forward */
     memset(fired, 0, (size_t)(unsigned)F);
     for (size_t i = 0; i < (size_t)N * K; i++)
-        if (t->val[i] > 0) { fired[t->idx[i]] = 1; l0++; }
+        if (t->val[i] > 0) fired[t->idx[i]] = 1;
     for (int f = 0; f < F; f++) {
         const uint64_t s = fired[f] ? 0 : (uint64_t)t->since[f] + (uint64_t)N;
         t->since[f] = s > 0xffffffffu ? 0xffffffffu : (uint32_t)s;

@@ -67,9 +67,11 @@ void ms_tc_trainer_free(ms_tc_trainer *t);
 /* One Adam step on a batch of N rows (x [N][d_in], y [N][d_out], raw activations). The first call
  * fixes the data scales and sets b_dec to the batch's mean target. */
 int ms_tc_train_step(ms_tc_trainer *t, const float *x, const float *y, int N, ms_pool *pool, ms_tc_step *out, ms_err *err);
-/* The loss of a batch (mse + aux_coef * aux, training units) and, if grad is not NULL, its gradient
- * ([n_params], the layout of ms_transcoder.params) — what a step uses, exposed for the tests. */
-double ms_tc_loss_grad(ms_tc_trainer *t, const float *x, const float *y, int N, float *grad, ms_pool *pool, ms_err *err);
+/* The loss of a batch (mse + aux_coef * aux, training units; parts, if not NULL, gets mse and aux)
+ * and, if grad is not NULL, its gradient ([n_params], the layout of ms_transcoder.params) — what a
+ * step uses, exposed for the tests. As in Gao et al., the auxiliary loss's target (the residual
+ * y - y_hat) is held fixed: its gradient reaches the dead features only. */
+double ms_tc_loss_grad(ms_tc_trainer *t, const float *x, const float *y, int N, float *grad, double *parts, ms_pool *pool, ms_err *err);
 /* the trainer's own parameters (training units; tests perturb them) */
 ms_transcoder *ms_tc_trainer_params(ms_tc_trainer *t);
 int ms_tc_trainer_steps(const ms_tc_trainer *t);

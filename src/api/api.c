@@ -6,6 +6,7 @@
 #include "../analysis/weights.h"
 #include "../analysis/engine_info.h"
 #include "../analysis/run.h"
+#include "../analysis/tc_session.h"
 #include "../model/describe.h"
 #include "../engine/forward.h"
 #include "../engine/sampler.h"
@@ -275,3 +276,29 @@ API(ms_conv_tokenizer) const uint8_t *ms_conv_tokenizer(const ms_conv_stream *s,
     return s->tok;
 }
 API(ms_conv_close) void ms_conv_close(ms_conv_stream *s) { ms_conv_stream_free(s); }
+
+/* ---- transcoders (analysis/tc_session.h): a session trains and scores some layers' ---- */
+API(ms_tc_session_create) ms_tc_session *ms_tc_session_create(ms_model *m, const int32_t *layers, int n_layers, int n_features, int k, int ctx, int buffer_tokens,
+                                                              int batch, int epochs, double lr, double seed, ms_err *err) {
+    ms_tc_session_opts o = {0};
+    o.n_features = n_features; o.k = k; o.ctx = ctx; o.buffer_tokens = buffer_tokens; o.batch = batch; o.epochs = epochs;
+    o.train.lr = lr; o.train.seed = (uint64_t)seed;
+    return ms_tc_session_new(m, layers, n_layers, &o, err);
+}
+API(ms_tc_session_destroy) void ms_tc_session_destroy(ms_tc_session *s) { ms_tc_session_free(s); }
+API(ms_tc_feed) int ms_tc_feed(ms_tc_session *s, const int32_t *ids, int T, ms_err *err) { return ms_tc_session_feed(s, ids, T, err); }
+API(ms_tc_room) int ms_tc_room(const ms_tc_session *s) { return ms_tc_session_room(s); }
+API(ms_tc_train) int ms_tc_train(ms_tc_session *s, ms_err *err) { return ms_tc_session_train(s, err); }
+API(ms_tc_eval_reset) int ms_tc_eval_reset(ms_tc_session *s, int replacement, ms_err *err) { return ms_tc_session_eval_reset(s, replacement, err); }
+API(ms_tc_eval_feed) int ms_tc_eval_feed(ms_tc_session *s, const int32_t *ids, int T, ms_err *err) { return ms_tc_session_eval_feed(s, ids, T, err); }
+API(ms_tc_report) char *ms_tc_report(const ms_tc_session *s) { return ms_tc_session_report(s); }
+/* the set's manifest (returned, caller frees) and its binary file: out[0] = pointer (caller frees), out[1] = bytes */
+API(ms_tc_save) char *ms_tc_save(ms_tc_session *s, const char *model_name, double *out, ms_err *err) {
+    ms_buf b = {0};
+    uint8_t *bin = NULL;
+    size_t n = 0;
+    if (ms_tc_session_save(s, model_name, &b, &bin, &n, err)) { ms_buf_free(&b); return NULL; }
+    out[0] = (double)(uintptr_t)bin;
+    out[1] = (double)n;
+    return b.p;
+}

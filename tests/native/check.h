@@ -13,4 +13,5 @@ void test_bad_inputs(const ms_t_env *env);
 void test_train(const ms_t_env *env);
 void test_interventions(const ms_t_env *env);
 void test_convert_stream(const ms_t_env *env);
+void test_transcoder(const ms_t_env *env);
 #endif

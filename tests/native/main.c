@@ -8,7 +8,7 @@
 int ms_t_failed, ms_t_checks;
 
 static const struct { const char *name; void (*run)(const ms_t_env *); } GROUPS[] = {
-    {"units", test_units}, {"llama", test_llama}, {"bad_inputs", test_bad_inputs}, {"train", test_train}, {"interventions", test_interventions}, {"convert_stream", test_convert_stream},
+    {"units", test_units}, {"llama", test_llama}, {"bad_inputs", test_bad_inputs}, {"train", test_train}, {"interventions", test_interventions}, {"convert_stream", test_convert_stream}, {"transcoder", test_transcoder},
 };
 enum { N_GROUPS = sizeof GROUPS / sizeof GROUPS[0] };
 

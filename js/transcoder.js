@@ -1,0 +1,115 @@
+// Transcoders: a wide sparse layer trained to stand in for an MLP (src/analysis/transcoder.h).
+// The engine does the work (capture, TopK training with Adam and the auxiliary loss, scores); this
+// module feeds it token sequences from the project's corpus (js/corpus.js, both languages), reports
+// progress, stops when asked and hands back the scores and the set's two files.
+import { MlpscopeError } from './errors.js';
+import { rng, document } from './corpus.js';
+import * as A from './args.js';
+
+/** The defaults of trainTranscoders (what `mlpscope transcoder train` uses unless told). */
+export const TRANSCODER_DEFAULTS = Object.freeze({
+  features: 2048, k: 32, tokens: 400_000, valTokens: 16_384, epochs: 1, batch: 1024, buffer: 8192, lr: 1e-3,
+  seed: 1, corpusSeed: 31, valSeed: 32, replacement: true,
+});
+
+const where = 'trainTranscoders';
+
+/**
+ * Token sequences of at most T tokens from the corpus generator: documents encoded one by one,
+ * each followed by the model's first stop token (the demo trainer's packing), cut into rows of T.
+ * @param {{tokenizer: {encode(text: string, o?: {addSpecial?: boolean}): number[] | Int32Array}}} model
+ * @param {number} seed @param {number} T @param {number} eos
+ */
+export function* corpusSequences(model, seed, T, eos) {
+  const r = rng(seed);
+  let buf = [];
+  for (;;) {
+    const ids = model.tokenizer.encode(document(r).s, { addSpecial: false });
+    for (const id of ids) buf.push(id);
+    if (eos >= 0) buf.push(eos);
+    while (buf.length >= T) { yield Int32Array.from(buf.slice(0, T)); buf = buf.slice(T); }
+  }
+}
+
+/**
+ * Trains transcoders for some MLPs of a loaded model and scores them on held-out text.
+ * Returns the held-out scores per layer (FVU, L0, dead fraction, replacement KL / loss / loss
+ * recovered against zero-ablation), the whole replacement's, the training time and rate, and the
+ * transcoder set's files (`manifest.json` text and `transcoders.bin` bytes; docs/format.md).
+ * @param {any} model a Model (js/model.js) with a tokenizer
+ * @param {{layers?: number[], features?: number, k?: number, tokens?: number, valTokens?: number, epochs?: number,
+ *   batch?: number, buffer?: number, lr?: number, seed?: number, corpusSeed?: number, valSeed?: number,
+ *   replacement?: boolean, ctx?: number, onProgress?: (p: {phase: 'train' | 'score', done: number, total: number, tokensPerSecond: number, secondsLeft: number}) => void,
+ *   signal?: AbortSignal, yieldEvery?: number}} [opts]
+ */
+export async function trainTranscoders(model, opts = {}) {
+  model._alive();
+  const o = { ...TRANSCODER_DEFAULTS, ...A.options(opts, where) };
+  const e = model.e, L = model.nLayers;
+  if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${where}: the model has no tokenizer, so the corpus cannot be encoded`);
+  const layers = o.layers ?? Array.from({ length: L }, (_, l) => l);
+  A.list(layers, where, 'layers');
+  for (const l of layers) if (!Number.isInteger(l) || l < 0 || l >= L) throw new MlpscopeError('E_ARG', `${where}: layer ${A.show(l)} is not an integer in 0..${L - 1}`);
+  const int = (name, min, max) => {
+    const v = o[name];
+    if (!Number.isInteger(v) || v < min || v > max) throw new MlpscopeError('E_ARG', `${where}: ${name} ${A.show(v)} is not an integer in ${min}..${max}`);
+    return v;
+  };
+  const F = int('features', 1, 1 << 20), k = int('k', 1, F), tokens = int('tokens', 1, 2 ** 40), valTokens = int('valTokens', 0, 2 ** 40);
+  const epochs = int('epochs', 1, 1000), batch = int('batch', 1, 1 << 20), buffer = int('buffer', 1, 1 << 26);
+  const maxPos = model.config.max_position_embeddings ?? 128;
+  const T = o.ctx ?? Math.min(128, maxPos);
+  if (!Number.isInteger(T) || T < 2 || T > maxPos) throw new MlpscopeError('E_ARG', `${where}: ctx ${A.show(T)} is not an integer in 2..${maxPos}`);
+  if (!(o.lr > 0 && o.lr < 1)) throw new MlpscopeError('E_ARG', `${where}: lr ${A.show(o.lr)} is not a number in (0, 1)`);
+  if (typeof o.replacement !== 'boolean') throw new MlpscopeError('E_ARG', `${where}: replacement must be true or false`);
+  const eos = model._info.tokenizer.eos_token_ids?.[0] ?? -1;
+  const yieldEvery = o.yieldEvery ?? 8;
+  const aborted = () => { if (o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `${where}: stopped`); };
+
+  const s = e.c.tc_session_create(model.m, layers, F, k, T, buffer, batch, epochs, o.lr, o.seed);
+  try {
+    const t0 = performance.now();
+    let done = 0, n = 0;
+    const report = (phase, d, total, since) => {
+      const secs = (performance.now() - since) / 1000, rate = d / Math.max(secs, 1e-3);
+      o.onProgress?.({ phase, done: d, total, tokensPerSecond: rate, secondsLeft: (total - d) / Math.max(rate, 1e-9) });
+    };
+    for (const seq of corpusSequences(model, o.corpusSeed, T, eos)) {
+      if (done >= tokens) break;
+      const ids = done + seq.length > tokens ? seq.subarray(0, tokens - done) : seq;
+      if (ids.length < 1) break;
+      if (e.c.tc_room(s) < ids.length) e.c.tc_train(s);
+      e.c.tc_feed(s, ids);
+      done += ids.length;
+      if (++n % yieldEvery === 0) { report('train', done, tokens, t0); await new Promise((r) => setTimeout(r, 0)); aborted(); }
+    }
+    e.c.tc_train(s);
+    const trainSeconds = (performance.now() - t0) / 1000;
+    report('train', done, tokens, t0);
+    const t1 = performance.now();
+    e.c.tc_eval_reset(s, o.replacement ? 1 : 0);
+    let scored = 0;
+    if (valTokens > 0)
+      for (const seq of corpusSequences(model, o.valSeed, T, eos)) {
+        if (scored >= valTokens) break;
+        const ids = scored + seq.length > valTokens ? seq.subarray(0, valTokens - scored) : seq;
+        if (ids.length >= 2) e.c.tc_eval_feed(s, ids);
+        scored += ids.length;
+        if (++n % yieldEvery === 0) { report('score', scored, valTokens, t1); await new Promise((r) => setTimeout(r, 0)); aborted(); }
+      }
+    const scores = e.c.tc_report(s);
+    const out = e.malloc(16);
+    let manifest, bin;
+    try {
+      manifest = e.c.tc_save(s, typeof model.source === 'string' ? model.source : '', out);
+      const p = e.f64[out >> 3], len = e.f64[(out >> 3) + 1];
+      bin = e.u8.slice(p, p + len);
+      e.x.ms_free(p);
+    } finally { e.x.ms_free(out); }
+    return {
+      layers, features: F, k, trainTokens: done, trainSeconds, tokensPerSecond: done / Math.max(trainSeconds, 1e-9),
+      scoreSeconds: (performance.now() - t1) / 1000, threads: e.threads, scores,
+      files: { 'manifest.json': manifest, 'transcoders.bin': bin },
+    };
+  } finally { e.c.tc_session_destroy(s); }
+}
