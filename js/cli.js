@@ -16,11 +16,14 @@
 //   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
 //   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--json]
 //   mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
+//   mlpscope transcoder train DIR --out OUT [--layers 0,2] [--features F] [--k K] [--tokens N] [--val-tokens N]
+//                [--epochs E] [--lr X] [--seed S] [--threads N|auto] [--no-replacement] [--json]
 import fs from 'node:fs';
 import { findFeatureNeurons, neuronTopActivations, neuronQuadrants, featureTokens, neuronsForTokens, pushNeuron } from './features.js';
 import { loadModel } from './loader.js';
 import { languageNeurons, languageLoss, languageSwitch } from './language.js';
 import { superWeights } from './superweights.js';
+import { trainTranscoders, TRANSCODER_DEFAULTS } from './transcoder.js';
 import { topTokens } from './model.js';
 import { loadTokenizer } from './tokenizer.js';
 import { createEngine } from './wasm.js';
@@ -53,6 +56,8 @@ const USAGE = `usage:
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--top N] [--json]
   mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
+  mlpscope transcoder train DIR --out OUT [--layers 0,2] [--features F] [--k K] [--tokens N] [--val-tokens N]
+               [--epochs E] [--lr X] [--seed S] [--threads N|auto] [--no-replacement] [--json]
     (DIR may be @demo: the demo model that comes with the package, weights/demo/; or a Hugging Face
      checkpoint, converted while it loads: hf:OWNER/NAME[@REV] (hub: --hub-url, else $HF_ENDPOINT,
      else https://huggingface.co; kept converted in $MLPSCOPE_CACHE or ~/.cache/mlpscope), a URL of
@@ -70,6 +75,9 @@ const USAGE = `usage:
      superweights: per layer the largest MLP output on --prompt and the down_proj weight that makes
      most of it; the K (3) layers where it stands out most, that weight zeroed vs the largest other
      weight zeroed: the loss on --texts (one per line; default the held-out probes).
+     transcoder train: a TopK transcoder per MLP (default every layer; 2048 features, k 32, 400,000
+     tokens of the project's corpus), scored on held-out text (FVU, L0, dead features, the loss and KL
+     with each MLP and then all of them replaced); writes the transcoder set to OUT (docs/format.md).
      story: which neurons write the next tokens that start a --label span of the probes (switched off
      one by one), and the strongest writer pushed on --push TEXT in multiples of its own top activation)`;
 
@@ -402,6 +410,41 @@ async function superweightsCmd(argv) {
   for (const c of r.candidates) console.log(`  ${c.tensor}[${c.row}][${c.col}]: ${c.dLoss >= 0 ? '+' : ''}${c.dLoss.toFixed(4)}   (the largest other weight, [${c.control.row}][${c.control.col}] = ${c.control.value.toFixed(4)}: ${c.control.dLoss >= 0 ? '+' : ''}${c.control.dLoss.toFixed(4)})`);
 }
 
+/** Transcoders for the MLPs (js/transcoder.js): trained on the project's corpus, scored, saved. */
+async function transcoder(argv) {
+  const [sub, ...more] = argv;
+  if (sub !== 'train') throw new MlpscopeError('E_ARG', 'transcoder: the one subcommand is train\n' + USAGE);
+  const a = parseArgs(more, { out: 'v', layers: 'v', features: 'v', k: 'v', tokens: 'v', 'val-tokens': 'v', epochs: 'v', lr: 'v', seed: 'v', threads: 'v', 'no-replacement': 'flag', json: 'flag' });
+  if (a._.length !== 1 || !a.out) throw new MlpscopeError('E_ARG', 'transcoder train needs DIR and --out OUT\n' + USAGE);
+  const D = TRANSCODER_DEFAULTS;
+  const opts = {
+    features: num(a.features ?? D.features, 'features', { int: true, min: 1 }), k: num(a.k ?? D.k, 'k', { int: true, min: 1 }),
+    tokens: num(a.tokens ?? D.tokens, 'tokens', { int: true, min: 1 }), valTokens: num(a['val-tokens'] ?? D.valTokens, 'val-tokens', { int: true, min: 0 }),
+    epochs: num(a.epochs ?? D.epochs, 'epochs', { int: true, min: 1 }), lr: num(a.lr ?? D.lr, 'lr', { min: 0 }),
+    seed: num(a.seed ?? D.seed, 'seed', { int: true, min: 0 }), replacement: !a['no-replacement'],
+  };
+  const lo = {};
+  if (a.threads !== undefined) lo.threads = a.threads === 'auto' ? 'auto' : num(a.threads, 'threads', { int: true, min: 1 });
+  const model = await load(a._[0], lo);
+  if (a.layers !== undefined) opts.layers = String(a.layers).split(',').map((x) => num(x, 'layers', { int: true, min: 0, max: model.nLayers - 1 }));
+  const lines = { train: progressLine('training', { unit: ' tok' }), score: progressLine('scoring', { unit: ' tok' }) };
+  opts.onProgress = (p) => lines[p.phase]?.(p.done, p.total);
+  const r = await trainTranscoders(model, opts);
+  model.dispose();
+  fs.mkdirSync(a.out, { recursive: true });
+  fs.writeFileSync(`${a.out}/transcoders.bin`, r.files['transcoders.bin']);
+  fs.writeFileSync(`${a.out}/manifest.json`, r.files['manifest.json']);
+  const { files, ...rest } = r;
+  if (a.json) { process.stdout.write(JSON.stringify(rest) + '\n'); return; }
+  const f = (v, d = 3) => (v === null || v === undefined ? '   -' : v.toFixed(d));
+  console.log(`${r.layers.length} transcoder${r.layers.length > 1 ? 's' : ''}, ${r.features} features, k ${r.k}: ${r.trainTokens} tokens in ${r.trainSeconds.toFixed(1)} s (${r.tokensPerSecond.toFixed(0)} tok/s, ${r.threads} thread${r.threads > 1 ? 's' : ''}); scored on ${r.scores.eval_tokens} held-out tokens`);
+  console.log('layer    FVU     L0   dead      KL   loss  (model ' + f(r.scores.ce_model, 4) + ', MLP zeroed)  recovered');
+  for (const l of r.scores.layers)
+    console.log(`${String(l.layer).padStart(5)} ${f(l.fvu).padStart(6)} ${f(l.l0, 1).padStart(6)} ${f(l.dead).padStart(6)} ${f(l.kl, 4).padStart(7)} ${f(l.ce, 4).padStart(6)}  ${f(l.ce_zero, 4).padStart(20)}  ${f(l.recovered, 2).padStart(9)}`);
+  if (r.scores.all.kl !== null) console.log(`every layer replaced at once: KL ${f(r.scores.all.kl, 4)}, loss ${f(r.scores.all.ce, 4)}; with the error term the model itself (largest logit difference ${r.scores.error_term_max_abs_logit_diff})`);
+  console.log(`wrote ${a.out}/manifest.json and transcoders.bin (${r.files['transcoders.bin'].length} bytes)`);
+}
+
 /** Every neuron's input-output class from its weights (js/geometry.js), counted per layer. */
 async function classes(argv) {
   const a = parseArgs(argv, { layers: 'v', threshold: 'v', 'no-fold-norm': 'flag', json: 'flag' });
@@ -593,6 +636,7 @@ async function main() {
     else if (cmd === 'story') await story(rest);
     else if (cmd === 'decompose') await decompose(rest);
     else if (cmd === 'patch') await patch(rest);
+    else if (cmd === 'transcoder') await transcoder(rest);
     else { console.error(USAGE); process.exit(2); }
   } catch (err) {
     const code = err instanceof MlpscopeError ? err.code : 'E_INTERNAL';

@@ -504,6 +504,50 @@ export interface SuperWeightResult { tokens: number; evalTokens: number; loss: n
   candidates: (SuperWeightLayer & { tensor: string; loss: number; dLoss: number; control: { row: number; col: number; value: number; loss: number; dLoss: number } })[] }
 /** Super weights (Yu et al. 2024): per layer the largest |hook_mlp_out| on the prompt and the down_proj weight that makes most of it; the k layers whose spike stands out most tested by zeroing that weight against zeroing the largest other weight of the matrix. */
 export function superWeights(model: Model, prompt: string | ArrayLike<number>, opts?: { k?: number; evalTexts?: (string | ArrayLike<number>)[] }): SuperWeightResult;
+
+/** Options of trainTranscoders (defaults: TRANSCODER_DEFAULTS). */
+export interface TranscoderTrainOptions {
+  /** the MLPs to train a transcoder for (default every layer) */
+  layers?: number[];
+  features?: number; k?: number;
+  /** training tokens from the project's corpus, and held-out tokens to score on (0: no scores) */
+  tokens?: number; valTokens?: number;
+  epochs?: number; batch?: number; buffer?: number; lr?: number; seed?: number; corpusSeed?: number; valSeed?: number;
+  /** score the replacement (KL, loss with each MLP and all of them replaced; default true) */
+  replacement?: boolean;
+  /** sequence length (default min(128, the model's context)) */
+  ctx?: number;
+  onProgress?: (p: { phase: 'train' | 'score'; done: number; total: number; tokensPerSecond: number; secondsLeft: number }) => void;
+  signal?: AbortSignal;
+  /** sequences between two progress reports / chances to stop (default 8) */
+  yieldEvery?: number;
+}
+/** One layer's held-out scores (null where not measured). */
+export interface TranscoderLayerScores {
+  layer: number; features: number; k: number; steps: number; train_tokens: number; train_fvu: number | null; train_dead: number;
+  /** fraction of the MLP output's variance unexplained, mean features above 0 per token, features that never fired */
+  fvu: number | null; l0: number | null; dead: number | null;
+  /** with this MLP replaced: KL(model || replaced) per token, next-token loss; the loss with the MLP zeroed; (zeroed − replaced) / (zeroed − model) */
+  kl: number | null; ce: number | null; ce_zero: number | null; recovered: number | null;
+}
+export interface TranscoderScores {
+  eval_tokens: number; layers: TranscoderLayerScores[]; ce_model: number | null;
+  /** every trained layer replaced at once */
+  all: { kl: number | null; ce: number | null };
+  /** with the error term the replacement is the model: the largest logit difference measured (0) */
+  error_term_max_abs_logit_diff: number | null;
+}
+export interface TranscoderTrainResult {
+  layers: number[]; features: number; k: number; trainTokens: number; trainSeconds: number; tokensPerSecond: number;
+  scoreSeconds: number; threads: number; scores: TranscoderScores;
+  /** the transcoder set (docs/format.md): write both into one folder */
+  files: { 'manifest.json': string; 'transcoders.bin': Uint8Array };
+}
+export const TRANSCODER_DEFAULTS: Readonly<Required<Pick<TranscoderTrainOptions, 'features' | 'k' | 'tokens' | 'valTokens' | 'epochs' | 'batch' | 'buffer' | 'lr' | 'seed' | 'corpusSeed' | 'valSeed' | 'replacement'>>>;
+/** Trains TopK transcoders for some MLPs of a loaded model on the project's corpus and scores them on held-out text. */
+export function trainTranscoders(model: Model, opts?: TranscoderTrainOptions): Promise<TranscoderTrainResult>;
+/** The corpus as token rows of T tokens (documents encoded one by one, each followed by the stop token eos). */
+export function corpusSequences(model: Model, seed: number, T: number, eos: number): Generator<Int32Array, never, unknown>;
 /** The share of Chinese characters among the Chinese and Latin letters of a text (NaN without either). */
 export function cjkShare(text: string): number;
 /** The class of one neuron from its three cosines (the rule neuronWeightClasses applies). */

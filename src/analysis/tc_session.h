@@ -14,7 +14,7 @@
 #define MS_TC_SESSION_H
 #include "../model/model.h"
 #include "../util/json.h"
-#include "transcoder.h"
+#include "../layers/transcoder.h"
 
 typedef struct {
     int n_features, k;

@@ -3,7 +3,7 @@
 #define MS_FORWARD_H
 #include "../model/state.h"
 #include "../model/hooks.h"
-#include "../analysis/transcoder.h"
+#include "../layers/transcoder.h"
 
 /* A copy of hook `hook` of layer `layer` into dst: every token of the call ([T][width]) or, with
  * positions, only those tokens of the call, in that order ([n_positions][width]). */

@@ -6,7 +6,7 @@
 #include "check.h"
 #include "../../tools/native_host.h"
 #include "../../src/io/synth.h"
-#include "../../src/analysis/transcoder.h"
+#include "../../src/layers/transcoder.h"
 #include "../../src/analysis/tc_session.h"
 #include "../../src/engine/sample.h"
 #include <stdlib.h>

@@ -1,5 +1,4 @@
 #include "transcoder.h"
-#include "../engine/sample.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +169,14 @@ struct ms_tc_trainer {
     float *gy; /* [2][d_out]: the gradient at y_hat and at the dead features' e_hat, one row */
 };
 
+static uint64_t splitmix(uint64_t x) { /* a seed spread over the bits (xorshift needs a non-zero state) */
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x ? x : 1;
+}
+
 static double normal(uint64_t *s) { /* Box-Muller from xorshift64* */
     uint64_t a, b;
     *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27; a = *s * 2685821657736338717ULL;
@@ -220,7 +227,7 @@ ms_tc_trainer *ms_tc_trainer_new(int d_in, int d_out, int n_features, int k, con
     }
     /* decoder rows: random unit vectors; encoder columns: the same directions when the widths
      * agree (Gao et al.'s tied start), else their own random unit vectors */
-    uint64_t rng = ms_rng_seed(t->o.seed ^ 0x7c0de5eedULL);
+    uint64_t rng = splitmix(t->o.seed ^ 0x7c0de5eedULL);
     ms_transcoder *p = t->p;
     for (size_t i = 0; i < F * (size_t)d_out; i++) p->w_dec[i] = (float)normal(&rng);
     unit_rows(p->w_dec, n_features, d_out);
