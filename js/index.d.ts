@@ -595,6 +595,8 @@ export class WorkerModel {
   bilinearView(opts: BilinearViewOptions): Promise<BilinearView>;
   weight(tensor: string, row: number, col: number): Promise<number>;
   superWeights(prompt: string | ArrayLike<number>, opts?: { k?: number; evalTexts?: (string | ArrayLike<number>)[] }): Promise<SuperWeightResult>;
+  /** trainTranscoders in the worker: onProgress and signal stay on this side (aborting stops the run there) */
+  trainTranscoders(opts?: TranscoderTrainOptions): Promise<TranscoderTrainResult>;
   bilinearGap(input: string | ArrayLike<number>, opts?: { layers?: number[] }): Promise<BilinearGap>;
   languageNeurons(texts: Record<string, string[]>, opts?: { share?: number; quantile?: number }): Promise<LanguageNeuronResult>;
   languageSwitch(prompts: string[], opts: { neurons: { layer: number; neuron: number }[]; activate?: { layer: number; neuron: number; value: number }[]; maxTokens?: number }): Promise<LanguageSwitchResult>;

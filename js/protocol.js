@@ -34,9 +34,11 @@ export const TOKENIZER_CALLS = {
   applyChatTemplate: {},
 };
 
-/** Analysis functions of features.js, language.js and superweights.js run in the worker on its model: WorkerModel[name](...args)
- *  is name(model, ...args) there. `progress`: an onProgress option stays on this side and the
- *  worker posts progress messages. */
+/** Analysis functions of features.js, language.js, superweights.js and transcoder.js run in the worker on its model:
+ *  WorkerModel[name](...args) is name(model, ...args) there. `progress`: an onProgress option
+ *  stays on this side and the worker posts progress messages. `signal`: an AbortSignal option
+ *  stays on this side and aborting it stops the call in the worker. `optsOnly`: the function takes
+ *  only its options, name(model, opts). */
 export const FUNCTION_CALLS = {
   findFeatureNeurons: { progress: true },
   neuronTopActivations: {},
@@ -48,6 +50,7 @@ export const FUNCTION_CALLS = {
   languageSwitch: {},
   languageLoss: {},
   superWeights: { arrays: [0] },
+  trainTranscoders: { progress: true, signal: true, optsOnly: true },
 };
 
 /** Calls with their own code on both sides: loading, aborting, generation, disposal. */

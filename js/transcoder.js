@@ -64,7 +64,10 @@ export async function trainTranscoders(model, opts = {}) {
   if (typeof o.replacement !== 'boolean') throw new MlpscopeError('E_ARG', `${where}: replacement must be true or false`);
   const eos = model._info.tokenizer.eos_token_ids?.[0] ?? -1;
   const yieldEvery = o.yieldEvery ?? 8;
-  const aborted = () => { if (o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `${where}: stopped`); };
+  const aborted = () => { // after every wait: stopped, or the model disposed meanwhile
+    if (o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `${where}: stopped`);
+    model._alive();
+  };
 
   const s = e.c.tc_session_create(model.m, layers, F, k, T, buffer, batch, epochs, o.lr, o.seed);
   try {
@@ -97,6 +100,7 @@ export async function trainTranscoders(model, opts = {}) {
         scored += ids.length;
         if (++n % yieldEvery === 0) { report('score', scored, valTokens, t1); await new Promise((r) => setTimeout(r, 0)); aborted(); }
       }
+    if (valTokens > 0) report('score', scored, valTokens, t1);
     const scores = e.c.tc_report(s);
     const out = e.malloc(16);
     let manifest, bin;

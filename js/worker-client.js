@@ -111,10 +111,15 @@ export class WorkerModel {
 for (const [name, spec] of Object.entries(MODEL_CALLS))
   WorkerModel.prototype[name] = function (...args) { return this.rpc.call(name, wireArgs(spec, args).map((a) => (isOptions(a) ? plain(a) : a))); };
 for (const [name, spec] of Object.entries(FUNCTION_CALLS))
-  WorkerModel.prototype[name] = function (first, opts = {}) {
-    if (!spec.progress) return this.rpc.call(name, [first, opts]);
-    const { onProgress, ...rest } = opts; // the callback stays here; the worker posts progress messages
-    return this.rpc.call(name, [first, { ...rest, progress: !!onProgress }], { onProgress });
+  WorkerModel.prototype[name] = async function (...args) {
+    const given = (spec.optsOnly ? args[0] : args[1]) ?? {};
+    const { onProgress, signal, ...rest } = given; // the callback and the signal stay here
+    if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `${name}: stopped`);
+    const opts = spec.progress ? { ...rest, progress: !!onProgress } : rest; // the worker posts progress messages
+    const p = this.rpc.call(name, spec.optsOnly ? [opts] : [args[0], opts], { onProgress });
+    const onAbort = spec.signal ? () => this.rpc.call('abort', [p.id]) : null;
+    if (onAbort) signal?.addEventListener('abort', onAbort, { once: true });
+    try { return await p; } finally { if (onAbort) signal?.removeEventListener('abort', onAbort); }
   };
 const isOptions = (a) => a !== null && typeof a === 'object' && !Array.isArray(a) && !ArrayBuffer.isView(a);
 

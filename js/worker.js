@@ -6,6 +6,7 @@ import { MlpscopeError } from './errors.js';
 import * as features from './features.js';
 import * as language from './language.js';
 import * as superweights from './superweights.js';
+import * as transcoder from './transcoder.js';
 import { MODEL_CALLS, TOKENIZER_CALLS, FUNCTION_CALLS } from './protocol.js';
 
 // a Web Worker talks through `self`; a Node worker through worker_threads' parentPort
@@ -60,9 +61,15 @@ const ops = {
 // the proxied calls, from protocol.js
 for (const name of Object.keys(MODEL_CALLS)) ops[name] = (id, ...args) => need()[name](...args);
 for (const name of Object.keys(TOKENIZER_CALLS)) ops[name] = (id, ...args) => tok()[name](...args);
-const functions = { ...features, ...language, ...superweights };
+const functions = { ...features, ...language, ...superweights, ...transcoder };
 for (const [name, spec] of Object.entries(FUNCTION_CALLS))
-  ops[name] = (id, first, opts) => functions[name](need(), first, spec.progress ? { ...opts, onProgress: opts?.progress ? (p) => port.post({ id, progress: p }) : undefined } : opts);
+  ops[name] = async (id, ...args) => {
+    let opts = spec.optsOnly ? args[0] : args[1];
+    if (spec.progress) opts = { ...opts, onProgress: opts?.progress ? (p) => port.post({ id, progress: p }) : undefined };
+    const ac = spec.signal ? new AbortController() : null;
+    if (ac) { aborts.set(id, ac); opts = { ...opts, signal: ac.signal }; }
+    try { return await (spec.optsOnly ? functions[name](need(), opts) : functions[name](need(), args[0], opts)); } finally { if (ac) aborts.delete(id); }
+  };
 
 port.listen(async (data) => {
   // a message is {id, op, args: []}; anything else is answered (id: null when it has none a

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { loadModel } from '../js/index.js';
+import { loadModel, loadModelInWorker } from '../js/index.js';
 import { trainTranscoders, corpusSequences, TRANSCODER_DEFAULTS } from '../js/transcoder.js';
 import { CLI, DEMO, tmpDir } from './helpers.js';
 
@@ -85,7 +85,8 @@ test('bad arguments and a stop are typed errors', async () => {
   await assert.rejects(trainTranscoders(model, { features: 64, k: 65 }), { code: 'E_ARG', message: /k 65/ });
   await assert.rejects(trainTranscoders(model, { lr: 0 }), { code: 'E_ARG', message: /lr/ });
   await assert.rejects(trainTranscoders(model, { tokens: 1e6, features: 64, k: 4, signal: AbortSignal.abort() }), { code: 'E_ABORTED' });
-  model.dispose();
+  // the model disposed while it trains (between two of its waits): E_STATE, not a read of freed memory
+  await assert.rejects(trainTranscoders(model, { tokens: 1e6, features: 64, k: 4, onProgress: () => model.dispose() }), { code: 'E_STATE', message: /disposed/ });
 });
 
 test('mlpscope transcoder train writes the set and prints its scores', () => {
@@ -97,4 +98,23 @@ test('mlpscope transcoder train writes the set and prints its scores', () => {
   const man = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
   assert.equal(fs.statSync(path.join(out, 'transcoders.bin')).size, man.shards[0].bytes);
   assert.throws(() => execFileSync(process.execPath, [CLI, 'transcoder', 'fit', DEMO], { stdio: 'pipe' }), /one subcommand is train/);
+});
+
+test('in a Worker: the same bytes as in-process, progress messages, and a stop from this side', async () => {
+  const opts = { layers: [4], features: 128, k: 4, tokens: 2048, valTokens: 128, buffer: 1024, batch: 256 };
+  const model = await loadModel(DEMO, { threads: 1 });
+  const here = await trainTranscoders(model, opts);
+  model.dispose();
+  const w = await loadModelInWorker(DEMO, { threads: 1 });
+  try {
+  const seen = [];
+  const there = await w.trainTranscoders({ ...opts, onProgress: (p) => seen.push(p.phase) });
+  assert.equal(Buffer.compare(Buffer.from(here.files['transcoders.bin']), Buffer.from(there.files['transcoders.bin'])), 0);
+  assert.deepEqual(there.scores, here.scores);
+  assert.ok(seen.includes('train') && seen.includes('score'), `progress phases: ${[...new Set(seen)]}`);
+  const ac = new AbortController();
+  const run = w.trainTranscoders({ ...opts, tokens: 10_000_000, signal: ac.signal, onProgress: () => ac.abort() });
+  await assert.rejects(run, { code: 'E_ABORTED' });
+  assert.equal((await w.trainTranscoders({ ...opts, valTokens: 0 })).trainTokens, opts.tokens, 'the worker goes on after a stop');
+  } finally { await w.dispose(); }
 });

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// Transcoder training on the demo model (js/transcoder.js): every layer at once, the CLI's
+// defaults unless told, in Node on the wasm engine. Prints one table row per layer (held-out FVU,
+// L0, dead features, replacement KL / loss / loss recovered) and the training rate and time.
+//   node bench/transcoder.mjs [--threads N] [--tokens N] [--features F] [--k K] [--layers 0,3] [--json]
+import { loadModel } from '../js/index.js';
+import { trainTranscoders, TRANSCODER_DEFAULTS } from '../js/transcoder.js';
+import { demoModelUrl } from '../js/demo.js';
+import { fileURLToPath } from 'node:url';
+
+const args = process.argv.slice(2);
+const opt = (k, d) => { const i = args.indexOf(k); return i >= 0 ? args[i + 1] : d; };
+const threads = Number(opt('--threads', 2)), tokens = Number(opt('--tokens', TRANSCODER_DEFAULTS.tokens));
+const features = Number(opt('--features', TRANSCODER_DEFAULTS.features)), k = Number(opt('--k', TRANSCODER_DEFAULTS.k));
+const layers = opt('--layers') ? opt('--layers').split(',').map(Number) : undefined;
+const model = await loadModel(fileURLToPath(demoModelUrl), { threads });
+let last = 0;
+const r = await trainTranscoders(model, {
+  tokens, features, k, layers,
+  onProgress: (p) => { if (performance.now() - last > 10_000) { last = performance.now(); process.stderr.write(`${p.phase} ${p.done} / ${p.total}, ${p.tokensPerSecond.toFixed(0)} tok/s\n`); } },
+});
+model.dispose();
+if (args.includes('--json')) { const { files, ...rest } = r; console.log(JSON.stringify(rest)); process.exit(0); }
+const f = (v, d = 3) => (v === null ? '-' : v.toFixed(d));
+console.log(`demo model (${r.layers.length} layers), ${r.features} features, k ${r.k}; ${r.trainTokens} training tokens on ${r.threads} thread${r.threads > 1 ? 's' : ''}: ` +
+  `${r.trainSeconds.toFixed(1)} s, ${r.tokensPerSecond.toFixed(0)} tok/s (capture and training of every layer); scoring ${r.scores.eval_tokens} held-out tokens: ${r.scoreSeconds.toFixed(1)} s`);
+console.log('\n| layer | FVU | L0 | dead | KL (MLP replaced) | loss (replaced) | loss (MLP zeroed) | recovered |\n|---|---|---|---|---|---|---|---|');
+for (const l of r.scores.layers) console.log(`| ${l.layer} | ${f(l.fvu)} | ${f(l.l0, 1)} | ${f(l.dead)} | ${f(l.kl, 4)} | ${f(l.ce, 4)} | ${f(l.ce_zero, 4)} | ${f(l.recovered, 2)} |`);
+console.log(`\nmodel loss ${f(r.scores.ce_model, 4)}; every layer replaced at once: KL ${f(r.scores.all.kl, 4)}, loss ${f(r.scores.all.ce, 4)}; with the error term: largest logit difference ${r.scores.error_term_max_abs_logit_diff}`);
