@@ -181,6 +181,10 @@ export interface ForwardOptions {
   /** these layers' MLPs run with SiLU replaced by its linear term z/2: each neuron becomes
    *  (w_gate·x)(w_in·x)/2, the bilinear MLP of bilinearView (an ablation) */
   bilinearMlp?: number[];
+  /** transcoder features for this call (loadTranscoders): hooks 'blocks.L.transcoder.hook_feature' read them
+   *  ([token][feature], dense), interventions on that hook ({hook, op, features, value, positions}) edit them;
+   *  replace: the MLPs of `layers` write the transcoders' output (else the MLP's own output stays and edits add what they change) */
+  transcoders?: { set: TranscoderSet; layers?: number[]; replace?: boolean };
 }
 
 /** Per-layer arrays: stats.X[layer] is a typed array over positions (and the statistic's other
@@ -546,6 +550,13 @@ export interface TranscoderTrainResult {
 export const TRANSCODER_DEFAULTS: Readonly<Required<Pick<TranscoderTrainOptions, 'features' | 'k' | 'tokens' | 'valTokens' | 'epochs' | 'batch' | 'buffer' | 'lr' | 'seed' | 'corpusSeed' | 'valSeed' | 'replacement'>>>;
 /** Trains TopK transcoders for some MLPs of a loaded model on the project's corpus and scores them on held-out text. */
 export function trainTranscoders(model: Model, opts?: TranscoderTrainOptions): Promise<TranscoderTrainResult>;
+/** A transcoder set loaded into a model's engine. */
+export class TranscoderSet {
+  readonly layers: number[]; readonly features: number; readonly k: number; readonly scores: TranscoderScores | null;
+  dispose(): void;
+}
+/** Loads a transcoder set for this model: a folder (Node), a URL, or a trainTranscoders result's files. */
+export function loadTranscoders(model: Model, source: string | URL | { 'manifest.json': string; 'transcoders.bin': Uint8Array }): Promise<TranscoderSet>;
 /** The corpus as token rows of T tokens (documents encoded one by one, each followed by the stop token eos). */
 export function corpusSequences(model: Model, seed: number, T: number, eos: number): Generator<Int32Array, never, unknown>;
 /** The share of Chinese characters among the Chinese and Latin letters of a text (NaN without either). */

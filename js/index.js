@@ -13,4 +13,4 @@ export { WEIGHT_CLASSES, weightClassOf } from './geometry.js';
 export { jacobiEigen, topEigen } from './bilinear.js';
 export { languageNeurons, languageSwitch, languageLoss, cjkShare } from './language.js';
 export { superWeights } from './superweights.js';
-export { trainTranscoders, corpusSequences, TRANSCODER_DEFAULTS } from './transcoder.js';
+export { trainTranscoders, corpusSequences, TRANSCODER_DEFAULTS, loadTranscoders, TranscoderSet } from './transcoder.js';

@@ -399,7 +399,11 @@ export class Model {
   // positions) and computes everything asked for, the logit lens too; this reads the results.
   _forward(ids, opts) {
     const e = this.e, c = e.c, cfg = this._info.config, L = this.nLayers;
-    const { stats = true, topK = 8, hooks = [], interventions = [], logits = 'last', logitLens, bilinearMlp = [] } = opts;
+    const { stats = true, topK = 8, hooks: hooks0 = [], interventions: ivs0 = [], logits = 'last', logitLens, bilinearMlp = [], transcoders } = opts;
+    A.list(hooks0, 'forward()', 'hooks'); A.list(ivs0, 'forward()', 'interventions');
+    // transcoder features (js/transcoder.js): their hook names and edits are taken out here
+    const tc = transcoderPlan(transcoders, hooks0, ivs0, this.nLayers);
+    const hooks = tc ? tc.hooks : hooks0, interventions = tc ? tc.interventions : ivs0;
     A.list(hooks, 'forward()', 'hooks'); A.list(interventions, 'forward()', 'interventions'); A.intList(bilinearMlp, 'forward()', 'bilinearMlp');
     for (let i = 0; i < hooks.length; i++) if (typeof hooks[i] !== 'string') throw new MlpscopeError('E_ARG', `forward(): hooks[${i}] is ${A.show(hooks[i])}, not a hook name`);
     if (!Number.isInteger(topK) || topK < 0) throw new MlpscopeError('E_ARG', `forward(): topK is ${A.show(topK)}, not an integer >= 0`);
@@ -440,6 +444,15 @@ export class Model {
       const lensK = logitLens?.k ?? 5, nReal = this._info.tokenizer.vocab_size || cfg.vocab_size;
       if (logitLens) c.run_lens(run, logitLens.positions, lensK, logitLens.afterMixer ? 1 : 0, nReal);
       for (const l of bilinearMlp) c.run_bilinear(run, l); // the engine checks the layer
+      if (tc) {
+        for (const l of tc.layers) c.run_transcoder(run, l, tc.set._ptr(l), tc.replace ? 0 : 1, tc.read.has(l) ? 1 : 0);
+        tc.edits.forEach((ed) => {
+          const a = interventionArgs(ed.iv, ed.i, start, T, this.e.info.intervention_ops);
+          if (a.vector.length) throw new MlpscopeError('E_ARG', `interventions[${ed.i}]: a feature takes a value, not a vector`);
+          if (!tc.layers.includes(a.layer)) throw new MlpscopeError('E_ARG', `interventions[${ed.i}]: no transcoder on layer ${a.layer} in this call`);
+          for (const f of a.dims.length ? a.dims : [...Array(tc.set.features).keys()]) c.run_feature_edit(run, a.layer, f, a.op, a.value, a.positions);
+        });
+      }
       const t0 = performance.now();
       c.run_exec(run, ids);
       const totalMs = performance.now() - t0;
@@ -472,6 +485,10 @@ export class Model {
       for (const { name, i } of caps) {
         const p = c.run_hook_data(run, i);
         out.hooks[name] = e.f32.slice(p >> 2, (p >> 2) + c.run_hook_count(run, i));
+      }
+      if (tc) for (const [name, l] of tc.named) {
+        const p = c.run_features_of(run, l);
+        out.hooks[name] = e.f32.slice(p >> 2, (p >> 2) + T * tc.set.features); // [token][feature]
       }
       if (logitLens) out.logitLens = this._lens(run, logitLens.positions, ids, Math.min(lensK, nReal), !!logitLens.afterMixer);
       return out;
@@ -735,6 +752,40 @@ function weightName(t) {
 function weightIndex(v, what) {
   if (!Number.isInteger(v) || v < 0 || v > 0x7fffffff) throw new MlpscopeError('E_ARG', `weight: ${what} ${A.show(v)} is not an integer >= 0`);
   return v;
+}
+
+const FEATURE_HOOK = 'transcoder.hook_feature';
+/**
+ * forward()'s transcoders option: which layers get a transcoder, which hooks read its features
+ * (blocks.L.transcoder.hook_feature) and which interventions edit them; the rest of hooks and
+ * interventions go on as before. null without the option.
+ */
+function transcoderPlan(opt, hooks, interventions, nLayers) {
+  const featureHook = (h) => typeof h === 'string' && (h === FEATURE_HOOK || h.endsWith('.' + FEATURE_HOOK));
+  if (opt === undefined) {
+    const stray = hooks.find(featureHook) ?? interventions.find((iv) => featureHook(iv?.hook))?.hook;
+    if (stray) throw new MlpscopeError('E_ARG', `forward(): ${stray} needs the transcoders option ({ set })`);
+    return null;
+  }
+  A.options(opt, 'forward(): transcoders');
+  const set = opt.set;
+  if (!set || typeof set._ptr !== 'function') throw new MlpscopeError('E_ARG', 'forward(): transcoders.set must be a set from loadTranscoders()');
+  const layers = opt.layers === undefined ? set.layers : A.intList(opt.layers, 'forward(): transcoders', 'layers');
+  for (const l of layers) set._ptr(l); // each must be in the set
+  const named = [], read = new Set();
+  for (const h of hooks) {
+    if (!featureHook(h)) continue;
+    const m = /^blocks\.(\d+)\.transcoder\.hook_feature$/.exec(h);
+    if (!m || Number(m[1]) >= nLayers) throw new MlpscopeError('E_ARG', `forward(): hook ${h} is not blocks.L.${FEATURE_HOOK} of a layer`);
+    if (!layers.includes(Number(m[1]))) throw new MlpscopeError('E_ARG', `forward(): hook ${h}: no transcoder on layer ${m[1]} in this call (transcoders.layers)`);
+    named.push([h, Number(m[1])]); read.add(Number(m[1]));
+  }
+  const edits = [];
+  interventions.forEach((iv, i) => { if (featureHook(iv?.hook)) edits.push({ iv: { ...iv, neurons: iv.features ?? iv.neurons, features: undefined }, i }); });
+  return {
+    set, layers, replace: opt.replace === true, named, read, edits,
+    hooks: hooks.filter((h) => !featureHook(h)), interventions: interventions.filter((iv) => !featureHook(iv?.hook)),
+  };
 }
 
 function interventionArgs(iv, i, start, T, ops) {

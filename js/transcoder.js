@@ -5,6 +5,8 @@
 import { MlpscopeError } from './errors.js';
 import { rng, document } from './corpus.js';
 import * as A from './args.js';
+import { openSource } from './source.js';
+import { sha256Hex } from './hash.js';
 
 /** The defaults of trainTranscoders (what `mlpscope transcoder train` uses unless told). */
 export const TRANSCODER_DEFAULTS = Object.freeze({
@@ -116,4 +118,91 @@ export async function trainTranscoders(model, opts = {}) {
       files: { 'manifest.json': manifest, 'transcoders.bin': bin },
     };
   } finally { e.c.tc_session_destroy(s); }
+}
+
+/**
+ * A transcoder set loaded into a model's engine (loadTranscoders): forward(ids, { transcoders:
+ * { set, layers, replace } }) reads, edits or swaps in its features.
+ */
+export class TranscoderSet {
+  constructor(model, manifest, ptrs) {
+    this.model = model;
+    this.features = manifest.features;
+    this.k = manifest.k;
+    this.scores = manifest.scores ?? null;
+    this._ptrs = ptrs; // layer -> the engine's transcoder
+    this.layers = [...ptrs.keys()].sort((a, b) => a - b);
+  }
+  /** the engine's transcoder of a layer (internal) */
+  _ptr(layer) {
+    if (!this._ptrs) throw new MlpscopeError('E_STATE', 'the transcoder set was disposed');
+    const p = this._ptrs.get(layer);
+    if (!p) throw new MlpscopeError('E_ARG', `the transcoder set has no layer ${A.show(layer)} (it has ${this.layers.join(', ')})`);
+    return p;
+  }
+  dispose() {
+    if (!this._ptrs) return;
+    if (!this.model._disposed) for (const p of this._ptrs.values()) this.model.e.c.tc_destroy(p);
+    this._ptrs = null;
+  }
+}
+
+/**
+ * Loads a transcoder set (docs/format.md, "Transcoder sets") for a loaded model: a folder (Node),
+ * a URL, or the `files` of a trainTranscoders result. The set must belong to this model (its
+ * shards' hashes) and its file must match the manifest's size and sha256.
+ * @param {any} model @param {string | URL | {'manifest.json': string, 'transcoders.bin': Uint8Array}} source
+ * @returns {Promise<TranscoderSet>}
+ */
+export async function loadTranscoders(model, source) {
+  model._alive();
+  const at = 'loadTranscoders';
+  let text, bin;
+  if (source && typeof source === 'object' && !(source instanceof URL)) {
+    text = source['manifest.json']; bin = source['transcoders.bin'];
+    if (typeof text !== 'string' || !(bin instanceof Uint8Array)) throw new MlpscopeError('E_ARG', `${at}: expected {'manifest.json': text, 'transcoders.bin': bytes}`);
+  } else {
+    const src = await openSource(String(source));
+    text = await src.text('manifest.json');
+    bin = null;
+  }
+  let m;
+  try { m = JSON.parse(text); } catch (err) { throw new MlpscopeError('E_MANIFEST', `${at}: manifest.json is not JSON: ${err.message}`); }
+  if (m?.format !== 'mlpscope-transcoders' || m.version !== 1) throw new MlpscopeError('E_MANIFEST', `${at}: manifest.json is not a transcoder set of version 1 (format ${A.show(m?.format)}, version ${A.show(m?.version)})`);
+  const H = model.config.hidden_size, F = m.features, K = m.k;
+  if (!Number.isInteger(F) || F < 1 || !Number.isInteger(K) || K < 1 || K > F) throw new MlpscopeError('E_MANIFEST', `${at}: features ${A.show(F)} / k ${A.show(K)} are not a valid pair`);
+  const mine = (model._info.shards ?? []).map((x) => x.sha256), theirs = m.model?.shards_sha256;
+  if (!Array.isArray(theirs) || theirs.length !== mine.length || theirs.some((h, i) => h !== mine[i]) || m.model.hidden_size !== H)
+    throw new MlpscopeError('E_MANIFEST', `${at}: the set was trained for another model (${A.show(m.model?.name)}): its shard hashes differ from this model's`);
+  const shard = m.shards?.[0];
+  if (!shard || typeof shard.file !== 'string' || !Number.isInteger(shard.bytes) || !/^[0-9a-f]{64}$/.test(shard.sha256 ?? '')) throw new MlpscopeError('E_MANIFEST', `${at}: shards[0] needs file, bytes and sha256`);
+  if (!bin) bin = await (await openSource(String(source))).bytes(shard.file);
+  if (bin.length !== shard.bytes) throw new MlpscopeError('E_SHARD_SIZE', `${at}: ${shard.file} has ${bin.length} bytes, the manifest says ${shard.bytes}`);
+  const e = model.e;
+  if (sha256Hex(e, bin) !== shard.sha256) throw new MlpscopeError('E_SHARD_HASH', `${at}: ${shard.file} does not match its sha256 in the manifest`);
+  const n = H * F + F + F * H + H, names = ['W_enc', 'b_enc', 'W_dec', 'b_dec'], shapes = [[H, F], [F], [F, H], [H]];
+  const ptrs = new Map();
+  try {
+    for (const L of m.layers ?? []) {
+      if (!Number.isInteger(L.layer) || L.layer < 0 || L.layer >= model.nLayers || ptrs.has(L.layer)) throw new MlpscopeError('E_MANIFEST', `${at}: layer ${A.show(L.layer)} is not a layer of the model, or listed twice`);
+      const ts = L.tensors ?? [];
+      let off0 = null;
+      names.forEach((name, i) => { // the four arrays back to back, in this order, f32, of these shapes
+        const t = ts[i];
+        if (t?.name !== name || t.dtype !== 'f32' || JSON.stringify(t.shape) !== JSON.stringify(shapes[i]) || t.bytes !== shapes[i].reduce((a, b) => a * b, 1) * 4 || (off0 !== null && t.offset !== off0))
+          throw new MlpscopeError('E_TENSOR', `${at}: layer ${L.layer} tensor ${i} should be ${name} f32 ${JSON.stringify(shapes[i])} right after the one before it`);
+        if (i === 0) off0 = t.offset;
+        off0 = t.offset + t.bytes;
+      });
+      const start = ts[0].offset;
+      if (!Number.isInteger(start) || start < 0 || start % 4 || start + n * 4 > bin.length) throw new MlpscopeError('E_TENSOR', `${at}: layer ${L.layer}'s tensors are outside ${shard.file}`);
+      const p = e.malloc(n * 4);
+      try {
+        e.u8.set(bin.subarray(start, start + n * 4), p);
+        ptrs.set(L.layer, e.c.tc_create(H, F, K, p));
+      } finally { e.free(p); }
+    }
+  } catch (err) { for (const p of ptrs.values()) e.c.tc_destroy(p); throw err; }
+  if (!ptrs.size) throw new MlpscopeError('E_MANIFEST', `${at}: the set lists no layer`);
+  return new TranscoderSet(model, m, ptrs);
 }

@@ -88,6 +88,9 @@ export const ABI = {
   tc_session_create: ['p!', 'p', 'i32n', 'i', 'i', 'i', 'i', 'i', 'i', 'f', 'f', 'err'], tc_session_destroy: ['v', 'p'],
   tc_feed: ['rc', 'p', 'i32n', 'err'], tc_room: ['i', 'p'], tc_train: ['rc', 'p', 'err'], tc_eval_reset: ['rc', 'p', 'i', 'err'],
   tc_eval_feed: ['rc', 'p', 'i32n', 'err'], tc_report: ['json', 'p'], tc_save: ['text!', 'p', 's0', 'p', 'err'],
+  // a loaded transcoder, and one on a forward call (its features read, edited, or the MLP replaced)
+  tc_create: ['p!', 'i', 'i', 'i', 'p', 'err'], tc_destroy: ['v', 'p'], run_transcoder: ['rc', 'p', 'i', 'p', 'i', 'i', 'err'],
+  run_feature_edit: ['rc', 'p', 'i', 'i', 'i', 'f', 'i32n', 'err'], run_features_of: ['p', 'p', 'i'],
 };
 
 /** Exports of the test builds only (src/api/api_test.c): kernels by dtype and ISA, bench probes. */

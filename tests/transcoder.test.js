@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { loadModel, loadModelInWorker } from '../js/index.js';
-import { trainTranscoders, corpusSequences, TRANSCODER_DEFAULTS } from '../js/transcoder.js';
+import { trainTranscoders, corpusSequences, TRANSCODER_DEFAULTS, loadTranscoders } from '../js/transcoder.js';
 import { CLI, DEMO, tmpDir } from './helpers.js';
 
 const SMALL = { layers: [1, 6], features: 256, k: 8, tokens: 12_288, valTokens: 640, buffer: 4096, batch: 512 };
@@ -117,4 +117,66 @@ test('in a Worker: the same bytes as in-process, progress messages, and a stop f
   await assert.rejects(run, { code: 'E_ABORTED' });
   assert.equal((await w.trainTranscoders({ ...opts, valTokens: 0 })).trainTokens, opts.tokens, 'the worker goes on after a stop');
   } finally { await w.dispose(); }
+});
+
+test('features as hooks: read (bit-identical logits), set to their own value (identity), added (the decoder row, exactly), replacing the MLP (the decoded features); typed errors', async () => {
+  const model = await loadModel(DEMO, { threads: 1 });
+  const r = await trainTranscoders(model, { layers: [2, 7], features: 128, k: 8, tokens: 4096, valTokens: 0, buffer: 2048, batch: 512 });
+  const set = await loadTranscoders(model, r.files);
+  assert.deepEqual(set.layers, [2, 7]);
+  const H = model.config.hidden_size, F = 128, l = 7;
+  const { W_enc, b_enc, W_dec, b_dec } = readLayer(r.files['manifest.json'], r.files['transcoders.bin'], l);
+  const ids = model.tokenizer.encode('我上周从巴黎飞到东京。The food was not bad at all.');
+  const T = ids.length, plain = model.forward(ids, { logits: 'all', stats: false });
+  const hk = [`blocks.${l}.transcoder.hook_feature`, `blocks.${l}.ln2.hook_normalized`, `blocks.${l}.hook_mlp_out`];
+  const read = model.forward(ids, { logits: 'all', stats: false, transcoders: { set }, hooks: hk });
+  assert.ok(read.logits.every((v, i) => Object.is(v, plain.logits[i])), 'reading the features changes no bit of the logits');
+  const a = read.hooks[hk[0]], X = read.hooks[hk[1]];
+  assert.equal(a.length, T * F);
+  let worst = 0;
+  for (let t = 0; t < T; t++) { // brute force: z, the 8 largest, ReLU
+    const z = Array.from({ length: F }, (_, f) => { let s = b_enc[f]; for (let i = 0; i < H; i++) s += X[t * H + i] * W_enc[i * F + f]; return s; });
+    const top = new Set(Array.from(z.keys()).sort((p, q) => z[q] - z[p] || p - q).slice(0, 8));
+    for (let f = 0; f < F; f++) worst = Math.max(worst, Math.abs(a[t * F + f] - (top.has(f) ? Math.max(z[f], 0) : 0)));
+  }
+  assert.ok(worst < 1e-4, `features against float64: largest difference ${worst}`);
+  // set a feature to its own value at one position: the identity, bit for bit
+  const p = T - 1, f = Array.from({ length: F }, (_, j) => j).sort((x, y) => a[p * F + y] - a[p * F + x])[0];
+  const same = model.forward(ids, { logits: 'all', stats: false, transcoders: { set, layers: [l] },
+    interventions: [{ hook: `blocks.${l}.transcoder.hook_feature`, op: 'set', features: [f], value: a[p * F + f], positions: [p] }] });
+  assert.ok(same.logits.every((v, i) => Object.is(v, plain.logits[i])), 'a feature set to its own value changes nothing');
+  // add 3 to that feature at p: the MLP's output moves by 3 × its decoder row there, nowhere else
+  const added = model.forward(ids, { stats: false, transcoders: { set, layers: [l] }, hooks: [`blocks.${l}.hook_mlp_out`],
+    interventions: [{ hook: `blocks.${l}.transcoder.hook_feature`, op: 'add', features: [f], value: 3, positions: [p] }] });
+  const y0 = read.hooks[hk[2]], y1 = added.hooks[`blocks.${l}.hook_mlp_out`];
+  for (let t = 0; t < T; t++) for (let o = 0; o < H; o++) {
+    const want = t === p ? y0[t * H + o] + 3 * W_dec[f * H + o] : y0[t * H + o];
+    assert.ok(Math.abs(y1[t * H + o] - want) < 1e-4, `position ${t} dim ${o}: ${y1[t * H + o]} vs ${want}`);
+  }
+  // replace: the MLP writes the decoded features
+  const rep = model.forward(ids, { stats: false, transcoders: { set, layers: [l], replace: true }, hooks: [`blocks.${l}.hook_mlp_out`] });
+  const yr = rep.hooks[`blocks.${l}.hook_mlp_out`];
+  worst = 0;
+  for (let t = 0; t < T; t++) for (let o = 0; o < H; o++) {
+    let s = b_dec[o];
+    for (let j = 0; j < F; j++) s += a[t * F + j] * W_dec[j * H + o];
+    worst = Math.max(worst, Math.abs(yr[t * H + o] - s));
+  }
+  assert.ok(worst < 1e-4, `replaced output against float64: ${worst}`);
+  // typed errors
+  assert.throws(() => model.forward(ids, { hooks: [`blocks.${l}.transcoder.hook_feature`] }), { code: 'E_ARG', message: /transcoders option/ });
+  assert.throws(() => model.forward(ids, { transcoders: { set, layers: [3] } }), { code: 'E_ARG', message: /no layer 3/ });
+  assert.throws(() => model.forward(ids, { transcoders: { set, layers: [2] }, interventions: [{ hook: 'blocks.2.transcoder.hook_feature', op: 'set', features: [F], value: 0 }] }), { code: 'E_ARG', message: /feature 128/ });
+  const bad = new Uint8Array(r.files['transcoders.bin']); bad[100] ^= 1;
+  await assert.rejects(loadTranscoders(model, { ...r.files, 'transcoders.bin': bad }), { code: 'E_SHARD_HASH' });
+  const other = JSON.parse(r.files['manifest.json']); other.model.shards_sha256 = ['0'.repeat(64)];
+  await assert.rejects(loadTranscoders(model, { ...r.files, 'manifest.json': JSON.stringify(other) }), { code: 'E_MANIFEST', message: /another model/ });
+  // from a folder, as the CLI writes it
+  const dir = tmpDir('tc-set');
+  fs.writeFileSync(path.join(dir, 'manifest.json'), r.files['manifest.json']); fs.writeFileSync(path.join(dir, 'transcoders.bin'), r.files['transcoders.bin']);
+  const again = await loadTranscoders(model, dir);
+  assert.ok(model.forward(ids, { stats: false, transcoders: { set: again }, hooks: [hk[0]] }).hooks[hk[0]].every((v, i) => Object.is(v, a[i])));
+  again.dispose(); set.dispose();
+  assert.throws(() => model.forward(ids, { transcoders: { set } }), { code: 'E_STATE' });
+  model.dispose();
 });

@@ -24,6 +24,10 @@ struct ms_run {
     int32_t *lens_ids;
     float *lens_logits, *lens_probs;
     uint8_t bilinear[MS_MAX_LAYERS]; /* MLPs whose SiLU is replaced by z/2 (ms_run_add_bilinear) */
+    /* transcoders (ms_run_add_transcoder): one per layer, their buffers and feature edits */
+    ms_mlp_replacement *rep;         /* [n_layers], NULL until one is added */
+    ms_feature_edit *edits[MS_MAX_LAYERS];
+    int32_t *edit_pos[MS_MAX_LAYERS][MAX_INTERVENTIONS];
 };
 
 ms_run *ms_run_create(ms_state *s, int T, int want_stats, int topk, int logits_mode, ms_err *err) {
@@ -66,6 +70,13 @@ void ms_run_destroy(ms_run *r) {
     for (int i = 0; i < r->o.n_captures; i++) free(r->cap[i].dst);
     for (int i = 0; i < r->o.n_patterns; i++) free(r->pat[i].dst);
     for (int i = 0; i < r->o.n_interventions; i++) free(r->iv_mem[i]);
+    for (int l = 0; r->rep && l < r->s->m->cfg.n_layers; l++) {
+        ms_mlp_replacement *p = &r->rep[l];
+        free(p->z); free(p->val); free(p->idx); free(p->features); free(p->y);
+        for (int i = 0; i < p->n_edits; i++) free(r->edit_pos[l][i]);
+        free(r->edits[l]);
+    }
+    free(r->rep);
     ms_stats_free(r->stats);
     free(r->logits);
     free(r->lens_ids); free(r->lens_logits); free(r->lens_probs);
@@ -169,6 +180,61 @@ int ms_run_add_bilinear(ms_run *r, int layer, ms_err *err) {
     r->bilinear[layer] = 1;
     r->o.bilinear_mlp = r->bilinear;
     return MS_OK;
+}
+
+int ms_run_add_transcoder(ms_run *r, int layer, const ms_transcoder *tc, int keep_error, int want_features, ms_err *err) {
+    const ms_config *c = &r->s->m->cfg;
+    if (layer < 0 || layer >= c->n_layers) return ms_fail(err, MS_E_ARG, "transcoder: layer %d is not in 0..%d", layer, c->n_layers - 1);
+    if (!tc || tc->d_in != c->hidden || tc->d_out != c->hidden)
+        return ms_fail(err, MS_E_ARG, "transcoder for layer %d: widths %d -> %d, the model's hidden size is %d", layer, tc ? tc->d_in : 0, tc ? tc->d_out : 0, c->hidden);
+    if (!r->rep && !(r->rep = calloc((size_t)c->n_layers, sizeof *r->rep))) return ms_fail(err, MS_E_MEMORY, "out of memory");
+    ms_mlp_replacement *p = &r->rep[layer];
+    if (p->tc) return ms_fail(err, MS_E_ARG, "transcoder: layer %d has one already in this call", layer);
+    const size_t T = (size_t)r->T, F = (size_t)tc->n_features, K = (size_t)tc->k;
+    p->z = malloc(T * F * sizeof(float));
+    p->val = malloc(T * K * sizeof(float));
+    p->idx = malloc(T * K * sizeof(int32_t));
+    p->y = malloc(T * 2 * (size_t)c->hidden * sizeof(float));
+    p->features = want_features ? malloc(T * F * sizeof(float)) : NULL;
+    if (!p->z || !p->val || !p->idx || !p->y || (want_features && !p->features))
+        return ms_fail(err, MS_E_MEMORY, "transcoder of layer %d: cannot allocate its buffers for %zu tokens", layer, T);
+    p->tc = tc;
+    p->keep_error = keep_error != 0;
+    p->rows = r->T;
+    r->o.replace = r->rep;
+    return MS_OK;
+}
+
+int ms_run_add_feature_edit(ms_run *r, int layer, int feature, int op, float value, const int32_t *positions, int n_positions, ms_err *err) {
+    const ms_config *c = &r->s->m->cfg;
+    if (layer < 0 || layer >= c->n_layers || !r->rep || !r->rep[layer].tc)
+        return ms_fail(err, MS_E_ARG, "blocks.%d.transcoder.hook_feature: no transcoder on layer %d in this call", layer, layer);
+    ms_mlp_replacement *p = &r->rep[layer];
+    if (p->n_edits >= MAX_INTERVENTIONS) return ms_fail(err, MS_E_ARG, "at most %d feature edits per layer and call", MAX_INTERVENTIONS);
+    if (feature < 0 || feature >= p->tc->n_features) return ms_fail(err, MS_E_ARG, "blocks.%d.transcoder.hook_feature: feature %d outside [0, %d)", layer, feature, p->tc->n_features);
+    if (op < 0 || op >= MS_IV__COUNT) return ms_fail(err, MS_E_ARG, "feature edit: operation %d is not scale, set or add", op);
+    if (!isfinite(value)) return ms_fail(err, MS_E_ARG, "feature edit: the value is not a finite number");
+    if (n_positions < 0) return ms_fail(err, MS_E_ARG, "feature edit: a negative count");
+    for (int k = 0; k < n_positions; k++)
+        if (positions[k] < 0 || positions[k] >= r->s->n_ctx) return ms_fail(err, MS_E_ARG, "feature edit: position %d outside the context [0, %d)", positions[k], r->s->n_ctx);
+    ms_feature_edit *e = realloc(r->edits[layer], (size_t)(p->n_edits + 1) * sizeof *e);
+    if (!e) return ms_fail(err, MS_E_MEMORY, "out of memory");
+    r->edits[layer] = e;
+    int32_t *pos = NULL;
+    if (n_positions) {
+        if (!(pos = malloc((size_t)n_positions * sizeof *pos))) return ms_fail(err, MS_E_MEMORY, "out of memory");
+        memcpy(pos, positions, (size_t)n_positions * sizeof *pos);
+    }
+    r->edit_pos[layer][p->n_edits] = pos;
+    e[p->n_edits] = (ms_feature_edit){feature, op, pos, n_positions, value};
+    p->edits = e;
+    p->n_edits++;
+    return MS_OK;
+}
+
+const float *ms_run_features(const ms_run *r, int layer) {
+    if (!r->rep || layer < 0 || layer >= r->s->m->cfg.n_layers) return NULL;
+    return r->rep[layer].features;
 }
 
 int ms_run_add_lens(ms_run *r, const int32_t *positions, int n, int k, int after_mixer, int n_real, ms_err *err) {

@@ -38,6 +38,14 @@ int ms_run_add_intervention(ms_run *r, int layer, const char *hook, size_t hook_
 int ms_run_add_bilinear(ms_run *r, int layer, ms_err *err);
 /* the logit lens at `positions` (negative: from the end) of every layer's hook_resid_post and,
  * with after_mixer, hook_resid_mid: the k most likely of the first n_real tokens */
+/* A transcoder on layer `layer` for this call (engine/forward.h, ms_mlp_replacement): keep_error
+ * keeps the MLP's output (feature edits add what they change), else the transcoder replaces it;
+ * want_features keeps the features of every token, dense ([T][F], ms_run_features). The
+ * transcoder must outlive the run. */
+int ms_run_add_transcoder(ms_run *r, int layer, const ms_transcoder *tc, int keep_error, int want_features, ms_err *err);
+/* scale / set / add one feature of that layer's transcoder (at sequence positions; none: all) */
+int ms_run_add_feature_edit(ms_run *r, int layer, int feature, int op, float value, const int32_t *positions, int n_positions, ms_err *err);
+const float *ms_run_features(const ms_run *r, int layer);
 int ms_run_add_lens(ms_run *r, const int32_t *positions, int n, int k, int after_mixer, int n_real, ms_err *err);
 int ms_run_execute(ms_run *r, const int32_t *ids, ms_err *err);
 

@@ -255,7 +255,7 @@ static void set_replacement(ms_tc_session *s, int only, int keep_error, int T) {
     for (int i = 0; i < s->n; i++) {
         if (only >= 0 && i != only) continue;
         const int l = s->L[i].layer;
-        s->rep[l] = (ms_mlp_replacement){s->L[i].tc, keep_error, T, s->rep_z, s->rep_val + (size_t)l * T * K, s->rep_idx + (size_t)l * T * K};
+        s->rep[l] = (ms_mlp_replacement){.tc = s->L[i].tc, .keep_error = keep_error, .rows = T, .z = s->rep_z, .val = s->rep_val + (size_t)l * T * K, .idx = s->rep_idx + (size_t)l * T * K};
     }
 }
 

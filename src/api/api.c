@@ -19,6 +19,7 @@
 #include "../util/threads.h"
 #include "../util/sha256.h"
 #include "../util/json.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -302,3 +303,21 @@ API(ms_tc_save) char *ms_tc_save(ms_tc_session *s, const char *model_name, doubl
     out[1] = (double)n;
     return b.p;
 }
+/* a transcoder from its four arrays (f32, the layout of layers/transcoder.h: W_enc [d][F], b_enc, W_dec [F][d], b_dec) */
+API(ms_tc_create) ms_transcoder *ms_tc_create(int d, int n_features, int k, const float *params, ms_err *err) {
+    ms_transcoder *tc = ms_transcoder_new(d, d, n_features, k, err);
+    if (!tc) return NULL;
+    const size_t n = ms_transcoder_n_params(d, d, n_features);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(params[i])) { ms_transcoder_free(tc); ms_fail(err, MS_E_TENSOR, "transcoder: value %zu of its weights is not a finite number", i); return NULL; }
+    memcpy(tc->params, params, n * sizeof(float));
+    return tc;
+}
+API(ms_tc_destroy) void ms_tc_destroy(ms_transcoder *tc) { ms_transcoder_free(tc); }
+API(ms_run_transcoder) int ms_run_transcoder(ms_run *r, int layer, const ms_transcoder *tc, int keep_error, int want_features, ms_err *err) {
+    return ms_run_add_transcoder(r, layer, tc, keep_error, want_features, err);
+}
+API(ms_run_feature_edit) int ms_run_feature_edit(ms_run *r, int layer, int feature, int op, double value, const int32_t *positions, int n, ms_err *err) {
+    return ms_run_add_feature_edit(r, layer, feature, op, (float)value, positions, n, err);
+}
+API(ms_run_features_of) const float *ms_run_features_of(const ms_run *r, int layer) { return ms_run_features(r, layer); }

@@ -65,16 +65,53 @@ int ms_intervention_check(const ms_config *c, const ms_intervention *iv, int n_c
     return MS_OK;
 }
 
-/* The MLP's output replaced by a transcoder's (analysis/transcoder.h) reading the same input
- * (s->xn, after the ln2 hook): without the error term the layer writes the transcoder's output;
- * with it the MLP's own output stays, bit for bit, and the features are only read. */
-static void replace_mlp(ms_state *s, const ms_mlp_replacement *r, int t0, int B) {
+/* y[B][H] = b_dec + the features of dense[B][F] in index order (zeros skipped) */
+static void decode_dense(const ms_transcoder *tc, const float *dense, int B, float *y) {
+    const int H = tc->d_out, F = tc->n_features;
+    for (int t = 0; t < B; t++) {
+        float *yt = y + (size_t)t * H;
+        memcpy(yt, tc->b_dec, (size_t)H * sizeof(float));
+        for (int f = 0; f < F; f++) {
+            const float a = dense[(size_t)t * F + f];
+            if (a == 0) continue;
+            const float *d = tc->w_dec + (size_t)f * H;
+            for (int o = 0; o < H; o++) yt[o] += a * d[o];
+        }
+    }
+}
+
+/* The MLP's output read or replaced by a transcoder (forward.h, ms_mlp_replacement) */
+static void replace_mlp(ms_state *s, const ms_mlp_replacement *r, int t0, int pos0, int B) {
     const ms_transcoder *tc = r->tc;
-    int32_t *idx = r->idx + (size_t)t0 * tc->k;
-    float *val = r->val + (size_t)t0 * tc->k;
+    const int F = tc->n_features, K = tc->k, H = tc->d_out;
+    int32_t *idx = r->idx + (size_t)t0 * K;
+    float *val = r->val + (size_t)t0 * K, *a = r->z;
     ms_transcoder_encode(tc, s->xn, B, r->z, idx, val, s->m->pool);
-    if (r->keep_error) return;
-    ms_transcoder_decode(tc, idx, val, B, s->mlp_out);
+    if (r->keep_error && !r->features && !r->n_edits) return;
+    memset(a, 0, (size_t)B * F * sizeof(float)); /* the features, dense (z is no longer needed) */
+    for (int t = 0; t < B; t++)
+        for (int i = 0; i < K; i++)
+            if (idx[(size_t)t * K + i] >= 0) a[(size_t)t * F + idx[(size_t)t * K + i]] = val[(size_t)t * K + i];
+    float *y0 = r->y, *y1 = r->y ? r->y + (size_t)B * H : NULL;
+    if (r->n_edits && r->keep_error) decode_dense(tc, a, B, y0);
+    for (int i = 0; i < r->n_edits; i++) {
+        const ms_feature_edit *ed = &r->edits[i];
+        for (int t = 0; t < B; t++) {
+            int hit = !ed->positions;
+            for (int k = 0; !hit && k < ed->n_positions; k++) hit = ed->positions[k] == pos0 + t;
+            if (!hit) continue;
+            float *v = a + (size_t)t * F + ed->feature;
+            if (ed->op == MS_IV_SCALE) *v *= ed->value;
+            else if (ed->op == MS_IV_SET) *v = ed->value;
+            else *v += ed->value;
+        }
+    }
+    if (r->features) memcpy(r->features + (size_t)t0 * F, a, (size_t)B * F * sizeof(float));
+    if (!r->keep_error) { decode_dense(tc, a, B, s->mlp_out); return; }
+    if (!r->n_edits) return;
+    decode_dense(tc, a, B, y1);
+    for (size_t i = 0; i < (size_t)B * H; i++) /* what the edits change; nothing where they change nothing (not even -0 to +0) */
+        if (y1[i] != y0[i]) s->mlp_out[i] += y1[i] - y0[i];
 }
 
 static void l2_rows(float *dst, const float *x, int width, int B) {
@@ -115,8 +152,16 @@ static int check(const ms_state *s, const int32_t *ids, int T, const ms_forward_
     for (int l = 0; o->replace && l < c->n_layers; l++) {
         const ms_mlp_replacement *r = &o->replace[l];
         if (!r->tc) continue;
-        if (r->tc->d_in != c->hidden || r->tc->d_out != c->hidden || !r->z || !r->idx || !r->val || r->rows < T)
+        if (r->tc->d_in != c->hidden || r->tc->d_out != c->hidden || !r->z || !r->idx || !r->val || r->rows < T || (r->n_edits && !r->y))
             return ms_fail(err, MS_E_ARG, "transcoder of layer %d: widths %d -> %d (the model's %d) or room for %d rows (%d tokens)", l, r->tc->d_in, r->tc->d_out, c->hidden, r->rows, T);
+        for (int i = 0; i < r->n_edits; i++) {
+            const ms_feature_edit *ed = &r->edits[i];
+            if (ed->feature < 0 || ed->feature >= r->tc->n_features || ed->op < 0 || ed->op >= MS_IV__COUNT || !isfinite(ed->value))
+                return ms_fail(err, MS_E_ARG, "blocks.%d.transcoder.hook_feature: feature %d (of %d), operation %d or value %g out of range", l, ed->feature, r->tc->n_features, ed->op, ed->value);
+            for (int k = 0; ed->positions && k < ed->n_positions; k++)
+                if (ed->positions[k] < 0 || ed->positions[k] >= s->n_ctx)
+                    return ms_fail(err, MS_E_ARG, "blocks.%d.transcoder.hook_feature: position %d outside the context [0, %d)", l, ed->positions[k], s->n_ctx);
+        }
     }
     for (int i = 0; i < o->n_interventions; i++) {
         const int rc = ms_intervention_check(c, &o->interventions[i], s->n_ctx, err);
@@ -190,7 +235,7 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
                 for (int t = 0; t < B; t++)
                     ms_topk_abs(s->gate + (size_t)t * I, I, st->topk, st->top_idx + (at + t) * st->topk, st->top_val + (at + t) * st->topk);
             ms_mlp_down(s, l, B, s->mlp_out);
-            if (o->replace && o->replace[l].tc) replace_mlp(s, &o->replace[l], t0, B);
+            if (o->replace && o->replace[l].tc) replace_mlp(s, &o->replace[l], t0, pos0, B);
             hook_point(o, l, MS_HOOK_MLP_OUT, s->mlp_out, H, t0, pos0, B);
             if (st) l2_rows(st->mlp_out_l2 + at, s->mlp_out, H, B);
             add_rows(s->x, s->mlp_out, (size_t)B * H);

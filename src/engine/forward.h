@@ -38,15 +38,30 @@ typedef struct {
     float *dst;
 } ms_pattern_capture;
 
-/* One MLP stood in for by a transcoder: the features of the call's tokens land in idx/val
- * ([rows][k], rows >= the call's tokens) with z ([rows][F]) as scratch. keep_error: the MLP's own output
- * stays (the transcoder plus its error term, which is the MLP, exactly); else the transcoder's
- * output replaces it. */
+/* A change to one transcoder feature (blocks.L.transcoder.hook_feature), as ms_intervention does
+ * to a hook: scale a *= value, set a = value, add a += value, at sequence positions (NULL: all). */
+typedef struct {
+    int feature, op;
+    const int32_t *positions;
+    int n_positions;
+    float value;
+} ms_feature_edit;
+
+/* One MLP read by (keep_error) or replaced by a transcoder (layers/transcoder.h) on the MLP's own
+ * input (after the ln2 hook): its k features of the call's tokens land in idx/val ([rows][k],
+ * rows >= the call's tokens), z ([rows][F]) is scratch. keep_error: the MLP's output stays (the
+ * transcoder plus its error term is the MLP, exactly) and feature edits add what they change,
+ * decode(a') - decode(a); else the transcoder's output, decode(a'), replaces it. features:
+ * optional [rows][F], the features of the call's tokens, dense, after the edits. y: [rows][2][H]
+ * scratch when there are edits. Decoding sums the features in index order. */
 typedef struct {
     const ms_transcoder *tc;
     int keep_error, rows;
     float *z, *val;
     int32_t *idx;
+    float *features, *y;
+    const ms_feature_edit *edits;
+    int n_edits;
 } ms_mlp_replacement;
 
 typedef struct {

@@ -245,7 +245,7 @@ static void test_session(const ms_t_env *env) {
             CHECK(ms_forward(st, held[q], T, &fo, &e) == 0, "forward: %s", e.msg);
             /* the forward pass with this layer's MLP replaced writes the transcoder's output */
             ms_mlp_replacement rp[3] = {{0}};
-            rp[L] = (ms_mlp_replacement){tc, 0, T, rz, rval, ridx};
+            rp[L] = (ms_mlp_replacement){.tc = tc, .rows = T, .z = rz, .val = rval, .idx = ridx};
             ms_capture cap2 = {L, MS_HOOK_MLP_OUT, yrep, NULL, 0};
             ms_forward_opts fr = {0};
             fr.captures = &cap2; fr.n_captures = 1; fr.replace = rp;
