@@ -84,6 +84,8 @@ test('bad arguments and a stop are typed errors', async () => {
   await assert.rejects(trainTranscoders(model, { layers: [11] }), { code: 'E_ARG', message: /layer 11/ });
   await assert.rejects(trainTranscoders(model, { features: 64, k: 65 }), { code: 'E_ARG', message: /k 65/ });
   await assert.rejects(trainTranscoders(model, { lr: 0 }), { code: 'E_ARG', message: /lr/ });
+  // a buffer of 2^26 tokens does not fit in wasm32's 4 GB: a typed error, not an overflowed size
+  await assert.rejects(trainTranscoders(model, { features: 64, k: 4, buffer: 1 << 26 }), { code: 'E_MEMORY' });
   await assert.rejects(trainTranscoders(model, { tokens: 1e6, features: 64, k: 4, signal: AbortSignal.abort() }), { code: 'E_ABORTED' });
   // the model disposed while it trains (between two of its waits): E_STATE, not a read of freed memory
   await assert.rejects(trainTranscoders(model, { tokens: 1e6, features: 64, k: 4, onProgress: () => model.dispose() }), { code: 'E_STATE', message: /disposed/ });

@@ -191,11 +191,11 @@ int ms_run_add_transcoder(ms_run *r, int layer, const ms_transcoder *tc, int kee
     ms_mlp_replacement *p = &r->rep[layer];
     if (p->tc) return ms_fail(err, MS_E_ARG, "transcoder: layer %d has one already in this call", layer);
     const size_t T = (size_t)r->T, F = (size_t)tc->n_features, K = (size_t)tc->k;
-    p->z = malloc(T * F * sizeof(float));
-    p->val = malloc(T * K * sizeof(float));
-    p->idx = malloc(T * K * sizeof(int32_t));
-    p->y = malloc(T * 2 * (size_t)c->hidden * sizeof(float));
-    p->features = want_features ? malloc(T * F * sizeof(float)) : NULL;
+    p->z = ms_tc_alloc(T, F, sizeof(float), 0);
+    p->val = ms_tc_alloc(T, K, sizeof(float), 0);
+    p->idx = ms_tc_alloc(T, K, sizeof(int32_t), 0);
+    p->y = ms_tc_alloc(T, 2 * (uint64_t)c->hidden, sizeof(float), 0);
+    p->features = want_features ? ms_tc_alloc(T, F, sizeof(float), 0) : NULL;
     if (!p->z || !p->val || !p->idx || !p->y || (want_features && !p->features))
         return ms_fail(err, MS_E_MEMORY, "transcoder of layer %d: cannot allocate its buffers for %zu tokens", layer, T);
     p->tc = tc;

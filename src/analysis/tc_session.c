@@ -86,26 +86,26 @@ ms_tc_session *ms_tc_session_new(ms_model *m, const int32_t *layers, int n_layer
         l->layer = layers[i];
         if (!(l->tr = ms_tc_trainer_new(H, H, o->n_features, o->k, &s->o.train, err)) ||
             !(l->tc = ms_transcoder_new(H, H, o->n_features, o->k, err))) { ms_tc_session_free(s); return NULL; }
-        l->bx = malloc((size_t)s->cap * H * sizeof(float));
-        l->by = malloc((size_t)s->cap * H * sizeof(float));
+        l->bx = ms_tc_alloc((uint64_t)s->cap, (uint64_t)H, sizeof(float), 0);
+        l->by = ms_tc_alloc((uint64_t)s->cap, (uint64_t)H, sizeof(float), 0);
         if (!l->bx || !l->by) { nomem(err, "the activation buffer"); ms_tc_session_free(s); return NULL; }
         if (ms_tc_eval_init(&l->ev, H, o->n_features, err)) { ms_tc_session_free(s); return NULL; }
     }
     const size_t F = (size_t)o->n_features, K = (size_t)o->k;
-    s->batch_x = malloc((size_t)s->o.batch * H * sizeof(float));
-    s->batch_y = malloc((size_t)s->o.batch * H * sizeof(float));
-    s->perm = malloc((size_t)s->cap * sizeof(int32_t));
-    s->logits0 = malloc((size_t)T * V * sizeof(float));
-    s->logits1 = malloc((size_t)T * V * sizeof(float));
-    s->p0 = malloc((size_t)T * V * sizeof(float));
+    s->batch_x = ms_tc_alloc((uint64_t)s->o.batch, (uint64_t)H, sizeof(float), 0);
+    s->batch_y = ms_tc_alloc((uint64_t)s->o.batch, (uint64_t)H, sizeof(float), 0);
+    s->perm = ms_tc_alloc((uint64_t)s->cap, 1, sizeof(int32_t), 0);
+    s->logits0 = ms_tc_alloc((uint64_t)T, (uint64_t)V, sizeof(float), 0);
+    s->logits1 = ms_tc_alloc((uint64_t)T, (uint64_t)V, sizeof(float), 0);
+    s->p0 = ms_tc_alloc((uint64_t)T, (uint64_t)V, sizeof(float), 0);
     s->lz0 = malloc((size_t)T * sizeof(double));
-    s->cap_x = malloc((size_t)n_layers * T * H * sizeof(float));
-    s->cap_y = malloc((size_t)n_layers * T * H * sizeof(float));
-    s->scratch = malloc(ms_tc_eval_scratch(s->L[0].tc, T) * sizeof(float));
+    s->cap_x = ms_tc_alloc((uint64_t)n_layers * T, (uint64_t)H, sizeof(float), 0);
+    s->cap_y = ms_tc_alloc((uint64_t)n_layers * T, (uint64_t)H, sizeof(float), 0);
+    s->scratch = ms_tc_alloc((uint64_t)T, (uint64_t)F + 2 * K + (uint64_t)H, sizeof(float), 0);
     s->rep = calloc((size_t)c->n_layers, sizeof *s->rep);
-    s->rep_z = malloc((size_t)T * F * sizeof(float));
-    s->rep_val = malloc((size_t)c->n_layers * T * K * sizeof(float));
-    s->rep_idx = malloc((size_t)c->n_layers * T * K * sizeof(int32_t));
+    s->rep_z = ms_tc_alloc((uint64_t)T, F, sizeof(float), 0);
+    s->rep_val = ms_tc_alloc((uint64_t)c->n_layers * T, K, sizeof(float), 0);
+    s->rep_idx = ms_tc_alloc((uint64_t)c->n_layers * T, K, sizeof(int32_t), 0);
     if (!s->batch_x || !s->batch_y || !s->perm || !s->logits0 || !s->logits1 || !s->p0 || !s->lz0 || !s->cap_x || !s->cap_y || !s->scratch ||
         !s->rep || !s->rep_z || !s->rep_val || !s->rep_idx) { nomem(err, "the session's buffers"); ms_tc_session_free(s); return NULL; }
     if (!(s->st = ms_state_create(m, T, T, err))) { ms_tc_session_free(s); return NULL; }
@@ -343,7 +343,7 @@ int ms_tc_session_save(ms_tc_session *s, const char *model_name, ms_buf *manifes
     const int H = m->cfg.hidden;
     const size_t per = ms_transcoder_n_params(H, H, s->o.n_features) * sizeof(float);
     const size_t total = per * (size_t)s->n;
-    uint8_t *out = malloc(total ? total : 1);
+    uint8_t *out = ms_tc_alloc((uint64_t)per, (uint64_t)s->n, 1, 0);
     if (!out) return nomem(err, "the transcoder file");
     for (int i = 0; i < s->n; i++) memcpy(out + per * (size_t)i, s->L[i].tc->params, per); /* little-endian f32, as every target here */
     ms_sha256 h;

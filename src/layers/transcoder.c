@@ -3,6 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+void *ms_tc_alloc(uint64_t a, uint64_t b, size_t elem, int zero) {
+    if (a && b > UINT64_MAX / a) return NULL;
+    const uint64_t n = a * b;
+    if (!n) return malloc(1);
+    if (n > (uint64_t)(SIZE_MAX / elem)) return NULL;
+    return zero ? calloc((size_t)n, elem) : malloc((size_t)n * elem);
+}
+
 size_t ms_transcoder_n_params(int d_in, int d_out, int n_features) {
     const size_t F = (size_t)n_features;
     return (size_t)d_in * F + F + F * (size_t)d_out + (size_t)d_out;
@@ -24,7 +32,7 @@ ms_transcoder *ms_transcoder_new(int d_in, int d_out, int n_features, int k, ms_
     if (k < 1 || k > n_features) { ms_fail(err, MS_E_ARG, "transcoder: k = %d is outside [1, %d] (the feature count)", k, n_features); return NULL; }
     ms_transcoder *tc = calloc(1, sizeof *tc);
     const size_t n = ms_transcoder_n_params(d_in, d_out, n_features);
-    if (!tc || !(tc->params = calloc(n, sizeof(float)))) {
+    if (!tc || (uint64_t)d_in * (uint64_t)n_features * 2 + (uint64_t)n_features > (uint64_t)(SIZE_MAX / 8) || !(tc->params = calloc(n, sizeof(float)))) {
         free(tc);
         ms_fail(err, MS_E_MEMORY, "transcoder: cannot allocate %zu parameters", n);
         return NULL;
@@ -264,15 +272,15 @@ static int grow(ms_tc_trainer *t, int N, ms_err *err) {
     const ms_transcoder *p = t->p;
     const size_t n = (size_t)N;
     free(t->xs); free(t->ys); free(t->z); free(t->val); free(t->aval); free(t->yhat); free(t->ehat); free(t->idx); free(t->aidx);
-    t->xs = malloc(n * (size_t)p->d_in * sizeof(float));
-    t->ys = malloc(n * (size_t)p->d_out * sizeof(float));
-    t->yhat = malloc(n * (size_t)p->d_out * sizeof(float));
-    t->ehat = malloc(n * (size_t)p->d_out * sizeof(float));
-    t->z = malloc(n * (size_t)p->n_features * sizeof(float));
-    t->val = malloc(n * (size_t)p->k * sizeof(float));
-    t->idx = malloc(n * (size_t)p->k * sizeof(int32_t));
-    t->aval = malloc(n * (size_t)t->o.k_aux * sizeof(float));
-    t->aidx = malloc(n * (size_t)t->o.k_aux * sizeof(int32_t));
+    t->xs = ms_tc_alloc(n, (uint64_t)p->d_in, sizeof(float), 0);
+    t->ys = ms_tc_alloc(n, (uint64_t)p->d_out, sizeof(float), 0);
+    t->yhat = ms_tc_alloc(n, (uint64_t)p->d_out, sizeof(float), 0);
+    t->ehat = ms_tc_alloc(n, (uint64_t)p->d_out, sizeof(float), 0);
+    t->z = ms_tc_alloc(n, (uint64_t)p->n_features, sizeof(float), 0);
+    t->val = ms_tc_alloc(n, (uint64_t)p->k, sizeof(float), 0);
+    t->idx = ms_tc_alloc(n, (uint64_t)p->k, sizeof(int32_t), 0);
+    t->aval = ms_tc_alloc(n, (uint64_t)t->o.k_aux, sizeof(float), 0);
+    t->aidx = ms_tc_alloc(n, (uint64_t)t->o.k_aux, sizeof(int32_t), 0);
     if (!t->xs || !t->ys || !t->yhat || !t->ehat || !t->z || !t->val || !t->idx || !t->aval || !t->aidx) {
         t->cap = 0;
         return ms_fail(err, MS_E_MEMORY, "transcoder trainer: cannot allocate a batch of %d rows", N);

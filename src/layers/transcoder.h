@@ -22,6 +22,10 @@
 
 #define MS_TC_MAX_FEATURES (1 << 20)
 
+/* malloc of a * b elements of `elem` bytes, NULL when the product does not fit in size_t (wasm32:
+ * 4 GB) or the allocation fails; calloc'd (zeroed) when zero is set */
+void *ms_tc_alloc(uint64_t a, uint64_t b, size_t elem, int zero);
+
 typedef struct {
     int d_in, d_out, n_features, k;
     float *w_enc; /* [d_in][F]: column f is feature f's encoder direction */
