@@ -74,13 +74,8 @@ ms_tokenizer *ms_load_tokenizer_file(const char *dir, const ms_tokinfo *ti, ms_e
     uint8_t *tb = ms_read_file(path, &len, err);
     if (!tb) { if (err) err->code = MS_E_TOKEN; return NULL; }
     if (ti->sha256[0]) {
-        ms_sha256 sh;
-        uint8_t d[32];
         char hex[65];
-        ms_sha256_init(&sh);
-        ms_sha256_update(&sh, tb, len);
-        ms_sha256_final(&sh, d);
-        ms_sha256_hex(d, hex);
+        ms_sha256_of(tb, len, hex);
         if (strcmp(hex, ti->sha256) != 0) {
             free(tb);
             ms_fail(err, MS_E_SHARD_HASH, "%s: sha256 %s does not match the manifest (%s)", ti->file, hex, ti->sha256);

@@ -346,13 +346,8 @@ int ms_tc_session_save(ms_tc_session *s, const char *model_name, ms_buf *manifes
     uint8_t *out = ms_tc_alloc((uint64_t)per, (uint64_t)s->n, 1, 0);
     if (!out) return nomem(err, "the transcoder file");
     for (int i = 0; i < s->n; i++) memcpy(out + per * (size_t)i, s->L[i].tc->params, per); /* little-endian f32, as every target here */
-    ms_sha256 h;
-    uint8_t d[32];
     char hex[65];
-    ms_sha256_init(&h);
-    ms_sha256_update(&h, out, total);
-    ms_sha256_final(&h, d);
-    ms_sha256_hex(d, hex);
+    ms_sha256_of(out, total, hex);
     char *scores = ms_tc_session_report(s);
     ms_buf *b = manifest;
     ms_buf_puts(b, "{\n  \"format\": \"mlpscope-transcoders\",\n  \"version\": 1,\n  \"model\": {\"name\": ");

@@ -85,3 +85,10 @@ void ms_sha256_final_hex(ms_sha256 *s, char hex[65]) {
     ms_sha256_final(s, d);
     ms_sha256_hex(d, hex);
 }
+
+void ms_sha256_of(const void *data, size_t n, char hex[65]) {
+    ms_sha256 s;
+    ms_sha256_init(&s);
+    ms_sha256_update(&s, data, n);
+    ms_sha256_final_hex(&s, hex);
+}

@@ -16,4 +16,6 @@ void ms_sha256_hex(const uint8_t d[32], char out[65]);
 /* a hasher of its own (malloc'd; NULL when out of memory), and its digest as 64 hex digits */
 ms_sha256 *ms_sha256_new(void);
 void ms_sha256_final_hex(ms_sha256 *s, char hex[65]);
+/* the digest of n bytes as 64 hex digits, in one call */
+void ms_sha256_of(const void *data, size_t n, char hex[65]);
 #endif

@@ -48,23 +48,8 @@ static void ablate(ms_run *r, ms_err *e) {
 }
 
 void test_interventions(const ms_t_env *env) {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/native-iv", env->tmp);
-    mkdir(dir, 0755);
     ms_err e = {0};
-    ms_native_io h;
-    ms_io io;
-    ms_native_io_init(&h, &io, dir);
-    io.log = NULL;
-    ms_conv_plan p;
-    ms_conv_opts o = {.dtype = 0, .embed_dtype = -1, .shard_bytes = 64u << 20};
-    int rc = ms_plan_synth(&p, CONFIG, sizeof CONFIG - 1, 3, &e);
-    if (!rc) rc = ms_convert_finish(&p, &io, &o, &e);
-    else ms_plan_free(&p);
-    ms_native_io_close_all(&h);
-    CHECK(rc == 0, "synth: %s", e.msg);
-    ms_model *m = rc ? NULL : ms_load_weightset(dir, NULL, &e);
-    CHECK(m != NULL, "load: %s", e.msg);
+    ms_model *m = ms_t_synth_model(env, "native-iv", CONFIG, sizeof CONFIG - 1, 3);
     if (!m) return;
     ms_state *s = ms_state_create(m, 64, 64, &e);
     CHECK(s != NULL, "state: %s", e.msg);

@@ -168,23 +168,8 @@ static const char CONFIG[] =
 #define SEQ 120
 #endif
 static void test_session(const ms_t_env *env) {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/native-tc", env->tmp);
-    mkdir(dir, 0755);
     ms_err e = {0};
-    ms_native_io h;
-    ms_io io;
-    ms_native_io_init(&h, &io, dir);
-    io.log = NULL;
-    ms_conv_plan p;
-    ms_conv_opts co = {.dtype = 0, .embed_dtype = -1, .shard_bytes = 64u << 20};
-    int rc = ms_plan_synth(&p, CONFIG, sizeof CONFIG - 1, 4, &e);
-    if (!rc) rc = ms_convert_finish(&p, &io, &co, &e);
-    else ms_plan_free(&p);
-    ms_native_io_close_all(&h);
-    CHECK(rc == 0, "synth: %s", e.msg);
-    ms_model *m = rc ? NULL : ms_load_weightset(dir, NULL, &e);
-    CHECK(m != NULL, "load: %s", e.msg);
+    ms_model *m = ms_t_synth_model(env, "native-tc", CONFIG, sizeof CONFIG - 1, 4);
     if (!m) return;
     enum { T = 24, H = 32, F = 64, K = 6 };
     const int32_t layers[2] = {2, 0};
