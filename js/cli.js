@@ -441,7 +441,7 @@ async function transcoder(argv) {
   console.log('layer    FVU     L0   dead      KL   loss  (model ' + f(r.scores.ce_model, 4) + ', MLP zeroed)  recovered');
   for (const l of r.scores.layers)
     console.log(`${String(l.layer).padStart(5)} ${f(l.fvu).padStart(6)} ${f(l.l0, 1).padStart(6)} ${f(l.dead).padStart(6)} ${f(l.kl, 4).padStart(7)} ${f(l.ce, 4).padStart(6)}  ${f(l.ce_zero, 4).padStart(20)}  ${f(l.recovered, 2).padStart(9)}`);
-  if (r.scores.all.kl !== null) console.log(`every layer replaced at once: KL ${f(r.scores.all.kl, 4)}, loss ${f(r.scores.all.ce, 4)}; with the error term the model itself (largest logit difference ${r.scores.error_term_max_abs_logit_diff})`);
+  if (r.scores.all.kl !== null) console.log(`every layer replaced at once: KL ${f(r.scores.all.kl, 4)}, loss ${f(r.scores.all.ce, 4)}`);
   console.log(`wrote ${a.out}/manifest.json and transcoders.bin (${r.files['transcoders.bin'].length} bytes)`);
 }
 

@@ -538,8 +538,6 @@ export interface TranscoderScores {
   eval_tokens: number; layers: TranscoderLayerScores[]; ce_model: number | null;
   /** every trained layer replaced at once */
   all: { kl: number | null; ce: number | null };
-  /** with the error term the replacement is the model: the largest logit difference measured (0) */
-  error_term_max_abs_logit_diff: number | null;
 }
 export interface TranscoderTrainResult {
   layers: number[]; features: number; k: number; trainTokens: number; trainSeconds: number; tokensPerSecond: number;

@@ -402,7 +402,7 @@ export class Model {
     const { stats = true, topK = 8, hooks: hooks0 = [], interventions: ivs0 = [], logits = 'last', logitLens, bilinearMlp = [], transcoders } = opts;
     A.list(hooks0, 'forward()', 'hooks'); A.list(ivs0, 'forward()', 'interventions');
     // transcoder features (js/transcoder.js): their hook names and edits are taken out here
-    const tc = transcoderPlan(transcoders, hooks0, ivs0, this.nLayers);
+    const tc = transcoderPlan(transcoders, hooks0, ivs0, this);
     const hooks = tc ? tc.hooks : hooks0, interventions = tc ? tc.interventions : ivs0;
     A.list(hooks, 'forward()', 'hooks'); A.list(interventions, 'forward()', 'interventions'); A.intList(bilinearMlp, 'forward()', 'bilinearMlp');
     for (let i = 0; i < hooks.length; i++) if (typeof hooks[i] !== 'string') throw new MlpscopeError('E_ARG', `forward(): hooks[${i}] is ${A.show(hooks[i])}, not a hook name`);
@@ -450,7 +450,7 @@ export class Model {
           const a = interventionArgs(ed.iv, ed.i, start, T, this.e.info.intervention_ops);
           if (a.vector.length) throw new MlpscopeError('E_ARG', `interventions[${ed.i}]: a feature takes a value, not a vector`);
           if (!tc.layers.includes(a.layer)) throw new MlpscopeError('E_ARG', `interventions[${ed.i}]: no transcoder on layer ${a.layer} in this call`);
-          for (const f of a.dims.length ? a.dims : [...Array(tc.set.features).keys()]) c.run_feature_edit(run, a.layer, f, a.op, a.value, a.positions);
+          for (const f of a.dims.length ? a.dims : [-1]) c.run_feature_edit(run, a.layer, f, a.op, a.value, a.positions); // -1: every feature
         });
       }
       const t0 = performance.now();
@@ -760,7 +760,8 @@ const FEATURE_HOOK = 'transcoder.hook_feature';
  * (blocks.L.transcoder.hook_feature) and which interventions edit them; the rest of hooks and
  * interventions go on as before. null without the option.
  */
-function transcoderPlan(opt, hooks, interventions, nLayers) {
+function transcoderPlan(opt, hooks, interventions, model) {
+  const nLayers = model.nLayers;
   const featureHook = (h) => typeof h === 'string' && (h === FEATURE_HOOK || h.endsWith('.' + FEATURE_HOOK));
   if (opt === undefined) {
     const stray = hooks.find(featureHook) ?? interventions.find((iv) => featureHook(iv?.hook))?.hook;
@@ -770,6 +771,7 @@ function transcoderPlan(opt, hooks, interventions, nLayers) {
   A.options(opt, 'forward(): transcoders');
   const set = opt.set;
   if (!set || typeof set._ptr !== 'function') throw new MlpscopeError('E_ARG', 'forward(): transcoders.set must be a set from loadTranscoders()');
+  if (set.model !== model) throw new MlpscopeError('E_ARG', 'forward(): transcoders.set was loaded for another model (loadTranscoders(thisModel, …))');
   const layers = opt.layers === undefined ? set.layers : A.intList(opt.layers, 'forward(): transcoders', 'layers');
   for (const l of layers) set._ptr(l); // each must be in the set
   const named = [], read = new Set();

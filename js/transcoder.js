@@ -64,6 +64,7 @@ export async function trainTranscoders(model, opts = {}) {
   if (!Number.isInteger(T) || T < 2 || T > maxPos) throw new MlpscopeError('E_ARG', `${where}: ctx ${A.show(T)} is not an integer in 2..${maxPos}`);
   if (!(o.lr > 0 && o.lr < 1)) throw new MlpscopeError('E_ARG', `${where}: lr ${A.show(o.lr)} is not a number in (0, 1)`);
   if (typeof o.replacement !== 'boolean') throw new MlpscopeError('E_ARG', `${where}: replacement must be true or false`);
+  for (const name of ['seed', 'corpusSeed', 'valSeed']) int(name, 0, Number.MAX_SAFE_INTEGER);
   const eos = model._info.tokenizer.eos_token_ids?.[0] ?? -1;
   const yieldEvery = o.yieldEvery ?? 8;
   const aborted = () => { // after every wait: stopped, or the model disposed meanwhile
@@ -91,6 +92,7 @@ export async function trainTranscoders(model, opts = {}) {
     e.c.tc_train(s);
     const trainSeconds = (performance.now() - t0) / 1000;
     report('train', done, tokens, t0);
+    aborted(); // a callback may stop the run or dispose the model: checked after every report
     const t1 = performance.now();
     e.c.tc_eval_reset(s, o.replacement ? 1 : 0);
     let scored = 0;
@@ -102,7 +104,7 @@ export async function trainTranscoders(model, opts = {}) {
         scored += ids.length;
         if (++n % yieldEvery === 0) { report('score', scored, valTokens, t1); await new Promise((r) => setTimeout(r, 0)); aborted(); }
       }
-    if (valTokens > 0) report('score', scored, valTokens, t1);
+    if (valTokens > 0) { report('score', scored, valTokens, t1); aborted(); }
     const scores = e.c.tc_report(s);
     const out = e.malloc(16);
     let manifest, bin;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_HOOKS = 256, MAX_INTERVENTIONS = 64, MAX_LENS = 64, MAX_PATTERNS = 64 };
+enum { MAX_HOOKS = 256, MAX_INTERVENTIONS = 64, MAX_LENS = 64, MAX_PATTERNS = 64, MAX_FEATURE_EDITS = 4096 };
 
 struct ms_run {
     ms_state *s;
@@ -26,8 +26,7 @@ struct ms_run {
     uint8_t bilinear[MS_MAX_LAYERS]; /* MLPs whose SiLU is replaced by z/2 (ms_run_add_bilinear) */
     /* transcoders (ms_run_add_transcoder): one per layer, their buffers and feature edits */
     ms_mlp_replacement *rep;         /* [n_layers], NULL until one is added */
-    ms_feature_edit *edits[MS_MAX_LAYERS];
-    int32_t *edit_pos[MS_MAX_LAYERS][MAX_INTERVENTIONS];
+    ms_feature_edit *edits[MS_MAX_LAYERS]; /* each edit owns its positions */
 };
 
 ms_run *ms_run_create(ms_state *s, int T, int want_stats, int topk, int logits_mode, ms_err *err) {
@@ -73,7 +72,7 @@ void ms_run_destroy(ms_run *r) {
     for (int l = 0; r->rep && l < r->s->m->cfg.n_layers; l++) {
         ms_mlp_replacement *p = &r->rep[l];
         free(p->z); free(p->val); free(p->idx); free(p->features); free(p->y);
-        for (int i = 0; i < p->n_edits; i++) free(r->edit_pos[l][i]);
+        for (int i = 0; i < p->n_edits; i++) free((void *)r->edits[l][i].positions);
         free(r->edits[l]);
     }
     free(r->rep);
@@ -210,25 +209,23 @@ int ms_run_add_feature_edit(ms_run *r, int layer, int feature, int op, float val
     if (layer < 0 || layer >= c->n_layers || !r->rep || !r->rep[layer].tc)
         return ms_fail(err, MS_E_ARG, "blocks.%d.transcoder.hook_feature: no transcoder on layer %d in this call", layer, layer);
     ms_mlp_replacement *p = &r->rep[layer];
-    if (p->n_edits >= MAX_INTERVENTIONS) return ms_fail(err, MS_E_ARG, "at most %d feature edits per layer and call", MAX_INTERVENTIONS);
-    if (feature < 0 || feature >= p->tc->n_features) return ms_fail(err, MS_E_ARG, "blocks.%d.transcoder.hook_feature: feature %d outside [0, %d)", layer, feature, p->tc->n_features);
+    if (p->n_edits >= MAX_FEATURE_EDITS) return ms_fail(err, MS_E_ARG, "at most %d feature edits per layer and call", MAX_FEATURE_EDITS);
+    if (feature < -1 || feature >= p->tc->n_features) return ms_fail(err, MS_E_ARG, "blocks.%d.transcoder.hook_feature: feature %d outside [0, %d) (-1: all)", layer, feature, p->tc->n_features);
     if (op < 0 || op >= MS_IV__COUNT) return ms_fail(err, MS_E_ARG, "feature edit: operation %d is not scale, set or add", op);
     if (!isfinite(value)) return ms_fail(err, MS_E_ARG, "feature edit: the value is not a finite number");
     if (n_positions < 0) return ms_fail(err, MS_E_ARG, "feature edit: a negative count");
     for (int k = 0; k < n_positions; k++)
         if (positions[k] < 0 || positions[k] >= r->s->n_ctx) return ms_fail(err, MS_E_ARG, "feature edit: position %d outside the context [0, %d)", positions[k], r->s->n_ctx);
-    ms_feature_edit *e = realloc(r->edits[layer], (size_t)(p->n_edits + 1) * sizeof *e);
-    if (!e) return ms_fail(err, MS_E_MEMORY, "out of memory");
-    r->edits[layer] = e;
     int32_t *pos = NULL;
     if (n_positions) {
         if (!(pos = malloc((size_t)n_positions * sizeof *pos))) return ms_fail(err, MS_E_MEMORY, "out of memory");
         memcpy(pos, positions, (size_t)n_positions * sizeof *pos);
     }
-    r->edit_pos[layer][p->n_edits] = pos;
-    e[p->n_edits] = (ms_feature_edit){feature, op, pos, n_positions, value};
+    ms_feature_edit *e = realloc(r->edits[layer], (size_t)(p->n_edits + 1) * sizeof *e);
+    if (!e) { free(pos); return ms_fail(err, MS_E_MEMORY, "out of memory"); }
+    r->edits[layer] = e;
     p->edits = e;
-    p->n_edits++;
+    e[p->n_edits++] = (ms_feature_edit){feature, op, pos, n_positions, value};
     return MS_OK;
 }
 

@@ -43,7 +43,8 @@ int ms_run_add_bilinear(ms_run *r, int layer, ms_err *err);
  * want_features keeps the features of every token, dense ([T][F], ms_run_features). The
  * transcoder must outlive the run. */
 int ms_run_add_transcoder(ms_run *r, int layer, const ms_transcoder *tc, int keep_error, int want_features, ms_err *err);
-/* scale / set / add one feature of that layer's transcoder (at sequence positions; none: all) */
+/* scale / set / add one feature (-1: every feature) of that layer's transcoder, at sequence
+ * positions (none: all) */
 int ms_run_add_feature_edit(ms_run *r, int layer, int feature, int op, float value, const int32_t *positions, int n_positions, ms_err *err);
 const float *ms_run_features(const ms_run *r, int layer);
 int ms_run_add_lens(ms_run *r, const int32_t *positions, int n, int k, int after_mixer, int n_real, ms_err *err);

@@ -7,9 +7,7 @@
  *
  * Scores on held-out text: FVU, L0 and the dead fraction per layer, and the replacement score —
  * next-token KL and cross-entropy when one MLP (then all of them) is replaced by its transcoder,
- * against the model and against that MLP zero-ablated (the fraction of the loss recovered).
- * With the error term the replacement is the model itself, bit for bit; the report carries the
- * measured largest logit difference of that run. */
+ * against the model and against that MLP zero-ablated (the fraction of the loss recovered). */
 #ifndef MS_TC_SESSION_H
 #define MS_TC_SESSION_H
 #include "../model/model.h"
@@ -38,8 +36,8 @@ int ms_tc_session_train(ms_tc_session *s, ms_err *err);
 int ms_tc_session_eval_reset(ms_tc_session *s, int replacement, ms_err *err);
 int ms_tc_session_eval_feed(ms_tc_session *s, const int32_t *ids, int T, ms_err *err);
 /* JSON: {"layers":[{layer, features, k, steps, train_tokens, train_fvu, fvu, l0, dead, kl, ce,
- * ce_model, ce_zero, recovered}], "all": {kl, ce, ce_model}, "error_term_max_abs_logit_diff",
- * "eval_tokens"}; NULL when out of memory (caller frees) */
+ * ce_zero, recovered}], "ce_model", "all": {kl, ce}, "eval_tokens"}; NULL when out of memory
+ * (caller frees) */
 char *ms_tc_session_report(const ms_tc_session *s);
 int ms_tc_session_n_layers(const ms_tc_session *s);
 /* the exported (raw-unit) transcoder of the session's i-th layer, refreshed by eval_reset or

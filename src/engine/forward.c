@@ -100,10 +100,13 @@ static void replace_mlp(ms_state *s, const ms_mlp_replacement *r, int t0, int po
             int hit = !ed->positions;
             for (int k = 0; !hit && k < ed->n_positions; k++) hit = ed->positions[k] == pos0 + t;
             if (!hit) continue;
-            float *v = a + (size_t)t * F + ed->feature;
-            if (ed->op == MS_IV_SCALE) *v *= ed->value;
-            else if (ed->op == MS_IV_SET) *v = ed->value;
-            else *v += ed->value;
+            const int f0 = ed->feature < 0 ? 0 : ed->feature, f1 = ed->feature < 0 ? F : ed->feature + 1;
+            for (int f = f0; f < f1; f++) {
+                float *v = a + (size_t)t * F + f;
+                if (ed->op == MS_IV_SCALE) *v *= ed->value;
+                else if (ed->op == MS_IV_SET) *v = ed->value;
+                else *v += ed->value;
+            }
         }
     }
     if (r->features) memcpy(r->features + (size_t)t0 * F, a, (size_t)B * F * sizeof(float));
@@ -156,7 +159,7 @@ static int check(const ms_state *s, const int32_t *ids, int T, const ms_forward_
             return ms_fail(err, MS_E_ARG, "transcoder of layer %d: widths %d -> %d (the model's %d) or room for %d rows (%d tokens)", l, r->tc->d_in, r->tc->d_out, c->hidden, r->rows, T);
         for (int i = 0; i < r->n_edits; i++) {
             const ms_feature_edit *ed = &r->edits[i];
-            if (ed->feature < 0 || ed->feature >= r->tc->n_features || ed->op < 0 || ed->op >= MS_IV__COUNT || !isfinite(ed->value))
+            if (ed->feature < -1 || ed->feature >= r->tc->n_features || ed->op < 0 || ed->op >= MS_IV__COUNT || !isfinite(ed->value))
                 return ms_fail(err, MS_E_ARG, "blocks.%d.transcoder.hook_feature: feature %d (of %d), operation %d or value %g out of range", l, ed->feature, r->tc->n_features, ed->op, ed->value);
             for (int k = 0; ed->positions && k < ed->n_positions; k++)
                 if (ed->positions[k] < 0 || ed->positions[k] >= s->n_ctx)

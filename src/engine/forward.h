@@ -38,8 +38,9 @@ typedef struct {
     float *dst;
 } ms_pattern_capture;
 
-/* A change to one transcoder feature (blocks.L.transcoder.hook_feature), as ms_intervention does
- * to a hook: scale a *= value, set a = value, add a += value, at sequence positions (NULL: all). */
+/* A change to one transcoder feature (blocks.L.transcoder.hook_feature; feature -1: every one), as
+ * ms_intervention does to a hook: scale a *= value, set a = value, add a += value, at sequence
+ * positions (NULL: all). */
 typedef struct {
     int feature, op;
     const int32_t *positions;

@@ -32,7 +32,8 @@ ms_transcoder *ms_transcoder_new(int d_in, int d_out, int n_features, int k, ms_
     if (k < 1 || k > n_features) { ms_fail(err, MS_E_ARG, "transcoder: k = %d is outside [1, %d] (the feature count)", k, n_features); return NULL; }
     ms_transcoder *tc = calloc(1, sizeof *tc);
     const size_t n = ms_transcoder_n_params(d_in, d_out, n_features);
-    if (!tc || (uint64_t)d_in * (uint64_t)n_features * 2 + (uint64_t)n_features > (uint64_t)(SIZE_MAX / 8) || !(tc->params = calloc(n, sizeof(float)))) {
+    const uint64_t n64 = ((uint64_t)d_in + (uint64_t)d_out + 1) * (uint64_t)n_features + (uint64_t)d_out; /* n, in 64 bits */
+    if (!tc || n64 > (uint64_t)(SIZE_MAX / (2 * sizeof(float))) || !(tc->params = calloc(n, sizeof(float)))) {
         free(tc);
         ms_fail(err, MS_E_MEMORY, "transcoder: cannot allocate %zu parameters", n);
         return NULL;
@@ -220,8 +221,8 @@ ms_tc_trainer *ms_tc_trainer_new(int d_in, int d_out, int n_features, int k, con
     else if (!(t->o.aux_coef > 0)) t->o.aux_coef = 0; /* negative: no auxiliary loss */
     if (t->o.dead_tokens <= 0) t->o.dead_tokens = 20000;
     if (t->o.lr > 1 || t->o.beta1 >= 1 || t->o.beta2 >= 1 || t->o.total_steps < 0) {
-        ms_tc_trainer_free(t);
         ms_fail(err, MS_E_ARG, "transcoder trainer: lr %g, beta1 %g, beta2 %g or total_steps %d out of range", t->o.lr, t->o.beta1, t->o.beta2, t->o.total_steps);
+        ms_tc_trainer_free(t);
         return NULL;
     }
     const size_t n = ms_transcoder_n_params(d_in, d_out, n_features), F = (size_t)n_features;
@@ -429,7 +430,7 @@ static void adam_part(void *ctx, int part, int n_parts) {
     ms_tc_trainer *t = j->t;
     ms_transcoder *p = t->p;
     const size_t np = ms_transcoder_n_params(p->d_in, p->d_out, p->n_features), F = (size_t)p->n_features, Di = (size_t)p->d_in;
-    const size_t i0 = np * (size_t)part / (size_t)n_parts, i1 = np * (size_t)(part + 1) / (size_t)n_parts, enc = Di * F;
+    const size_t i0 = (size_t)((uint64_t)np * (uint64_t)part / (uint64_t)n_parts), i1 = (size_t)((uint64_t)np * (uint64_t)(part + 1) / (uint64_t)n_parts), enc = Di * F;
     const double b1 = t->o.beta1, b2 = t->o.beta2;
     for (size_t i = i0; i < i1; i++) {
         const float gi = i < enc ? t->grad[(i % F) * Di + i / F] : t->grad[i]; /* the encoder's gradient is stored transposed */
