@@ -18,12 +18,13 @@
 //   mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
 //   mlpscope transcoder train DIR --out OUT [--layers 0,2] [--features F] [--k K] [--tokens N] [--val-tokens N]
 //                [--epochs E] [--lr X] [--seed S] [--threads N|auto] [--no-replacement] [--json]
+//   mlpscope transcoder compare DIR --set SET [--probes FILE] [--json]
 import fs from 'node:fs';
-import { findFeatureNeurons, neuronTopActivations, neuronQuadrants, featureTokens, neuronsForTokens, pushNeuron } from './features.js';
+import { findFeatureNeurons, neuronTopActivations, neuronQuadrants, featureTokens, neuronsForTokens, pushNeuron, neuronsVsFeatures } from './features.js';
 import { loadModel } from './loader.js';
 import { languageNeurons, languageLoss, languageSwitch } from './language.js';
 import { superWeights } from './superweights.js';
-import { trainTranscoders, TRANSCODER_DEFAULTS } from './transcoder.js';
+import { trainTranscoders, TRANSCODER_DEFAULTS, loadTranscoders } from './transcoder.js';
 import { topTokens } from './model.js';
 import { loadTokenizer } from './tokenizer.js';
 import { createEngine } from './wasm.js';
@@ -58,6 +59,7 @@ const USAGE = `usage:
   mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
   mlpscope transcoder train DIR --out OUT [--layers 0,2] [--features F] [--k K] [--tokens N] [--val-tokens N]
                [--epochs E] [--lr X] [--seed S] [--threads N|auto] [--no-replacement] [--json]
+  mlpscope transcoder compare DIR --set SET [--probes FILE] [--json]
     (DIR may be @demo: the demo model that comes with the package, weights/demo/; or a Hugging Face
      checkpoint, converted while it loads: hf:OWNER/NAME[@REV] (hub: --hub-url, else $HF_ENDPOINT,
      else https://huggingface.co; kept converted in $MLPSCOPE_CACHE or ~/.cache/mlpscope), a URL of
@@ -78,6 +80,9 @@ const USAGE = `usage:
      transcoder train: a TopK transcoder per MLP (default every layer; 2048 features, k 32, 400,000
      tokens of the project's corpus), scored on held-out text (FVU, L0, dead features, the loss and KL
      with each MLP and then all of them replaced); writes the transcoder set to OUT (docs/format.md).
+     transcoder compare: per labelled feature (city, negation, code) the best neuron against the best
+     feature of the set SET (held-out ROC AUC, both languages and each), and how many of the feature's
+     layer's neurons read together match it (default probes: the project's set, seed 9, 400 texts).
      story: which neurons write the next tokens that start a --label span of the probes (switched off
      one by one), and the strongest writer pushed on --push TEXT in multiples of its own top activation)`;
 
@@ -413,7 +418,8 @@ async function superweightsCmd(argv) {
 /** Transcoders for the MLPs (js/transcoder.js): trained on the project's corpus, scored, saved. */
 async function transcoder(argv) {
   const [sub, ...more] = argv;
-  if (sub !== 'train') throw new MlpscopeError('E_ARG', 'transcoder: the one subcommand is train\n' + USAGE);
+  if (sub === 'compare') return transcoderCompare(more);
+  if (sub !== 'train') throw new MlpscopeError('E_ARG', 'transcoder: the subcommands are train and compare\n' + USAGE);
   const a = parseArgs(more, { out: 'v', layers: 'v', features: 'v', k: 'v', tokens: 'v', 'val-tokens': 'v', epochs: 'v', lr: 'v', seed: 'v', threads: 'v', 'no-replacement': 'flag', json: 'flag' });
   if (a._.length !== 1 || !a.out) throw new MlpscopeError('E_ARG', 'transcoder train needs DIR and --out OUT\n' + USAGE);
   const D = TRANSCODER_DEFAULTS;
@@ -443,6 +449,27 @@ async function transcoder(argv) {
     console.log(`${String(l.layer).padStart(5)} ${f(l.fvu).padStart(6)} ${f(l.l0, 1).padStart(6)} ${f(l.dead).padStart(6)} ${f(l.kl, 4).padStart(7)} ${f(l.ce, 4).padStart(6)}  ${f(l.ce_zero, 4).padStart(20)}  ${f(l.recovered, 2).padStart(9)}`);
   if (r.scores.all.kl !== null) console.log(`every layer replaced at once: KL ${f(r.scores.all.kl, 4)}, loss ${f(r.scores.all.ce, 4)}`);
   console.log(`wrote ${a.out}/manifest.json and transcoders.bin (${r.files['transcoders.bin'].length} bytes)`);
+}
+
+/** Neurons against a transcoder set's features on labelled probes (js/features.js neuronsVsFeatures). */
+async function transcoderCompare(argv) {
+  const a = parseArgs(argv, { set: 'v', probes: 'v', json: 'flag' });
+  if (a._.length !== 1 || !a.set) throw new MlpscopeError('E_ARG', 'transcoder compare needs DIR and --set SET\n' + USAGE);
+  const list = a.probes === undefined ? (await import('./corpus.js')).probes(9, 400) : await readProbes(a.probes);
+  const model = await load(a._[0]);
+  const set = await loadTranscoders(model, a.set);
+  const line = progressLine('probe passes');
+  const r = neuronsVsFeatures(model, set, list, { onProgress: line && (({ done, total }) => line(done, total)) });
+  model.dispose();
+  if (a.json) { process.stdout.write(JSON.stringify(r) + '\n'); return; }
+  const f = (x) => (x ? `L${x.layer} #${x.neuron}`.padEnd(10) + ' ' + x.heldOutAuc.toFixed(3) : '-'.padEnd(16));
+  const g = (x) => (x ? x.heldOutAuc.toFixed(3) : '  -  ');
+  console.log(`${list.length} probe texts, ${r.tokens} tokens; chosen on the first half, held-out ROC AUC on the second`);
+  console.log('feature   best neuron        best transcoder feature   neurons to match   by language (neuron / feature)');
+  for (const row of r.rows) {
+    const langs = Object.entries(row.byLang ?? {}).map(([k, v]) => `${k} ${g(v.neuron)} / ${g(v.transcoder)}`).join('   ');
+    console.log(`${row.feature.padEnd(9)} ${f(row.neuron)}   ${f(row.transcoder)}          ${String(row.neuronsToMatch ?? `> ${row.combined.at(-1)?.n ?? 0}`).padStart(8)}           ${langs}`);
+  }
 }
 
 /** Every neuron's input-output class from its weights (js/geometry.js), counted per layer. */

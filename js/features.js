@@ -28,6 +28,19 @@ export const DEFAULT_FEATURES = {
   code: { pos: ['code'] },
 };
 
+/**
+ * The units a search reads: the MLP's neurons (blocks.L.mlp.hook_post, intermediate_size wide) or,
+ * with a transcoder set, its features (blocks.L.transcoder.hook_feature, set.features wide; the
+ * MLP itself still runs, so the rest of the pass is the model's own).
+ * @returns {{unit: 'neuron' | 'transcoder', width: number, hook: (l: number) => string, forward: (layers: number[]) => object, layers: number[]}}
+ */
+function unitsOf(model, set, where) {
+  if (set === undefined) return { unit: 'neuron', width: model.config.intermediate_size, hook: (l) => `blocks.${l}.mlp.hook_post`, forward: () => ({}), layers: Array.from({ length: model.nLayers }, (_, l) => l) };
+  if (!set || typeof set._ptr !== 'function') fail('E_ARG', `${where}: transcoders must be a set from loadTranscoders(), not ${A.show(set)}`);
+  if (set.model !== model) fail('E_ARG', `${where}: the transcoder set was loaded for another model`);
+  return { unit: 'transcoder', width: set.features, hook: (l) => `blocks.${l}.transcoder.hook_feature`, forward: (layers) => ({ transcoders: { set, layers, replace: false } }), layers: set.layers };
+}
+
 /** Character offsets [start, end) of each token of `ids` in the decoded text. */
 export function tokenOffsets(tokenizer, ids) {
   const d = tokenizer.decoder();
@@ -62,7 +75,13 @@ export function auc(pos, neg) {
 /**
  * @param {{tokenizer: any, forward: Function, nLayers: number, config: any}} model an in-process Model
  * @param {Probe[]} probes
- * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean, topActivations?: number, quantiles?: number[], maxBytes?: number, byLang?: boolean, onProgress?: (p: {done: number, total: number}) => void}} [opts]
+ * @param {{features?: Record<string, FeatureSpec>, layers?: number[], top?: number, heldOutFrom?: number, directions?: boolean, topActivations?: number, quantiles?: number[], maxBytes?: number, byLang?: boolean, transcoders?: import('./transcoder.js').TranscoderSet, combine?: number[], onProgress?: (p: {done: number, total: number}) => void}} [opts]
+ *   transcoders: search the set's features (blocks.L.transcoder.hook_feature) instead of the
+ *   neurons, on the set's layers; each result then has `unit: 'transcoder'` and `neuron` is the
+ *   feature's index;
+ *   combine: sizes n — each layer's first candidate also gets `combined: [{n, heldOutAuc}]`, the
+ *   held-out AUC of its layer's n best units read together (chosen and weighted on the first
+ *   part: (mean over positives − mean over negatives) / pooled variance, summed);
  *   maxBytes (default 256 MiB): activations held at once; past it the layers are taken in groups,
  *   one pass over the probes per group (same results, more forward passes);
  *   onProgress({done, total}): after each forward pass of a probe (total = passes × probes);
@@ -96,9 +115,13 @@ export function findFeatureNeurons(model, probes, opts) {
     fail('E_ARG', `${where}: quantiles must be an array of numbers in [0, 1], not ${A.show(opts.quantiles)}`);
   if (opts.quantiles && !opts.topActivations) fail('E_ARG', `${where}: quantiles go with topActivations`);
   if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') fail('E_ARG', `${where}: onProgress must be a function`);
+  const units = unitsOf(model, opts.transcoders, where);
+  if (opts.transcoders && opts.layers) for (const l of opts.layers) if (!units.layers.includes(l)) fail('E_ARG', `${where}: the transcoder set has no layer ${l} (it has ${units.layers.join(', ')})`);
+  if (opts.combine !== undefined && !(Array.isArray(opts.combine) && opts.combine.every((n) => Number.isInteger(n) && n >= 1)))
+    fail('E_ARG', `${where}: combine must be an array of integers >= 1, not ${A.show(opts.combine)}`);
   const features = opts.features ?? DEFAULT_FEATURES;
-  const layers = opts.layers ?? Array.from({ length: model.nLayers }, (_, l) => l);
-  const I = model.config.intermediate_size, H = model.config.hidden_size;
+  const layers = opts.layers ?? units.layers;
+  const I = units.width, H = model.config.hidden_size;
   const split = opts.heldOutFrom ?? Math.floor(probes.length / 2);
   // per token: its probe half, its labels; the activations are filled in per group of layers
   const rows = []; // {half, p, t, labels:Set, ends:Set, empty, acts: Float32Array[group], mid: Float32Array[group]}
@@ -133,16 +156,16 @@ export function findFeatureNeurons(model, probes, opts) {
   let done = 0;
   for (let g0 = 0; g0 < layers.length; g0 += groupSize) {
     const group = layers.slice(g0, g0 + groupSize);
-    const hooks = group.map((l) => `blocks.${l}.mlp.hook_post`);
+    const hooks = group.map(units.hook);
     if (opts.directions) hooks.push(...group.map((l) => `blocks.${l}.hook_resid_mid`));
     let k = 0;
     for (let p = 0; p < probes.length; p++) {
       const ids = idsOf[p];
       if (!ids) continue;
-      const r = model.forward(ids, { stats: false, logits: 'none', hooks });
+      const r = model.forward(ids, { stats: false, logits: 'none', hooks, ...units.forward(group) });
       opts.onProgress?.({ done: ++done, total: passes * perPass });
       for (let t = 0; t < ids.length; t++, k++) {
-        rows[k].acts = group.map((l) => r.hooks[`blocks.${l}.mlp.hook_post`].subarray(t * I, (t + 1) * I));
+        rows[k].acts = group.map((l) => r.hooks[units.hook(l)].subarray(t * I, (t + 1) * I));
         rows[k].mid = opts.directions ? group.map((l) => rmsUnit(r.hooks[`blocks.${l}.hook_resid_mid`].subarray(t * H, (t + 1) * H))) : null;
       }
     }
@@ -152,6 +175,8 @@ export function findFeatureNeurons(model, probes, opts) {
       if (!halves[0].pos.length || !halves[0].neg.length) continue;
       for (let li = 0; li < group.length; li++) {
         const top = layerCandidates(halves, li, group[li], name, I, opts.top ?? 3);
+        if (units.unit === 'transcoder') for (const c of top) c.unit = 'transcoder';
+        if (opts.combine && top.length) top[0].combined = combined(halves, li, I, opts.combine);
         found[name].push(...top);
         if (opts.topActivations && top.length) tops.set(`${name}:${group[li]}`, topOfRows(model, rows, idsOf, probes, li, top[0], opts.topActivations, undefined, opts.quantiles));
         // byLang: the same search within each language's probes alone (chosen on its first half,
@@ -160,6 +185,7 @@ export function findFeatureNeurons(model, probes, opts) {
           const hg = halves.map((h) => ({ pos: h.pos.filter((r) => r.lang === g), neg: h.neg.filter((r) => r.lang === g) }));
           if (!hg[0].pos.length || !hg[0].neg.length) continue;
           const c = layerCandidates(hg, li, group[li], name, I, 1)[0];
+          if (units.unit === 'transcoder') c.unit = 'transcoder';
           foundByLang[g][name].push(c);
           if (opts.topActivations) tops.set(`${g}:${name}:${group[li]}`, topOfRows(model, rows, idsOf, probes, li, c, opts.topActivations, g, opts.quantiles));
         }
@@ -199,6 +225,46 @@ function layerCandidates(halves, li, layer, name, I, top) {
     if (langs.length > 1) out.heldOutAucByLang = Object.fromEntries(langs.map((g) => [g, auc(h.pos.filter((r) => r.lang === g).map(score), h.neg.filter((r) => r.lang === g).map(score))]));
     return out;
   });
+}
+
+/**
+ * Several units read together: the n units of the layer with the highest AUC on halves[0], each
+ * weighted by (mean over positives − mean over negatives) / (pooled variance), both on halves[0]
+ * (a linear discriminant with a diagonal covariance, i.e. Gaussian naive Bayes with one shared
+ * variance per unit); the weighted sum's AUC on halves[1]. One entry per n of `sizes`.
+ * @returns {{n: number, heldOutAuc: number}[]}
+ */
+function combined(halves, li, I, sizes) {
+  const [{ pos: p0, neg: n0 }, { pos: p1, neg: n1 }] = halves;
+  const ranked = [];
+  for (let j = 0; j < I; j++) {
+    const a = auc(p0.map((r) => r.acts[li][j]), n0.map((r) => r.acts[li][j]));
+    ranked.push([Math.max(a, 1 - a), j]);
+  }
+  ranked.sort((x, y) => y[0] - x[0] || x[1] - y[1]);
+  const weight = (j) => {
+    let mp = 0, mn = 0;
+    for (const r of p0) mp += r.acts[li][j];
+    for (const r of n0) mn += r.acts[li][j];
+    mp /= p0.length; mn /= n0.length;
+    let ss = 0;
+    for (const r of p0) ss += (r.acts[li][j] - mp) ** 2;
+    for (const r of n0) ss += (r.acts[li][j] - mn) ** 2;
+    const v = ss / Math.max(1, p0.length + n0.length - 2);
+    return v > 0 ? (mp - mn) / v : 0;
+  };
+  const out = [];
+  const sp = new Float64Array(p1.length), sn = new Float64Array(n1.length);
+  let have = 0;
+  for (const n of [...sizes].sort((a, b) => a - b)) {
+    for (; have < Math.min(n, I); have++) {
+      const j = ranked[have][1], w = weight(j);
+      p1.forEach((r, i) => { sp[i] += w * r.acts[li][j]; });
+      n1.forEach((r, i) => { sn[i] += w * r.acts[li][j]; });
+    }
+    if (n <= I) out.push({ n, heldOutAuc: auc(sp, sn) });
+  }
+  return out;
 }
 
 /** per feature, the better of two groups' directions (the earlier group wins a tie, like a lower layer) */
@@ -316,24 +382,26 @@ function histogram(values, bins) {
  * blocks.{layer}.mlp.hook_post[neuron] at every token, the k largest of sign × activation.
  * @param {{tokenizer: any, forward: Function, nLayers: number, config: any, contextLength: number}} model
  * @param {(string|Probe)[]} texts
- * @param {{layer: number, neuron: number, k?: number, sign?: 1|-1, window?: number}} opts
+ * @param {{layer: number, neuron: number, k?: number, sign?: 1|-1, window?: number, quantiles?: number[], transcoders?: import('./transcoder.js').TranscoderSet}} opts
+ *   transcoders: `neuron` is a feature of this set (blocks.{layer}.transcoder.hook_feature)
  * @returns {{top: TopActivation[], tokens: number, mean: number, positive: number, histogram: {lo: number, hi: number, counts: number[]}}}
  *   tokens: tokens scanned; mean: mean activation over them; positive: share with sign × activation > 0;
  *   histogram: sign × activation of every token in 24 equal bins from lo to hi
  */
 export function neuronTopActivations(model, texts, opts) {
-  const { layer, neuron, k = 10, sign = 1, window = 6, quantiles } = A.options(opts, 'neuronTopActivations()');
+  const { layer, neuron, k = 10, sign = 1, window = 6, quantiles, transcoders } = A.options(opts, 'neuronTopActivations()');
   if (quantiles !== undefined && !(Array.isArray(quantiles) && quantiles.every((q) => typeof q === 'number' && q >= 0 && q <= 1)))
     fail('E_ARG', `neuronTopActivations(): quantiles must be an array of numbers in [0, 1], not ${A.show(quantiles)}`);
   if (!model.tokenizer) fail('E_TOKEN', 'neuronTopActivations(): this weight set has no tokenizer, so texts cannot be read');
   if (!Array.isArray(texts) || !texts.every((t) => typeof t === 'string' || typeof t?.text === 'string')) fail('E_ARG', `neuronTopActivations(): texts must be an array of strings (or {text}), not ${A.show(texts)}`);
   if (!Number.isInteger(window) || window < 0) fail('E_ARG', `neuronTopActivations(): window must be an integer >= 0, got ${A.show(window)}`);
-  const I = model.config.intermediate_size;
+  const units = unitsOf(model, transcoders, 'neuronTopActivations()'), I = units.width;
   if (!Number.isInteger(layer) || layer < 0 || layer >= model.nLayers) fail('E_ARG', `neuronTopActivations: layer ${layer} is not in 0..${model.nLayers - 1}`);
-  if (!Number.isInteger(neuron) || neuron < 0 || neuron >= I) fail('E_ARG', `neuronTopActivations: neuron ${neuron} is not in 0..${I - 1}`);
+  if (!units.layers.includes(layer)) fail('E_ARG', `neuronTopActivations: the transcoder set has no layer ${layer} (it has ${units.layers.join(', ')})`);
+  if (!Number.isInteger(neuron) || neuron < 0 || neuron >= I) fail('E_ARG', `neuronTopActivations: ${units.unit === 'neuron' ? 'neuron' : 'feature'} ${neuron} is not in 0..${I - 1}`);
   if (!Number.isInteger(k) || k < 1) fail('E_ARG', `neuronTopActivations: k must be a positive integer, got ${k}`);
   if (sign !== 1 && sign !== -1) fail('E_ARG', `neuronTopActivations: sign must be 1 or -1, got ${sign}`);
-  const hook = `blocks.${layer}.mlp.hook_post`;
+  const hook = units.hook(layer);
   // every token's activation, in text and token order (ties go to the earlier token)
   const acts = [], where = [], idsOf = [];
   for (let p = 0; p < texts.length; p++) {
@@ -341,7 +409,7 @@ export function neuronTopActivations(model, texts, opts) {
     const ids = model.tokenizer.encode(text, { addSpecial: true });
     if (!ids.length || ids.length > model.contextLength) continue;
     idsOf[p] = ids;
-    const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook] }).hooks[hook];
+    const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook], ...units.forward([layer]) }).hooks[hook];
     for (let t = 0; t < ids.length; t++) { acts.push(h[t * I + neuron]); where.push([p, t]); }
   }
   const n = acts.length;
@@ -525,4 +593,39 @@ export function pushNeuron(model, text, opts) {
   const before = read([]);
   const after = values.map((value) => ({ value, ...read([{ hook: `blocks.${layer}.mlp.hook_post`, neurons: [neuron], op: 'add', value }]) }));
   return { layer, neuron, before, after };
+}
+
+// ---------------------------------------------------------------- neurons against transcoder features
+
+/**
+ * The lesson's claim measured: for each labelled feature (city, negation, code), the best single
+ * MLP neuron against the best single transcoder feature, both chosen on the first part of the
+ * probes and scored on the held-out part (ROC AUC), over the set's layers — and how many of the
+ * feature's own layer's neurons, read together (findFeatureNeurons' `combine`), it takes to reach
+ * the feature's held-out AUC (`neuronsToMatch`; null when even the largest size does not).
+ * Two searches over the probes: one over neurons, one over features.
+ * @param {import('./model.js').Model} model @param {import('./transcoder.js').TranscoderSet} set @param {Probe[]} probes
+ * @param {{features?: Record<string, FeatureSpec>, sizes?: number[], byLang?: boolean, onProgress?: (p: {done: number, total: number}) => void}} [opts]
+ *   sizes: the neuron counts tried (default 1, 2, 4, 8, 16, 32, 64, 128)
+ * @returns {{rows: {feature: string, neuron: FeatureNeuron, transcoder: FeatureNeuron, neuronsToMatch: number | null, combined: {n: number, heldOutAuc: number}[]}[], tokens: number}}
+ */
+export function neuronsVsFeatures(model, set, probes, opts) {
+  const where = 'neuronsVsFeatures()';
+  const { features, sizes = [1, 2, 4, 8, 16, 32, 64, 128], byLang = true, onProgress } = A.options(opts, where);
+  unitsOf(model, set, where);
+  const layers = set.layers;
+  const half = (p) => onProgress && ((q) => onProgress({ done: q.done + p * q.total, total: 2 * q.total }));
+  const nv = findFeatureNeurons(model, probes, { features, layers, top: 1, byLang, combine: sizes, onProgress: half(0) });
+  const fv = findFeatureNeurons(model, probes, { features, layers, top: 1, byLang, transcoders: set, onProgress: half(1) });
+  const rows = fv.best.map((f) => {
+    const n = nv.best.find((x) => x.feature === f.feature);
+    // the neurons of the feature's own layer, read together
+    const combinedAt = nv.perLayer[f.feature].find((x) => x.layer === f.layer)?.combined ?? [];
+    const match = combinedAt.find((c) => c.heldOutAuc >= f.heldOutAuc);
+    const row = { feature: f.feature, neuron: n, transcoder: f, neuronsToMatch: match ? match.n : null, combined: combinedAt };
+    if (byLang && nv.bestByLang) row.byLang = Object.fromEntries(Object.keys(nv.bestByLang).map((g) => [g, {
+      neuron: nv.bestByLang[g].find((x) => x.feature === f.feature) ?? null, transcoder: fv.bestByLang[g].find((x) => x.feature === f.feature) ?? null }]));
+    return row;
+  });
+  return { rows, tokens: nv.tokens };
 }

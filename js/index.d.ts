@@ -352,7 +352,7 @@ export class Model {
   /** the logit of a token (or a logit difference) at a position, as the sum of the embedding's, every mixer's and every MLP's contribution */
   /** mean of a hook point's activations over prompts a minus over prompts b (at each prompt's last token, or the mean over its tokens): a vector for an 'add' intervention */
   steeringVector(a: string | ArrayLike<number> | (string | ArrayLike<number>)[], b: string | ArrayLike<number> | (string | ArrayLike<number>)[], opts: { hook: string; at?: 'last' | 'mean' }): SteeringVector;
-  decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number]; neurons?: number }): Decomposition;
+  decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number]; neurons?: number; transcoder?: { set: TranscoderSet; layer: number } }): Decomposition;
   reset(): void;
   dispose(): void;
   /** `using model = await loadModel(…)` */
@@ -374,6 +374,8 @@ export interface Decomposition {
   parts: { name: string; kind: 'embed' | 'attention' | 'deltanet' | 'mlp'; layer: number | null; value: number }[];
   /** with `neurons: L`: layer L's MLP part, one term per neuron (values[j]), and their sum */
   neurons?: { layer: number; values: Float32Array; sum: number };
+  /** with `transcoder: {set, layer}`: layer L's MLP part in transcoder features (the ones that fire, by |value|), the decoder bias's term and the error; sum = their total = the MLP part */
+  features?: { layer: number; active: { feature: number; activation: number; value: number }[]; bias: number; error: number; sum: number };
 }
 export interface SteeringVector { hook: string; vector: Float32Array; norm: number; count: [number, number] }
 export interface LogitToken { id: number; token: string | undefined; text: string | undefined; logit: number }
@@ -397,6 +399,10 @@ export interface Probe { text: string; spans: { start: number; end: number; labe
 export interface FeatureSpec { pos: string[]; neg?: string[]; at?: 'token' | 'word-end' }
 /** A neuron (mlp.hook_post) and its ROC AUC: chosen on the first part of the probes, heldOutAuc on the rest. */
 export interface FeatureNeuron { feature: string; layer: number; neuron: number; sign: 1 | -1; auc: number; heldOutAuc: number; nPos: number; nNeg: number; top?: TopActivation[];
+  /** with `transcoders`: 'transcoder', and `neuron` is the feature's index in the set */
+  unit?: 'transcoder';
+  /** with `combine` (each layer's first candidate): the held-out AUC of the layer's n best units read together */
+  combined?: { n: number; heldOutAuc: number }[];
   /** quantiles (with topActivations): the token at each quantile of sign × activation over the probes */
   atQuantiles?: (TopActivation & { q: number })[];
   /** probes that carry `lang`: the held-out AUC within each language's probes */
@@ -408,7 +414,11 @@ export interface FeatureDirection { feature: string; layer: number; auc: number;
  *  maxBytes (default 256 MiB): activations held at once, past it the layers go in groups (one pass each);
  *  onProgress: after each probe's forward pass (total = passes × probes);
  *  byLang: also search within each language's probes alone (probes that carry `lang`). */
-export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number; quantiles?: number[]; maxBytes?: number; byLang?: boolean; onProgress?: (p: { done: number; total: number }) => void }
+export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number; quantiles?: number[]; maxBytes?: number; byLang?: boolean; onProgress?: (p: { done: number; total: number }) => void;
+  /** search this set's features (blocks.L.transcoder.hook_feature) instead of the neurons, on its layers */
+  transcoders?: TranscoderSet;
+  /** sizes n: each layer's first candidate also gets `combined`, its layer's n best units (by AUC on the first part) weighted by (mean⁺ − mean⁻) / pooled variance and summed, scored on the held-out part */
+  combine?: number[] }
 export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string, FeatureNeuron[]>; tokens: number; directions?: FeatureDirection[];
   /** byLang: the best neuron per feature within each language's probes (chosen on the first half of them, reported on the second) */
   bestByLang?: Record<string, FeatureNeuron[]> }
@@ -419,7 +429,9 @@ export function findFeatureNeurons(model: Model, probes: Probe[], opts?: Feature
 export interface TopActivation { text: number; token: number; activation: number; before: string; piece: string; after: string; labels?: string[]; spans?: { label: string; text: string }[] }
 export interface TopActivationOptions { layer: number; neuron: number; k?: number; sign?: 1 | -1; window?: number;
   /** also one example at each of these quantiles (0..1) of sign × activation over every token: examples across its range */
-  quantiles?: number[] }
+  quantiles?: number[];
+  /** `neuron` is a feature of this transcoder set (blocks.{layer}.transcoder.hook_feature) */
+  transcoders?: TranscoderSet }
 /** top: the k largest sign × activation; tokens: tokens scanned; mean: their mean activation; positive: share with sign × activation > 0. */
 /** histogram: the activations (times sign) of every token in `counts.length` equal bins from lo to hi */
 export interface TopActivationResult { top: TopActivation[]; tokens: number; mean: number; positive: number; histogram: { lo: number; hi: number; counts: number[] }; atQuantiles?: (TopActivation & { q: number })[] }
@@ -551,8 +563,15 @@ export function trainTranscoders(model: Model, opts?: TranscoderTrainOptions): P
 /** A transcoder set loaded into a model's engine. */
 export class TranscoderSet {
   readonly layers: number[]; readonly features: number; readonly k: number; readonly scores: TranscoderScores | null;
+  /** what a feature writes (its decoder row) and that row read by the head, like Model.neuronOutput */
+  featureOutput(layer: number, feature: number, opts?: { k?: number }): { direction: Float32Array; norm: number } & DirectionLogits;
   dispose(): void;
 }
+/** One labelled feature: the best neuron against the best transcoder feature (held-out AUC), and how many of the feature's layer's neurons read together match it. */
+export interface NeuronsVsFeaturesRow { feature: string; neuron: FeatureNeuron; transcoder: FeatureNeuron; neuronsToMatch: number | null; combined: { n: number; heldOutAuc: number }[];
+  byLang?: Record<string, { neuron: FeatureNeuron | null; transcoder: FeatureNeuron | null }> }
+/** Neurons against transcoder features on labelled probes (two searches over them). */
+export function neuronsVsFeatures(model: Model, set: TranscoderSet, probes: Probe[], opts?: { features?: Record<string, FeatureSpec>; sizes?: number[]; byLang?: boolean; onProgress?: (p: { done: number; total: number }) => void }): { rows: NeuronsVsFeaturesRow[]; tokens: number };
 /** Loads a transcoder set for this model: a folder (Node), a URL, or a trainTranscoders result's files. */
 export function loadTranscoders(model: Model, source: string | URL | { 'manifest.json': string; 'transcoders.bin': Uint8Array }): Promise<TranscoderSet>;
 /** The corpus as token rows of T tokens (documents encoded one by one, each followed by the stop token eos). */

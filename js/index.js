@@ -8,7 +8,7 @@ export { MlpscopeError } from './errors.js';
 export { createEngine } from './wasm.js';
 export { listCachedModels, deleteCachedModel } from './cache.js';
 export { loadModelInWorker, WorkerModel } from './worker-client.js';
-export { findFeatureNeurons, neuronTopActivations, neuronQuadrants, featureTokens, neuronsForTokens, pushNeuron, tokenSetProbability, auc, tokenOffsets, DEFAULT_FEATURES } from './features.js';
+export { findFeatureNeurons, neuronTopActivations, neuronsVsFeatures, neuronQuadrants, featureTokens, neuronsForTokens, pushNeuron, tokenSetProbability, auc, tokenOffsets, DEFAULT_FEATURES } from './features.js';
 export { WEIGHT_CLASSES, weightClassOf } from './geometry.js';
 export { jacobiEigen, topEigen } from './bilinear.js';
 export { languageNeurons, languageSwitch, languageLoss, cjkShare } from './language.js';

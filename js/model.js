@@ -142,16 +142,23 @@ export class Model {
    * With `neurons: L`, layer L's MLP part is split further into one term per neuron:
    * hook_post[j] · (downᵀ u)[j] / rms(x), u the head's read-out vector (`neurons.values`, summing to
    * that layer's MLP part up to the rounding of its activations: exactly with exact activations).
+   * With `transcoder: {set, layer}`, layer L's MLP part is split into one term per transcoder
+   * feature instead (a_f · (W_dec[f] · u) / rms(x), a the features at the position), the decoder
+   * bias's term and the error (the MLP's write minus the transcoder's): features + bias + error
+   * is the layer's MLP part. The MLP still runs; only its write is read in features.
    * @param {ArrayLike<number>} ids
-   * @param {{position?: number, token?: number, logitDiff?: [number, number], neurons?: number}} [opts] position:
+   * @param {{position?: number, token?: number, logitDiff?: [number, number], neurons?: number,
+   *   transcoder?: {set: import('./transcoder.js').TranscoderSet, layer: number}}} [opts] position:
    *   negative from the end (default -1); token: default the model's top prediction there
    * @returns {{position: number, token?: number, logitDiff?: [number, number], logit: number, sum: number, scale: number,
    *   parts: {name: string, kind: 'embed' | 'attention' | 'deltanet' | 'mlp', layer: number | null, value: number}[],
-   *   neurons?: {layer: number, values: Float32Array, sum: number}}}
+   *   neurons?: {layer: number, values: Float32Array, sum: number},
+   *   features?: {layer: number, active: {feature: number, activation: number, value: number}[], bias: number, error: number, sum: number}}}
+   *   features.active: the features that fire there, by |value| descending; sum: Σ value + bias + error
    */
   decomposePrediction(ids, opts) {
     this._alive();
-    let { position = -1, token, logitDiff, neurons } = A.options(opts, 'decomposePrediction()');
+    let { position = -1, token, logitDiff, neurons, transcoder } = A.options(opts, 'decomposePrediction()');
     A.ids(ids, 'decomposePrediction()');
     const bad = (what) => new MlpscopeError('E_ARG', `decomposePrediction(): ${what}`);
     const T = ids?.length, L = this.nLayers, H = this.config.hidden_size, V = this.config.vocab_size;
@@ -163,12 +170,21 @@ export class Model {
     if (token !== undefined && !okTok(token)) throw bad(`token ${token} is not an id below ${nReal}`);
     if (logitDiff !== undefined && !(Array.isArray(logitDiff) && logitDiff.length === 2 && logitDiff.every(okTok))) throw bad('logitDiff must be two token ids');
     if (neurons !== undefined && !(Number.isInteger(neurons) && neurons >= 0 && neurons < L)) throw bad(`neurons: layer ${neurons} does not exist (the model has ${L})`);
+    let tcOpt = null, tcHook = null;
+    if (transcoder !== undefined) {
+      const { set, layer } = A.options(transcoder, 'decomposePrediction(): transcoder');
+      if (!set || typeof set._ptr !== 'function') throw bad('transcoder.set must be a set from loadTranscoders()');
+      if (set.model !== this) throw bad('transcoder.set was loaded for another model');
+      set._ptr(layer); // a layer of the set (E_ARG otherwise)
+      tcOpt = { transcoders: { set, layers: [layer], replace: false } };
+      tcHook = `blocks.${layer}.transcoder.hook_feature`;
+    }
     const names = ['blocks.0.hook_resid_pre'];
     for (let l = 0; l < L; l++) names.push(`blocks.${l}.hook_attn_out`, `blocks.${l}.hook_mlp_out`);
     const last = `blocks.${L - 1}.hook_resid_post`, post = neurons === undefined ? null : `blocks.${neurons}.mlp.hook_post`;
     // the tokens up to p are all the pass needs (later ones cannot change position p): its logits
     // are the last row, and no [T][vocab] logits are held (248k × T floats on Qwen3.5)
-    const r = this.forward(Array.from(ids).slice(0, p + 1), { hooks: [...names, last, ...(post ? [post] : [])], stats: false, logits: 'last' });
+    const r = this.forward(Array.from(ids).slice(0, p + 1), { hooks: [...names, last, ...(post ? [post] : []), ...(tcHook ? [tcHook] : [])], stats: false, logits: 'last', ...tcOpt });
     const z = r.logits;
     if (token === undefined && !logitDiff) { token = 0; for (let i = 1; i < nReal; i++) if (z[i] > z[token]) token = i; }
     const x = r.hooks[last].subarray(p * H, (p + 1) * H);
@@ -185,7 +201,30 @@ export class Model {
     const sum = parts.reduce((a, q) => a + q.value, 0);
     const out = { position: p, ...(logitDiff ? { logitDiff } : { token }), logit: read(z), sum, scale, parts };
     if (post) out.neurons = this._neuronParts(neurons, r.hooks[post], p, logitDiff ?? [token, -1], scale);
+    if (tcHook) {
+      const l = tcOpt.transcoders.layers[0];
+      out.features = this._featureParts(tcOpt.transcoders.set, l, r.hooks[tcHook], p, logitDiff ?? [token, -1], scale, parts[2 + 2 * l].value);
+    }
     return out;
+  }
+
+  /** Layer l's MLP write at position p in transcoder features: a_f · (W_dec[f] · u) · scale, the
+   *  decoder bias's term, and the rest of the MLP part `mlpPart` as the error */
+  _featureParts(set, l, feats, p, [a, b], scale, mlpPart) {
+    const e = this.e, H = this.config.hidden_size, F = set.features;
+    const u = e.malloc(H * 4), w = e.malloc((F + 1) * 8);
+    try {
+      e.c.head_readout(this.m, a, b, u);
+      e.c.tc_readout(set._ptr(l), u, w);
+      const readout = e.f64.subarray(w >> 3, (w >> 3) + F + 1), z = feats.subarray(p * F, (p + 1) * F);
+      const active = [];
+      let sum = 0;
+      for (let f = 0; f < F; f++) if (z[f] !== 0) { const value = z[f] * readout[f] * scale; active.push({ feature: f, activation: z[f], value }); sum += value; }
+      active.sort((x, y) => Math.abs(y.value) - Math.abs(x.value) || x.feature - y.feature);
+      const bias = readout[F] * scale;
+      const error = mlpPart - sum - bias;
+      return { layer: l, active, bias, error, sum: sum + bias + error };
+    } finally { e.free(u); e.free(w); }
   }
 
   /** Layer l's MLP write at position p split per neuron: h[j] · (downᵀ u)[j] · scale (u: the head's read-out). */

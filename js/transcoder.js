@@ -142,6 +142,24 @@ export class TranscoderSet {
     if (!p) throw new MlpscopeError('E_ARG', `the transcoder set has no layer ${A.show(layer)} (it has ${this.layers.join(', ')})`);
     return p;
   }
+  /**
+   * What feature `feature` of layer `layer` writes: its decoder row (added to the residual stream
+   * per unit of activation) and that row read by the head — its direct effect on the logits, like
+   * Model.neuronOutput for a neuron; promoted / suppressed: the k tokens it raises / lowers most.
+   * @param {number} layer @param {number} feature @param {{k?: number}} [opts]
+   */
+  featureOutput(layer, feature, opts) {
+    const { k = 10 } = A.options(opts, 'featureOutput()');
+    const m = this.model, e = m.e, H = m.config.hidden_size;
+    m._alive();
+    if (!Number.isInteger(feature)) throw new MlpscopeError('E_ARG', `featureOutput(): feature ${A.show(feature)} is not an integer`);
+    const tc = this._ptr(layer), p = e.malloc(H * 4);
+    try {
+      e.c.tc_decoder_row(tc, feature, p);
+      const direction = e.f32.slice(p >> 2, (p >> 2) + H);
+      return { direction, norm: Math.hypot(...direction), ...m.unembedDirection(direction, { k }) };
+    } finally { e.free(p); }
+  }
   dispose() {
     if (!this._ptrs) return;
     if (!this.model._disposed) for (const p of this._ptrs.values()) this.model.e.c.tc_destroy(p);

@@ -89,7 +89,7 @@ export const ABI = {
   tc_feed: ['rc', 'p', 'i32n', 'err'], tc_room: ['i', 'p'], tc_train: ['rc', 'p', 'err'], tc_eval_reset: ['rc', 'p', 'i', 'err'],
   tc_eval_feed: ['rc', 'p', 'i32n', 'err'], tc_report: ['json', 'p'], tc_save: ['text!', 'p', 's0', 'p', 'err'],
   // a loaded transcoder, and one on a forward call (its features read, edited, or the MLP replaced)
-  tc_create: ['p!', 'i', 'i', 'i', 'p', 'err'], tc_destroy: ['v', 'p'], run_transcoder: ['rc', 'p', 'i', 'p', 'i', 'i', 'err'],
+  tc_create: ['p!', 'i', 'i', 'i', 'p', 'err'], tc_destroy: ['v', 'p'], tc_readout: ['v', 'p', 'p', 'p'], tc_decoder_row: ['rc', 'p', 'i', 'p', 'err'], run_transcoder: ['rc', 'p', 'i', 'p', 'i', 'i', 'err'],
   run_feature_edit: ['rc', 'p', 'i', 'i', 'i', 'f', 'i32n', 'err'], run_features_of: ['p', 'p', 'i'],
 };
 

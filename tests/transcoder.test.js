@@ -11,6 +11,8 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { loadModel, loadModelInWorker } from '../js/index.js';
 import { trainTranscoders, corpusSequences, TRANSCODER_DEFAULTS, loadTranscoders } from '../js/transcoder.js';
+import { findFeatureNeurons, neuronTopActivations, neuronsVsFeatures, tokenOffsets, DEFAULT_FEATURES } from '../js/features.js';
+import { probes } from '../js/corpus.js';
 import { CLI, DEMO, tmpDir } from './helpers.js';
 
 const SMALL = { layers: [1, 6], features: 256, k: 8, tokens: 12_288, valTokens: 640, buffer: 4096, batch: 512 };
@@ -102,7 +104,16 @@ test('mlpscope transcoder train writes the set and prints its scores', () => {
   assert.equal(r.scores.layers[0].features, 128);
   const man = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
   assert.equal(fs.statSync(path.join(out, 'transcoders.bin')).size, man.shards[0].bytes);
-  assert.throws(() => execFileSync(process.execPath, [CLI, 'transcoder', 'fit', DEMO], { stdio: 'pipe' }), /one subcommand is train/);
+  assert.throws(() => execFileSync(process.execPath, [CLI, 'transcoder', 'fit', DEMO], { stdio: 'pipe' }), /subcommands are train and compare/);
+  // the set against the neurons on a probe file: the API's numbers
+  const pf = path.join(out, 'probes.json');
+  fs.writeFileSync(pf, JSON.stringify(probes(3, 30)));
+  const c = JSON.parse(execFileSync(process.execPath, [CLI, 'transcoder', 'compare', DEMO, '--set', out, '--probes', pf, '--json'], { encoding: 'utf8' }));
+  assert.deepEqual(c.rows.map((x) => x.feature), Object.keys(DEFAULT_FEATURES));
+  for (const x of c.rows) assert.ok(x.transcoder.layer === 2 && x.transcoder.unit === 'transcoder' && x.neuron.layer === 2 && x.transcoder.heldOutAuc >= 0 && x.transcoder.heldOutAuc <= 1);
+  const text = execFileSync(process.execPath, [CLI, 'transcoder', 'compare', DEMO, '--set', out, '--probes', pf], { encoding: 'utf8' });
+  assert.match(text, new RegExp(`city +L2 #${c.rows[0].neuron.neuron} +${c.rows[0].neuron.heldOutAuc.toFixed(3)} +L2 #${c.rows[0].transcoder.neuron} +${c.rows[0].transcoder.heldOutAuc.toFixed(3)}`));
+  assert.throws(() => execFileSync(process.execPath, [CLI, 'transcoder', 'compare', DEMO], { stdio: 'pipe' }), /needs DIR and --set SET/);
 });
 
 test('in a Worker: the same bytes as in-process, progress messages, and a stop from this side', async () => {
@@ -189,5 +200,117 @@ test('features as hooks: read (bit-identical logits), set to their own value (id
   assert.ok(model.forward(ids, { stats: false, transcoders: { set: again }, hooks: [hk[0]] }).hooks[hk[0]].every((v, i) => Object.is(v, a[i])));
   again.dispose(); set.dispose();
   assert.throws(() => model.forward(ids, { transcoders: { set } }), { code: 'E_STATE' });
+  model.dispose();
+});
+
+test('a prediction decomposed by transcoder feature: each feature\'s term, the bias and the error against float64 from the set\'s files; the terms sum to the MLP part', async () => {
+  const model = await loadModel(DEMO, { threads: 1, exact: true });
+  const r = await trainTranscoders(model, { ...SMALL, layers: [7], valTokens: 0 });
+  const set = await loadTranscoders(model, r.files);
+  const { W_enc, b_enc, W_dec, b_dec } = readLayer(r.files['manifest.json'], r.files['transcoders.bin'], 7);
+  const H = model.config.hidden_size, F = SMALL.features, K = SMALL.k;
+  const ids = model.tokenizer.encode('我上周从巴黎飞到东京，天气很好。', { addSpecial: true });
+  const d = model.decomposePrediction(ids, { transcoder: { set, layer: 7 } });
+  const mlp = d.parts.find((q) => q.kind === 'mlp' && q.layer === 7).value;
+  assert.equal(d.features.layer, 7);
+  assert.ok(Math.abs(d.features.sum - mlp) <= 1e-9 * Math.max(1, Math.abs(mlp)), 'features + bias + error = the layer\'s MLP part');
+  // brute force: the features at the position from the MLP input, what each writes read by the head
+  const h = model.forward(ids, { stats: false, logits: 'none', hooks: ['blocks.7.ln2.hook_normalized', 'blocks.7.hook_mlp_out'] }).hooks;
+  const p = ids.length - 1, x = h['blocks.7.ln2.hook_normalized'].subarray(p * H, (p + 1) * H), y = h['blocks.7.hook_mlp_out'].subarray(p * H, (p + 1) * H);
+  const z = new Float64Array(F);
+  for (let f = 0; f < F; f++) { let s = b_enc[f]; for (let i = 0; i < H; i++) s += x[i] * W_enc[i * F + f]; z[f] = s; }
+  const top = Array.from(z.keys()).sort((a, b) => z[b] - z[a] || a - b).slice(0, K).filter((f) => z[f] > 0);
+  assert.deepEqual(d.features.active.map((a) => a.feature).sort((a, b) => a - b), [...top].sort((a, b) => a - b), 'the features that fire');
+  const head = (v) => model.unembedDirection(Float32Array.from(v), { k: 1 }).logits[d.token] * d.scale;
+  const yhat = Float64Array.from(b_dec);
+  let big = 0;
+  for (const f of top) {
+    const row = W_dec.subarray(f * H, (f + 1) * H);
+    for (let o = 0; o < H; o++) yhat[o] += z[f] * row[o];
+    const want = z[f] * head(row), got = d.features.active.find((a) => a.feature === f);
+    assert.ok(Math.abs(got.activation - z[f]) <= 1e-4 * Math.abs(z[f]) + 1e-5, `feature ${f}: activation ${got.activation} vs ${z[f]}`);
+    assert.ok(Math.abs(got.value - want) <= 1e-3 * Math.abs(want) + 1e-4, `feature ${f}: term ${got.value} vs ${want}`);
+    big = Math.max(big, Math.abs(want));
+  }
+  assert.ok(big > 1e-3, 'some feature writes something measurable');
+  assert.ok(Math.abs(d.features.bias - head(b_dec)) <= 1e-3 * Math.abs(head(b_dec)) + 1e-4, 'the bias term');
+  const err = head(Array.from(y, (v, o) => v - yhat[o]));
+  assert.ok(Math.abs(d.features.error - err) <= 1e-3 * (Math.abs(err) + big) + 1e-4, `the error ${d.features.error} vs ${err}`);
+  // the whole decomposition still sums to the logit with the MLP part in features
+  const total = d.parts.reduce((a, q) => a + (q.kind === 'mlp' && q.layer === 7 ? d.features.sum : q.value), 0);
+  assert.ok(Math.abs(total - d.logit) <= 1e-3 * Math.abs(d.logit) + 1e-3, `${total} vs the logit ${d.logit}`);
+  // what a feature writes, read by the head: its decoder row
+  const f0 = d.features.active[0].feature, fo = set.featureOutput(7, f0, { k: 3 });
+  assert.deepEqual(Array.from(fo.direction), Array.from(Float32Array.from(W_dec.subarray(f0 * H, (f0 + 1) * H))));
+  assert.equal(fo.promoted.length, 3);
+  assert.throws(() => set.featureOutput(7, F), { code: 'E_ARG', message: new RegExp(`feature ${F}`) });
+  assert.throws(() => model.decomposePrediction(ids, { transcoder: { set, layer: 3 } }), { code: 'E_ARG', message: /no layer 3/ });
+  assert.throws(() => model.decomposePrediction(ids, { transcoder: { set: {}, layer: 7 } }), { code: 'E_ARG' });
+  model.dispose();
+});
+
+test('transcoder features searched like neurons: held-out AUCs, top activations and the neurons-read-together curve against brute force', async () => {
+  const model = await loadModel(DEMO, { threads: 1 });
+  const r = await trainTranscoders(model, { ...SMALL, layers: [2, 5], valTokens: 0 });
+  const set = await loadTranscoders(model, r.files);
+  const P = probes(5, 40), F = SMALL.features, I = model.config.intermediate_size;
+  const res = findFeatureNeurons(model, P, { transcoders: set, top: 1, features: { city: DEFAULT_FEATURES.city } });
+  const best = res.best[0];
+  assert.equal(best.unit, 'transcoder');
+  assert.ok([2, 5].includes(best.layer) && best.neuron < F);
+  // brute force: the feature's activation at every token from forward(), the positives and
+  // negatives by hand, the held-out AUC by counting pairs
+  const split = Math.floor(P.length / 2), pos = [], neg = [], npos = [], nneg = [];
+  const hook = `blocks.${best.layer}.transcoder.hook_feature`, post = `blocks.${best.layer}.mlp.hook_post`;
+  const n0pos = [], n0neg = []; // the first part's neuron activations (for the neurons read together)
+  for (let p = 0; p < P.length; p++) {
+    const ids = model.tokenizer.encode(P[p].text, { addSpecial: true });
+    const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook, post], transcoders: { set, layers: [best.layer] } }).hooks;
+    const offs = tokenOffsets(model.tokenizer, ids);
+    offs.forEach(([a, b], t) => {
+      const over = P[p].spans.filter((s) => s.start < b && s.end > a && b > a);
+      const isPos = over.some((s) => s.label === 'city' && s.end <= b);
+      const isNeg = b > a && /\S/.test(P[p].text.slice(a, b)) && !over.some((s) => s.label === 'city') && over.some((s) => ['name', 'noun', 'country'].includes(s.label) && s.end <= b); // at word ends too
+      const row = h[post].slice(t * I, (t + 1) * I);
+      if (p < split) { if (isPos) n0pos.push(row); if (isNeg) n0neg.push(row); return; }
+      if (isPos) { pos.push(h[hook][t * F + best.neuron]); npos.push(row); }
+      if (isNeg) { neg.push(h[hook][t * F + best.neuron]); nneg.push(row); }
+    });
+  }
+  const pairs = (ps, ns) => { let c = 0; for (const a of ps) for (const b of ns) c += a > b ? 1 : a === b ? 0.5 : 0; return c / (ps.length * ns.length); };
+  const sgn = (v) => v.map((a) => best.sign * a);
+  assert.equal(best.nPos, pos.length);
+  assert.ok(Math.abs(best.heldOutAuc - pairs(sgn(pos), sgn(neg))) < 1e-12, `held-out AUC ${best.heldOutAuc} vs ${pairs(sgn(pos), sgn(neg))}`);
+  // its strongest activation over the probes is the largest value of its hook
+  const ta = neuronTopActivations(model, P, { layer: best.layer, neuron: best.neuron, k: 1, transcoders: set });
+  let max = -Infinity;
+  for (const pr of P) {
+    const ids = model.tokenizer.encode(pr.text, { addSpecial: true });
+    const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook], transcoders: { set, layers: [best.layer] } }).hooks[hook];
+    for (let t = 0; t < ids.length; t++) max = Math.max(max, h[t * F + best.neuron]);
+  }
+  assert.equal(ta.top[0].activation, max);
+  // neurons read together: one neuron = the best neuron's own held-out AUC; two, recomputed by hand
+  const nv = findFeatureNeurons(model, P, { layers: [best.layer], top: 1, features: { city: DEFAULT_FEATURES.city }, combine: [1, 2] });
+  const c = nv.best[0].combined;
+  assert.equal(c[0].heldOutAuc, nv.best[0].heldOutAuc);
+  const rank = Array.from({ length: I }, (_, j) => { const a = pairs(n0pos.map((v) => v[j]), n0neg.map((v) => v[j])); return [Math.max(a, 1 - a), j]; })
+    .sort((x, y) => y[0] - x[0] || x[1] - y[1]);
+  const w = rank.slice(0, 2).map(([, j]) => {
+    const mean = (vs) => vs.reduce((a, v) => a + v[j], 0) / vs.length, mp = mean(n0pos), mn = mean(n0neg);
+    const ss = n0pos.reduce((a, v) => a + (v[j] - mp) ** 2, 0) + n0neg.reduce((a, v) => a + (v[j] - mn) ** 2, 0);
+    return [j, (mp - mn) / (ss / (n0pos.length + n0neg.length - 2))];
+  });
+  const score = (v) => w.reduce((a, [j, wj]) => a + wj * v[j], 0);
+  assert.ok(Math.abs(c[1].heldOutAuc - pairs(npos.map(score), nneg.map(score))) < 1e-9, `two neurons: ${c[1].heldOutAuc} vs ${pairs(npos.map(score), nneg.map(score))}`);
+  const cmp = neuronsVsFeatures(model, set, P, { features: { city: DEFAULT_FEATURES.city }, sizes: [1, 2, 4] });
+  const row = cmp.rows[0];
+  assert.equal(row.transcoder.heldOutAuc, best.heldOutAuc);
+  assert.deepEqual(row.combined.map((x) => x.n), [1, 2, 4]);
+  const m = row.combined.find((x) => x.heldOutAuc >= best.heldOutAuc);
+  assert.equal(row.neuronsToMatch, m ? m.n : null);
+  assert.throws(() => findFeatureNeurons(model, P, { transcoders: set, layers: [3] }), { code: 'E_ARG', message: /no layer 3/ });
+  assert.throws(() => neuronTopActivations(model, P, { layer: 2, neuron: F, transcoders: set }), { code: 'E_ARG', message: /feature/ });
+  assert.throws(() => findFeatureNeurons(model, P, { combine: [0] }), { code: 'E_ARG', message: /combine/ });
   model.dispose();
 });

@@ -314,6 +314,14 @@ API(ms_tc_create) ms_transcoder *ms_tc_create(int d, int n_features, int k, cons
     return tc;
 }
 API(ms_tc_destroy) void ms_tc_destroy(ms_transcoder *tc) { ms_transcoder_free(tc); }
+/* out [F + 1] (f64): each feature's decoder row and then b_dec, read along u [d] */
+API(ms_tc_readout) void ms_tc_readout(const ms_transcoder *tc, const float *u, double *out) { ms_transcoder_readout(tc, u, out); }
+/* feature f's decoder row (what it writes per unit of activation) into out [d] */
+API(ms_tc_decoder_row) int ms_tc_decoder_row(const ms_transcoder *tc, int f, float *out, ms_err *err) {
+    if (f < 0 || f >= tc->n_features) return ms_fail(err, MS_E_ARG, "transcoder feature %d is not in 0..%d", f, tc->n_features - 1);
+    memcpy(out, tc->w_dec + (size_t)f * tc->d_out, (size_t)tc->d_out * sizeof(float));
+    return 0;
+}
 API(ms_run_transcoder) int ms_run_transcoder(ms_run *r, int layer, const ms_transcoder *tc, int keep_error, int want_features, ms_err *err) {
     return ms_run_add_transcoder(r, layer, tc, keep_error, want_features, err);
 }

@@ -162,6 +162,16 @@ void ms_transcoder_decode(const ms_transcoder *tc, const int32_t *idx, const flo
     decode_rows(tc, idx, val, tc->k, N, tc->b_dec, y);
 }
 
+void ms_transcoder_readout(const ms_transcoder *tc, const float *u, double *out) {
+    const int F = tc->n_features, D = tc->d_out;
+    for (int f = 0; f <= F; f++) {
+        const float *w = f < F ? tc->w_dec + (size_t)f * D : tc->b_dec;
+        double s = 0;
+        for (int o = 0; o < D; o++) s += (double)w[o] * u[o];
+        out[f] = s;
+    }
+}
+
 /* ---- training ---- */
 struct ms_tc_trainer {
     ms_transcoder *p;        /* parameters in training units */

@@ -44,6 +44,9 @@ void ms_transcoder_free(ms_transcoder *tc);
 void ms_transcoder_encode(const ms_transcoder *tc, const float *x, int N, float *z, int32_t *idx, float *val, ms_pool *pool);
 /* y [N][d_out] = b_dec + sum over the listed features of val * w_dec[idx] */
 void ms_transcoder_decode(const ms_transcoder *tc, const int32_t *idx, const float *val, int N, float *y);
+/* Every feature's write read along one direction u [d_out] (a logit's read-out vector):
+ * out[f] = w_dec[f] . u for f < F and out[F] = b_dec . u, accumulated in f64 */
+void ms_transcoder_readout(const ms_transcoder *tc, const float *u, double *out);
 
 /* ---- training ---- */
 typedef struct {

@@ -1,0 +1,13 @@
+import { loadModel } from '../js/index.js';
+import { trainTranscoders, loadTranscoders } from '../js/transcoder.js';
+import { neuronsVsFeatures } from '../js/features.js';
+import { probes } from '../js/corpus.js';
+const m = await loadModel('weights/demo', { threads: 2 });
+let t = performance.now();
+const r = await trainTranscoders(m, { layers: [3, 6, 10], features: 512, k: 16, tokens: 30000, valTokens: 0 });
+console.log('train', ((performance.now() - t) / 1000).toFixed(1));
+const set = await loadTranscoders(m, r.files);
+t = performance.now();
+const v = neuronsVsFeatures(m, set, probes(11, 200));
+console.log('compare', ((performance.now() - t) / 1000).toFixed(1), v.tokens);
+for (const row of v.rows) console.log(row.feature, row.neuron.layer, row.neuron.neuron, row.neuron.heldOutAuc.toFixed(3), '|', row.transcoder.layer, row.transcoder.neuron, row.transcoder.heldOutAuc.toFixed(3), row.neuronsToMatch, row.combined.map((c) => c.n + ':' + c.heldOutAuc.toFixed(3)).join(' '), JSON.stringify(Object.fromEntries(Object.entries(row.byLang).map(([g, x]) => [g, [x.neuron?.heldOutAuc.toFixed(3), x.transcoder?.heldOutAuc.toFixed(3)]]))));
