@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 // Transcoder training on the demo model (js/transcoder.js): every layer at once, the CLI's
 // defaults unless told, in Node on the wasm engine. Prints one table row per layer (held-out FVU,
-// L0, dead features, replacement KL / loss / loss recovered) and the training rate and time.
-//   node bench/transcoder.mjs [--threads N] [--tokens N] [--features F] [--k K] [--layers 0,3] [--json]
+// L0, dead features, replacement KL / loss / loss recovered) and the training rate and time; then
+// the best neuron against the best feature for city / negation / code (held-out ROC AUC on the
+// project's probes, seed 9, 400 texts; neuronsVsFeatures) unless --no-compare; --out DIR saves the set.
+//   node bench/transcoder.mjs [--threads N] [--tokens N] [--features F] [--k K] [--layers 0,3] [--out DIR] [--no-compare] [--json]
 import { loadModel } from '../js/index.js';
-import { trainTranscoders, TRANSCODER_DEFAULTS } from '../js/transcoder.js';
+import { trainTranscoders, TRANSCODER_DEFAULTS, loadTranscoders } from '../js/transcoder.js';
+import { neuronsVsFeatures } from '../js/features.js';
+import { probes } from '../js/corpus.js';
+import fs from 'node:fs';
 import { demoModelUrl } from '../js/demo.js';
 import { fileURLToPath } from 'node:url';
 
@@ -19,11 +24,28 @@ const r = await trainTranscoders(model, {
   tokens, features, k, layers,
   onProgress: (p) => { if (performance.now() - last > 10_000) { last = performance.now(); process.stderr.write(`${p.phase} ${p.done} / ${p.total}, ${p.tokensPerSecond.toFixed(0)} tok/s\n`); } },
 });
+if (opt('--out')) {
+  fs.mkdirSync(opt('--out'), { recursive: true });
+  for (const [name, data] of Object.entries(r.files)) fs.writeFileSync(`${opt('--out')}/${name}`, data);
+}
+let cmp = null, cmpSeconds = 0;
+if (!args.includes('--no-compare')) {
+  const t0 = performance.now();
+  cmp = neuronsVsFeatures(model, await loadTranscoders(model, r.files), probes(9, 400));
+  cmpSeconds = (performance.now() - t0) / 1000;
+}
 model.dispose();
-if (args.includes('--json')) { const { files, ...rest } = r; console.log(JSON.stringify(rest)); process.exit(0); }
+if (args.includes('--json')) { const { files, ...rest } = r; console.log(JSON.stringify({ ...rest, compare: cmp })); process.exit(0); }
 const f = (v, d = 3) => (v === null ? '-' : v.toFixed(d));
 console.log(`demo model (${r.layers.length} layers), ${r.features} features, k ${r.k}; ${r.trainTokens} training tokens on ${r.threads} thread${r.threads > 1 ? 's' : ''}: ` +
   `${r.trainSeconds.toFixed(1)} s, ${r.tokensPerSecond.toFixed(0)} tok/s (capture and training of every layer); scoring ${r.scores.eval_tokens} held-out tokens: ${r.scoreSeconds.toFixed(1)} s`);
 console.log('\n| layer | FVU | L0 | dead | KL (MLP replaced) | loss (replaced) | loss (MLP zeroed) | recovered |\n|---|---|---|---|---|---|---|---|');
 for (const l of r.scores.layers) console.log(`| ${l.layer} | ${f(l.fvu)} | ${f(l.l0, 1)} | ${f(l.dead)} | ${f(l.kl, 4)} | ${f(l.ce, 4)} | ${f(l.ce_zero, 4)} | ${f(l.recovered, 2)} |`);
 console.log(`\nmodel loss ${f(r.scores.ce_model, 4)}; every layer replaced at once: KL ${f(r.scores.all.kl, 4)}, loss ${f(r.scores.all.ce, 4)}`);
+if (cmp) {
+  const a = (x) => (x ? x.heldOutAuc.toFixed(3) : '-');
+  console.log(`\nneurons against features (${cmp.tokens} probe tokens, chosen on the first half, held-out AUC on the second; ${cmpSeconds.toFixed(1)} s):`);
+  console.log('\n| feature | best neuron | AUC | best feature | AUC | zh: neuron / feature | en: neuron / feature | neurons of its layer to match it |\n|---|---|---|---|---|---|---|---|');
+  for (const x of cmp.rows) console.log(`| ${x.feature} | L${x.neuron.layer} #${x.neuron.neuron} | ${a(x.neuron)} | L${x.transcoder.layer} #${x.transcoder.neuron} | ${a(x.transcoder)} | ` +
+    `${a(x.byLang?.zh?.neuron)} / ${a(x.byLang?.zh?.transcoder)} | ${a(x.byLang?.en?.neuron)} / ${a(x.byLang?.en?.transcoder)} | ${x.neuronsToMatch ?? `> ${x.combined.at(-1)?.n}`} (${x.combined.map((c) => `${c.n}: ${c.heldOutAuc.toFixed(3)}`).join(', ')}) |`);
+}

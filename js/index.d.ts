@@ -184,7 +184,7 @@ export interface ForwardOptions {
   /** transcoder features for this call (loadTranscoders): hooks 'blocks.L.transcoder.hook_feature' read them
    *  ([token][feature], dense), interventions on that hook ({hook, op, features, value, positions}) edit them;
    *  replace: the MLPs of `layers` write the transcoders' output (else the MLP's own output stays and edits add what they change) */
-  transcoders?: { set: TranscoderSet; layers?: number[]; replace?: boolean };
+  transcoders?: { set: TranscoderSet | WorkerTranscoderSet; layers?: number[]; replace?: boolean };
 }
 
 /** Per-layer arrays: stats.X[layer] is a typed array over positions (and the statistic's other
@@ -416,7 +416,7 @@ export interface FeatureDirection { feature: string; layer: number; auc: number;
  *  byLang: also search within each language's probes alone (probes that carry `lang`). */
 export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number; quantiles?: number[]; maxBytes?: number; byLang?: boolean; onProgress?: (p: { done: number; total: number }) => void;
   /** search this set's features (blocks.L.transcoder.hook_feature) instead of the neurons, on its layers */
-  transcoders?: TranscoderSet;
+  transcoders?: TranscoderSet | WorkerTranscoderSet;
   /** sizes n: each layer's first candidate also gets `combined`, its layer's n best units (by AUC on the first part) weighted by (mean⁺ − mean⁻) / pooled variance and summed, scored on the held-out part */
   combine?: number[] }
 export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string, FeatureNeuron[]>; tokens: number; directions?: FeatureDirection[];
@@ -431,7 +431,7 @@ export interface TopActivationOptions { layer: number; neuron: number; k?: numbe
   /** also one example at each of these quantiles (0..1) of sign × activation over every token: examples across its range */
   quantiles?: number[];
   /** `neuron` is a feature of this transcoder set (blocks.{layer}.transcoder.hook_feature) */
-  transcoders?: TranscoderSet }
+  transcoders?: TranscoderSet | WorkerTranscoderSet }
 /** top: the k largest sign × activation; tokens: tokens scanned; mean: their mean activation; positive: share with sign × activation > 0. */
 /** histogram: the activations (times sign) of every token in `counts.length` equal bins from lo to hi */
 export interface TopActivationResult { top: TopActivation[]; tokens: number; mean: number; positive: number; histogram: { lo: number; hi: number; counts: number[] }; atQuantiles?: (TopActivation & { q: number })[] }
@@ -533,7 +533,8 @@ export interface TranscoderTrainOptions {
   replacement?: boolean;
   /** sequence length (default min(128, the model's context)) */
   ctx?: number;
-  onProgress?: (p: { phase: 'train' | 'score'; done: number; total: number; tokensPerSecond: number; secondsLeft: number }) => void;
+  /** layers (while training): each layer's last batch — its FVU and the features dead so far */
+  onProgress?: (p: { phase: 'train' | 'score'; done: number; total: number; tokensPerSecond: number; secondsLeft: number; layers?: { layer: number; steps: number; fvu: number | null; dead: number }[] }) => void;
   signal?: AbortSignal;
   /** sequences between two progress reports / chances to stop (default 8) */
   yieldEvery?: number;
@@ -632,12 +633,21 @@ export class WorkerModel {
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): Promise<DirectionLogits>;
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): Promise<PatchingResult>;
   steeringVector(a: string | ArrayLike<number> | (string | ArrayLike<number>)[], b: string | ArrayLike<number> | (string | ArrayLike<number>)[], opts: { hook: string; at?: 'last' | 'mean' }): Promise<SteeringVector>;
-  decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number]; neurons?: number }): Promise<Decomposition>;
+  decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number]; neurons?: number; transcoder?: { set: WorkerTranscoderSet; layer: number } }): Promise<Decomposition>;
+  /** a transcoder set loaded into the worker's model (a URL or folder, or a trainTranscoders result's files) */
+  loadTranscoders(source: string | URL | { 'manifest.json': string; 'transcoders.bin': Uint8Array }): Promise<WorkerTranscoderSet>;
+  neuronsVsFeatures(set: WorkerTranscoderSet, probes: Probe[], opts?: { features?: Record<string, FeatureSpec>; sizes?: number[]; byLang?: boolean; onProgress?: (p: { done: number; total: number }) => void }): Promise<{ rows: NeuronsVsFeaturesRow[]; tokens: number }>;
   setDeltaNetMode(mode: { recurrent?: boolean; chunk?: number }): Promise<void>;
   reset(): Promise<void>;
   dispose(): Promise<void>;
   /** `await using model = await loadModelInWorker(…)` */
   [Symbol.asyncDispose](): Promise<void>;
+}
+/** A transcoder set held in the worker's engine (WorkerModel.loadTranscoders). */
+export class WorkerTranscoderSet {
+  readonly handle: number; readonly layers: number[]; readonly features: number; readonly k: number; readonly scores: TranscoderScores | null;
+  featureOutput(layer: number, feature: number, opts?: { k?: number }): Promise<{ direction: Float32Array; norm: number } & DirectionLogits>;
+  dispose(): Promise<void>;
 }
 /** The model in a worker (a Web Worker in browsers, node:worker_threads in Node); every method async. */
 export function loadModelInWorker(source: string | URL, opts?: LoadOptions & { workerUrl?: string | URL }): Promise<WorkerModel>;

@@ -7,7 +7,7 @@ export { Tokenizer, loadTokenizer } from './tokenizer.js';
 export { MlpscopeError } from './errors.js';
 export { createEngine } from './wasm.js';
 export { listCachedModels, deleteCachedModel } from './cache.js';
-export { loadModelInWorker, WorkerModel } from './worker-client.js';
+export { loadModelInWorker, WorkerModel, WorkerTranscoderSet } from './worker-client.js';
 export { findFeatureNeurons, neuronTopActivations, neuronsVsFeatures, neuronQuadrants, featureTokens, neuronsForTokens, pushNeuron, tokenSetProbability, auc, tokenOffsets, DEFAULT_FEATURES } from './features.js';
 export { WEIGHT_CLASSES, weightClassOf } from './geometry.js';
 export { jacobiEigen, topEigen } from './bilinear.js';

@@ -51,10 +51,18 @@ export const FUNCTION_CALLS = {
   languageLoss: {},
   superWeights: { arrays: [0] },
   trainTranscoders: { progress: true, signal: true, optsOnly: true },
+  neuronsVsFeatures: { progress: true, optsAt: 2 },
 };
 
+/** Where a FUNCTION_CALLS row's options are among its arguments (after the model). */
+export const optsIndex = (spec) => (spec.optsOnly ? 0 : spec.optsAt ?? 1);
+
+/** A transcoder set lives in the worker (its weights are in the worker's engine); on the wire an
+ *  argument stands for it as {[SET_KEY]: handle}, anywhere inside the arguments. */
+export const SET_KEY = '__mlpscopeTranscoderSet';
+
 /** Calls with their own code on both sides: loading, aborting, generation, disposal. */
-export const CONTROL_CALLS = ['load', 'abort', 'genStart', 'genNext', 'genStop', 'dispose'];
+export const CONTROL_CALLS = ['load', 'abort', 'genStart', 'genNext', 'genStop', 'dispose', 'loadTranscoders', 'featureOutput', 'disposeTranscoders'];
 
 /** Arguments for the wire: the listed array-likes as plain arrays (text stays text). */
 export function wireArgs(spec, args) {

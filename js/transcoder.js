@@ -41,7 +41,8 @@ export function* corpusSequences(model, seed, T, eos) {
  * @param {any} model a Model (js/model.js) with a tokenizer
  * @param {{layers?: number[], features?: number, k?: number, tokens?: number, valTokens?: number, epochs?: number,
  *   batch?: number, buffer?: number, lr?: number, seed?: number, corpusSeed?: number, valSeed?: number,
- *   replacement?: boolean, ctx?: number, onProgress?: (p: {phase: 'train' | 'score', done: number, total: number, tokensPerSecond: number, secondsLeft: number}) => void,
+ *   replacement?: boolean, ctx?: number, onProgress?: (p: {phase: 'train' | 'score', done: number, total: number, tokensPerSecond: number, secondsLeft: number,
+ *   layers?: {layer: number, steps: number, fvu: number | null, dead: number}[]}) => void,
  *   signal?: AbortSignal, yieldEvery?: number}} [opts]
  */
 export async function trainTranscoders(model, opts = {}) {
@@ -77,8 +78,12 @@ export async function trainTranscoders(model, opts = {}) {
     const t0 = performance.now();
     let done = 0, n = 0;
     const report = (phase, d, total, since) => {
+      if (!o.onProgress) return;
       const secs = (performance.now() - since) / 1000, rate = d / Math.max(secs, 1e-3);
-      o.onProgress?.({ phase, done: d, total, tokensPerSecond: rate, secondsLeft: (total - d) / Math.max(rate, 1e-9) });
+      const p = { phase, done: d, total, tokensPerSecond: rate, secondsLeft: (total - d) / Math.max(rate, 1e-9) };
+      // while training: each layer's last batch (FVU on it, features dead so far), to watch it fall
+      if (phase === 'train') p.layers = e.c.tc_report(s).layers.map((x) => ({ layer: x.layer, steps: x.steps, fvu: x.train_fvu, dead: x.train_dead }));
+      o.onProgress(p);
     };
     for (const seq of corpusSequences(model, o.corpusSeed, T, eos)) {
       if (done >= tokens) break;

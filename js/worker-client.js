@@ -3,7 +3,7 @@
 // arrays come back transferred (no copies).
 import { isNode, nodeImport } from './platform.js';
 import { MlpscopeError } from './errors.js';
-import { MODEL_CALLS, TOKENIZER_CALLS, FUNCTION_CALLS, wireArgs } from './protocol.js';
+import { MODEL_CALLS, TOKENIZER_CALLS, FUNCTION_CALLS, wireArgs, SET_KEY, optsIndex } from './protocol.js';
 
 
 /** One interface over both kinds of worker: post, listen for messages and failures, terminate. */
@@ -69,6 +69,26 @@ const plain = (opts = {}) => Object.fromEntries(Object.entries(opts)
   .map(([k, v]) => [k, /Url$/.test(k) && v != null ? absolute(v) : v]));
 function absolute(v) { try { return new URL(String(v), here()).href; } catch { return String(v); } }
 
+/**
+ * A transcoder set loaded into the worker's engine (WorkerModel.loadTranscoders): pass it where the
+ * in-process API takes a TranscoderSet (forward's `transcoders.set`, findFeatureNeurons'
+ * `transcoders`, decomposePrediction's `transcoder.set`, neuronsVsFeatures).
+ */
+export class WorkerTranscoderSet {
+  constructor(rpc, r) { this.rpc = rpc; this.handle = r.handle; this.layers = r.layers; this.features = r.features; this.k = r.k; this.scores = r.scores; }
+  /** what a feature writes and the tokens it promotes and suppresses (TranscoderSet.featureOutput) */
+  featureOutput(layer, feature, opts) { return this.rpc.call('featureOutput', [{ [SET_KEY]: this.handle }, layer, feature, opts]); }
+  async dispose() { if (!this.rpc.closed) await this.rpc.call('disposeTranscoders', [{ [SET_KEY]: this.handle }]); }
+}
+/** arguments for the wire: a WorkerTranscoderSet anywhere in them (a few levels deep) becomes its handle */
+function wire(v, depth = 0) {
+  if (v instanceof WorkerTranscoderSet) return { [SET_KEY]: v.handle };
+  if (!v || typeof v !== 'object' || ArrayBuffer.isView(v) || depth > 4 || v instanceof URL) return v;
+  if (Array.isArray(v)) return v.length > 64 ? v : v.map((x) => wire(x, depth + 1));
+  if (Object.getPrototypeOf(v) !== Object.prototype) return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wire(x, depth + 1)]));
+}
+
 /** The model's tokenizer, proxied: every method returns a promise (methods from protocol.js). */
 class WorkerTokenizer {
   constructor(rpc, info) { Object.assign(this, info); this.rpc = rpc; }
@@ -97,6 +117,16 @@ export class WorkerModel {
       }
     } finally { await this.rpc.call('genStop', [gid]).catch(() => {}); }
   }
+  /**
+   * Loads a transcoder set into the worker's model: a URL or folder (as loadTranscoders), or a
+   * trainTranscoders result's `files`.
+   * @param {string | URL | {'manifest.json': string, 'transcoders.bin': Uint8Array}} source
+   * @returns {Promise<WorkerTranscoderSet>}
+   */
+  async loadTranscoders(source) {
+    const src = typeof source === 'string' || source instanceof URL ? (here() || /^[a-z][a-z0-9+.-]+:/i.test(String(source)) ? new URL(String(source), here()).href : String(source)) : source;
+    return new WorkerTranscoderSet(this.rpc, await this.rpc.call('loadTranscoders', [src]));
+  }
   /** `await using model = await loadModelInWorker(…)` disposes it at the end of the block */
   [Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')]() { return this.dispose(); }
 
@@ -109,14 +139,14 @@ export class WorkerModel {
 // the proxied calls, from protocol.js: model methods (options without callbacks or signals) and
 // the features.js functions run on the worker's model
 for (const [name, spec] of Object.entries(MODEL_CALLS))
-  WorkerModel.prototype[name] = function (...args) { return this.rpc.call(name, wireArgs(spec, args).map((a) => (isOptions(a) ? plain(a) : a))); };
+  WorkerModel.prototype[name] = function (...args) { return this.rpc.call(name, wire(wireArgs(spec, args).map((a) => (isOptions(a) ? plain(a) : a)))); };
 for (const [name, spec] of Object.entries(FUNCTION_CALLS))
   WorkerModel.prototype[name] = async function (...args) {
-    const given = (spec.optsOnly ? args[0] : args[1]) ?? {};
+    const at = optsIndex(spec), given = args[at] ?? {};
     const { onProgress, signal, ...rest } = given; // the callback and the signal stay here
     if (signal?.aborted) throw new MlpscopeError('E_ABORTED', `${name}: stopped`);
     const opts = spec.progress ? { ...rest, progress: !!onProgress } : rest; // the worker posts progress messages
-    const p = this.rpc.call(name, spec.optsOnly ? [opts] : [args[0], opts], { onProgress });
+    const p = this.rpc.call(name, wire([...args.slice(0, at), opts]), { onProgress });
     const onAbort = spec.signal ? () => this.rpc.call('abort', [p.id]) : null;
     if (onAbort) signal?.addEventListener('abort', onAbort, { once: true });
     try { return await p; } finally { if (onAbort) signal?.removeEventListener('abort', onAbort); }

@@ -7,7 +7,7 @@ import * as features from './features.js';
 import * as language from './language.js';
 import * as superweights from './superweights.js';
 import * as transcoder from './transcoder.js';
-import { MODEL_CALLS, TOKENIZER_CALLS, FUNCTION_CALLS } from './protocol.js';
+import { MODEL_CALLS, TOKENIZER_CALLS, FUNCTION_CALLS, SET_KEY, optsIndex } from './protocol.js';
 
 // a Web Worker talks through `self`; a Node worker through worker_threads' parentPort
 const port = typeof self !== 'undefined' && typeof self.postMessage === 'function'
@@ -18,6 +18,8 @@ let model = null;
 const gens = new Map();
 const aborts = new Map();
 let nextGen = 1;
+const sets = new Map(); // handle -> TranscoderSet of the worker's model
+let nextSet = 1;
 
 function transferables(v, out = new Set()) {
   if (!v || typeof v !== 'object') return out;
@@ -28,6 +30,19 @@ function transferables(v, out = new Set()) {
 }
 
 const need = () => { if (!model) throw new MlpscopeError('E_STATE', 'no model loaded in this worker'); return model; };
+/** the arguments with every {[SET_KEY]: handle} replaced by its set (a few levels deep: options
+ *  hold a set as `transcoders`, `transcoders.set` or `transcoder.set`) */
+function revive(v, depth = 0) {
+  if (!v || typeof v !== 'object' || ArrayBuffer.isView(v) || depth > 4) return v;
+  if (Object.hasOwn(v, SET_KEY)) {
+    const set = sets.get(v[SET_KEY]);
+    if (!set) throw new MlpscopeError('E_STATE', 'the transcoder set was disposed (or belongs to a model this worker no longer holds)');
+    return set;
+  }
+  if (Array.isArray(v)) return v.length > 64 ? v : v.map((x) => revive(x, depth + 1));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, revive(x, depth + 1)]));
+}
+const dropSets = () => { for (const s of sets.values()) s.dispose(); sets.clear(); };
 const tok = () => { const t = need().tokenizer; if (!t) throw new MlpscopeError('E_TOKEN', 'this weight set has no tokenizer'); return t; };
 
 const ops = {
@@ -35,6 +50,7 @@ const ops = {
     const ac = new AbortController();
     aborts.set(id, ac);
     try {
+      dropSets();
       model?.dispose();
       model = null;
       model = await loadModel(source, { ...opts, signal: ac.signal, onProgress: (p) => port.post({ id, progress: p }) });
@@ -56,19 +72,29 @@ const ops = {
     return r;
   },
   async genStop(id, gid) { const g = gens.get(gid); gens.delete(gid); await g?.return(); },
-  dispose() { for (const g of gens.values()) g.return(); gens.clear(); model?.dispose(); model = null; },
+  dispose() { for (const g of gens.values()) g.return(); gens.clear(); dropSets(); model?.dispose(); model = null; },
+  async loadTranscoders(id, source) {
+    const set = await transcoder.loadTranscoders(need(), source);
+    const handle = nextSet++;
+    sets.set(handle, set);
+    return { handle, layers: set.layers, features: set.features, k: set.k, scores: set.scores };
+  },
+  featureOutput(id, set, layer, feature, opts) { return revive(set).featureOutput(layer, feature, opts); },
+  disposeTranscoders(id, set) { const h = set?.[SET_KEY]; sets.get(h)?.dispose(); sets.delete(h); },
 };
 // the proxied calls, from protocol.js
-for (const name of Object.keys(MODEL_CALLS)) ops[name] = (id, ...args) => need()[name](...args);
+for (const name of Object.keys(MODEL_CALLS)) ops[name] = (id, ...args) => need()[name](...revive(args));
 for (const name of Object.keys(TOKENIZER_CALLS)) ops[name] = (id, ...args) => tok()[name](...args);
 const functions = { ...features, ...language, ...superweights, ...transcoder };
 for (const [name, spec] of Object.entries(FUNCTION_CALLS))
-  ops[name] = async (id, ...args) => {
-    let opts = spec.optsOnly ? args[0] : args[1];
+  ops[name] = async (id, ...wire) => {
+    const args = revive(wire), at = optsIndex(spec);
+    let opts = args[at];
     if (spec.progress) opts = { ...opts, onProgress: opts?.progress ? (p) => port.post({ id, progress: p }) : undefined };
     const ac = spec.signal ? new AbortController() : null;
     if (ac) { aborts.set(id, ac); opts = { ...opts, signal: ac.signal }; }
-    try { return await (spec.optsOnly ? functions[name](need(), opts) : functions[name](need(), args[0], opts)); } finally { if (ac) aborts.delete(id); }
+    args[at] = opts;
+    try { return await functions[name](need(), ...args.slice(0, at + 1)); } finally { if (ac) aborts.delete(id); }
   };
 
 port.listen(async (data) => {

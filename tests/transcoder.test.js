@@ -116,18 +116,41 @@ test('mlpscope transcoder train writes the set and prints its scores', () => {
   assert.throws(() => execFileSync(process.execPath, [CLI, 'transcoder', 'compare', DEMO], { stdio: 'pipe' }), /needs DIR and --set SET/);
 });
 
-test('in a Worker: the same bytes as in-process, progress messages, and a stop from this side', async () => {
+test('in a Worker: the same bytes as in-process, progress messages with the training FVU, a stop from this side; a set loaded there answers as in-process', async () => {
   const opts = { layers: [4], features: 128, k: 4, tokens: 2048, valTokens: 128, buffer: 1024, batch: 256 };
   const model = await loadModel(DEMO, { threads: 1 });
   const here = await trainTranscoders(model, opts);
+  const P = probes(7, 24), ids = model.tokenizer.encode('I flew from Paris to Tokyo last week', { addSpecial: true });
+  const setHere = await loadTranscoders(model, here.files);
+  const inProcess = {
+    hook: model.forward(ids, { hooks: ['blocks.4.transcoder.hook_feature'], transcoders: { set: setHere } }).hooks['blocks.4.transcoder.hook_feature'],
+    cmp: neuronsVsFeatures(model, setHere, P, { sizes: [1, 4] }),
+    dec: model.decomposePrediction(ids, { transcoder: { set: setHere, layer: 4 } }).features,
+    out: setHere.featureOutput(4, 3, { k: 2 }),
+  };
   model.dispose();
   const w = await loadModelInWorker(DEMO, { threads: 1 });
   try {
   const seen = [];
-  const there = await w.trainTranscoders({ ...opts, onProgress: (p) => seen.push(p.phase) });
+  const fvus = [];
+  const there = await w.trainTranscoders({ ...opts, onProgress: (p) => { seen.push(p.phase); if (p.layers?.[0].steps) fvus.push(p.layers[0].fvu); } });
   assert.equal(Buffer.compare(Buffer.from(here.files['transcoders.bin']), Buffer.from(there.files['transcoders.bin'])), 0);
   assert.deepEqual(there.scores, here.scores);
   assert.ok(seen.includes('train') && seen.includes('score'), `progress phases: ${[...new Set(seen)]}`);
+  assert.equal(fvus.at(-1), there.scores.layers[0].train_fvu, 'the last training report carries the last batch\'s FVU');
+  // the set in the worker: hooks, the comparison, the decomposition and a feature's output as in-process
+  const set = await w.loadTranscoders(there.files);
+  assert.deepEqual([set.layers, set.features, set.k], [[4], 128, 4]);
+  const hook = (await w.forward(ids, { hooks: ['blocks.4.transcoder.hook_feature'], transcoders: { set } })).hooks['blocks.4.transcoder.hook_feature'];
+  assert.deepEqual(Array.from(hook), Array.from(inProcess.hook));
+  const prog = [];
+  assert.deepEqual(await w.neuronsVsFeatures(set, P, { sizes: [1, 4], onProgress: (p) => prog.push(p.done) }), inProcess.cmp);
+  assert.equal(prog.length, 2 * P.length, 'one progress message per probe pass, both searches');
+  assert.deepEqual((await w.decomposePrediction(ids, { transcoder: { set, layer: 4 } })).features, inProcess.dec);
+  assert.deepEqual(await set.featureOutput(4, 3, { k: 2 }), inProcess.out);
+  assert.deepEqual((await w.findFeatureNeurons(P, { transcoders: set, top: 1, layers: [4], byLang: true })).best, inProcess.cmp.rows.map((r) => r.transcoder));
+  await set.dispose();
+  await assert.rejects(w.forward(ids, { transcoders: { set } }), { code: 'E_STATE', message: /disposed/ });
   const ac = new AbortController();
   const run = w.trainTranscoders({ ...opts, tokens: 10_000_000, signal: ac.signal, onProgress: () => ac.abort() });
   await assert.rejects(run, { code: 'E_ABORTED' });

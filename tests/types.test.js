@@ -35,7 +35,7 @@ const membersOf = (dts, cls) => {
 
 test('WorkerModel in index.d.ts declares exactly the calls of the worker protocol (js/protocol.js)', () => {
   const declared = membersOf(dtsText(), 'WorkerModel');
-  const expected = new Set([...Object.keys(MODEL_CALLS), ...Object.keys(FUNCTION_CALLS), 'generate', 'dispose']);
+  const expected = new Set([...Object.keys(MODEL_CALLS), ...Object.keys(FUNCTION_CALLS), 'generate', 'dispose', 'loadTranscoders']);
   assert.deepEqual([...declared].sort(), [...expected].sort());
   const tok = /readonly tokenizer: \{ \[K in ([^\]]+)\]/.exec(dtsText())[1].split('|').map((x) => x.trim().replace(/'/g, ''));
   assert.deepEqual(tok.sort(), Object.keys(TOKENIZER_CALLS).sort());
