@@ -5,11 +5,17 @@
 // the best neuron against the best feature for city / negation / code (held-out ROC AUC on the
 // project's probes, seed 9, 400 texts; neuronsVsFeatures) unless --no-compare; --out DIR saves the set.
 //   node bench/transcoder.mjs [--threads N] [--tokens N] [--features F] [--k K] [--layers 0,3] [--out DIR] [--no-compare] [--json]
+// --shapes qwen3.5-0.8b: the Qwen3.5-0.8B shapes instead (a synthetic q8 weight set from
+// bench/models.mjs, no tokenizer: random token rows), the memory preflight for every layer and for
+// the layers asked (default the middle one), then training and scoring those (default 32,768 tokens).
 import { loadModel } from '../js/index.js';
 import { trainTranscoders, TRANSCODER_DEFAULTS, loadTranscoders } from '../js/transcoder.js';
 import { neuronsVsFeatures } from '../js/features.js';
 import { probes } from '../js/corpus.js';
 import fs from 'node:fs';
+import { transcoderMemory } from '../js/transcoder.js';
+import { synth } from './models.mjs';
+import { rng } from '../js/corpus.js';
 import { demoModelUrl } from '../js/demo.js';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +24,7 @@ const opt = (k, d) => { const i = args.indexOf(k); return i >= 0 ? args[i + 1] :
 const threads = Number(opt('--threads', 2)), tokens = Number(opt('--tokens', TRANSCODER_DEFAULTS.tokens));
 const features = Number(opt('--features', TRANSCODER_DEFAULTS.features)), k = Number(opt('--k', TRANSCODER_DEFAULTS.k));
 const layers = opt('--layers') ? opt('--layers').split(',').map(Number) : undefined;
+if (opt('--shapes')) { await shapes(opt('--shapes')); process.exit(0); }
 const model = await loadModel(fileURLToPath(demoModelUrl), { threads });
 let last = 0;
 const r = await trainTranscoders(model, {
@@ -48,4 +55,24 @@ if (cmp) {
   console.log('\n| feature | best neuron | AUC | best feature | AUC | zh: neuron / feature | en: neuron / feature | neurons of its layer to match it |\n|---|---|---|---|---|---|---|---|');
   for (const x of cmp.rows) console.log(`| ${x.feature} | L${x.neuron.layer} #${x.neuron.neuron} | ${a(x.neuron)} | L${x.transcoder.layer} #${x.transcoder.neuron} | ${a(x.transcoder)} | ` +
     `${a(x.byLang?.zh?.neuron)} / ${a(x.byLang?.zh?.transcoder)} | ${a(x.byLang?.en?.neuron)} / ${a(x.byLang?.en?.transcoder)} | ${x.neuronsToMatch ?? `> ${x.combined.at(-1)?.n}`} (${x.combined.map((c) => `${c.n}: ${c.heldOutAuc.toFixed(3)}`).join(', ')}) |`);
+}
+
+/** training on a big model's shapes: the preflight, then a few layers on random token rows */
+async function shapes(preset) {
+  const m = await loadModel(synth(preset, 'q8'), { threads });
+  const L = m.nLayers, ls = layers ?? [Math.floor(L / 2)], toks = Number(opt('--tokens', 32768));
+  const mb = (x) => `${(x / 2 ** 20).toFixed(0)} MB`;
+  const show = (what, mem) => console.log(`| ${what} | ${mb(mem.bytes)} | ${mb(mem.parts.weights)} | ${mb(mem.parts.activations)} | ${mb(mem.parts.scoring)} | ${mb(mem.free)} | ${mem.bytes <= mem.free ? 'yes' : 'no: E_MEMORY before allocating'} |`);
+  console.log(`${preset} shapes (synthetic q8, hidden ${m.config.hidden_size}, vocab ${m.config.vocab_size}, ${L} layers), ${features} features, k ${k}, ${threads} thread${threads > 1 ? 's' : ''}\n`);
+  console.log('| layers | session needs | transcoders + Adam | captured activations | scoring | engine has left | fits |\n|---|---|---|---|---|---|---|');
+  show(`all ${L}`, transcoderMemory(m, { features, k }));
+  show(ls.join(', '), transcoderMemory(m, { features, k, layers: ls }));
+  const V = m.config.vocab_size;
+  const sequences = (seed, T) => (function* () { const r = rng(seed); for (;;) yield Int32Array.from({ length: T }, () => r.int(V)); })();
+  let last = 0;
+  const r = await trainTranscoders(m, { layers: ls, features, k, tokens: toks, valTokens: 1024, sequences,
+    onProgress: (p) => { if (performance.now() - last > 10_000) { last = performance.now(); process.stderr.write(`${p.phase} ${p.done} / ${p.total}, ${p.tokensPerSecond.toFixed(0)} tok/s\n`); } } });
+  m.dispose();
+  console.log(`\ntrained layer${ls.length > 1 ? 's' : ''} ${ls.join(', ')} on ${r.trainTokens} random tokens: ${r.trainSeconds.toFixed(1)} s, ${r.tokensPerSecond.toFixed(0)} tok/s; scored 1,024 tokens in ${r.scoreSeconds.toFixed(1)} s`);
+  for (const l of r.scores.layers) console.log(`layer ${l.layer}: FVU ${l.fvu?.toFixed(3)}, L0 ${l.l0?.toFixed(1)}, dead ${l.dead?.toFixed(3)}, KL ${l.kl?.toFixed(4)}`);
 }

@@ -575,23 +575,27 @@ export function neuronsForTokens(model, text, opts) {
  * (as generate({interventions}) steers), and the probability of `tokens` at the last position
  * before and after, with the top `k` next tokens each time.
  * @param {import('./model.js').Model} model @param {string | ArrayLike<number>} text
- * @param {{layer: number, neuron: number, values: number[], tokens: number[], k?: number}} opts
+ * With `transcoders: set`, `neuron` is a feature of the set and the push adds to
+ * `transcoder.hook_feature` (the MLP keeps its own output plus what the pushed feature writes).
+ * @param {{layer: number, neuron: number, values: number[], tokens: number[], k?: number, transcoders?: import('./transcoder.js').TranscoderSet}} opts
  */
 export function pushNeuron(model, text, opts) {
   const where = 'pushNeuron()';
   opts = A.options(opts, where);
   const { ids, tokens } = tokenSetArgs(model, text, opts, where);
-  const { layer, neuron, values, k = 5 } = opts, I = model.config.intermediate_size;
+  const { layer, neuron, values, k = 5, transcoders } = opts;
+  const units = unitsOf(model, transcoders, where), I = units.width;
   if (!Number.isInteger(layer) || layer < 0 || layer >= model.nLayers) fail('E_ARG', `${where}: layer ${A.show(layer)} is not in 0..${model.nLayers - 1}`);
-  if (!Number.isInteger(neuron) || neuron < 0 || neuron >= I) fail('E_ARG', `${where}: neuron ${A.show(neuron)} is not in 0..${I - 1}`);
+  if (!units.layers.includes(layer)) fail('E_ARG', `${where}: the transcoder set has no layer ${layer} (it has ${units.layers.join(', ')})`);
+  if (!Number.isInteger(neuron) || neuron < 0 || neuron >= I) fail('E_ARG', `${where}: ${units.unit === 'neuron' ? 'neuron' : 'feature'} ${A.show(neuron)} is not in 0..${I - 1}`);
   if (!Array.isArray(values) || !values.length || !values.every(Number.isFinite)) fail('E_ARG', `${where}: values must be a non-empty array of finite numbers, not ${A.show(values)}`);
   if (!Number.isInteger(k) || k < 0 || k > 100) fail('E_ARG', `${where}: k must be an integer in 0..100, not ${A.show(k)}`);
   const read = (iv) => {
-    const r = model.forward(ids, { stats: false, logits: 'last', interventions: iv });
+    const r = model.forward(ids, { stats: false, logits: 'last', interventions: iv, ...units.forward([layer]) });
     return { p: tokenSetProbability(r.logits, tokens), top: topTokens(r.logits, k, model.tokenizer, { after: ids }) };
   };
   const before = read([]);
-  const after = values.map((value) => ({ value, ...read([{ hook: `blocks.${layer}.mlp.hook_post`, neurons: [neuron], op: 'add', value }]) }));
+  const after = values.map((value) => ({ value, ...read([{ hook: units.hook(layer), [units.unit === 'neuron' ? 'neurons' : 'features']: [neuron], op: 'add', value }]) }));
   return { layer, neuron, before, after };
 }
 
@@ -628,4 +632,78 @@ export function neuronsVsFeatures(model, set, probes, opts) {
     return row;
   });
   return { rows, tokens: nv.tokens };
+}
+
+// ---------------------------------------------------------------- a transcoder feature's card
+
+/**
+ * A transcoder feature's card, as Neuronpedia shows a feature: where it fires over the probes
+ * (its strongest activations, examples at quantiles of its range, a histogram, how often it fires),
+ * what it writes (its decoder row read by the head: the tokens it promotes and suppresses), and a
+ * computed label — of the labels in the probes' spans, the one its activation separates best from
+ * every other non-blank token on the first half of the probes (ROC AUC), with its AUC on the
+ * held-out half. `scale` (its strongest activation over the probes) is the unit its steering is
+ * measured in (pushNeuron with `transcoders`). Two passes over the probes.
+ * @param {import('./model.js').Model} model @param {import('./transcoder.js').TranscoderSet} set @param {Probe[]} probes
+ * @param {{layer: number, feature: number, k?: number, quantiles?: number[], logits?: number, window?: number}} opts
+ */
+export function featureCard(model, set, probes, opts) {
+  const where = 'featureCard()';
+  const { layer, feature, k = 8, quantiles = [0.5, 0.9, 0.99, 0.999], logits = 10, window = 6 } = A.options(opts, where);
+  unitsOf(model, set, where);
+  if (!Array.isArray(probes) || !probes.every((p) => typeof p?.text === 'string' && Array.isArray(p.spans))) fail('E_ARG', `${where}: probes must be an array of {text, spans}`);
+  const acts = neuronTopActivations(model, probes, { layer, neuron: feature, k, quantiles, window, transcoders: set });
+  const output = set.featureOutput(layer, feature, { k: logits });
+  // the computed label: per label, the AUC on each half of the probes
+  const hook = `blocks.${layer}.transcoder.hook_feature`, F = set.features, split = Math.floor(probes.length / 2);
+  const rows = []; // [half, activation, labels]
+  probes.forEach((p, i) => {
+    const ids = model.tokenizer.encode(p.text, { addSpecial: true });
+    if (!ids.length || ids.length > model.contextLength) return;
+    const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook], transcoders: { set, layers: [layer] } }).hooks[hook];
+    tokenOffsets(model.tokenizer, ids).forEach(([a, b], t) => {
+      if (b <= a || !/\S/.test(p.text.slice(a, b))) return;
+      rows.push([i < split ? 0 : 1, h[t * F + feature], new Set(p.spans.filter((s) => s.start < b && s.end > a).map((s) => s.label))]);
+    });
+  });
+  const names = [...new Set(probes.flatMap((p) => p.spans.map((s) => s.label)))].sort();
+  const aucOn = (half, name) => {
+    const r = rows.filter((x) => x[0] === half);
+    return auc(r.filter((x) => x[2].has(name)).map((x) => x[1]), r.filter((x) => !x[2].has(name)).map((x) => x[1]));
+  };
+  const labels = names.map((name) => ({ label: name, auc: aucOn(0, name), heldOutAuc: aucOn(1, name), count: rows.filter((x) => x[2].has(name)).length }))
+    .sort((a, b) => b.auc - a.auc || a.label.localeCompare(b.label));
+  const fires = rows.filter((x) => x[1] > 0).length;
+  return { layer, feature, scale: acts.top[0]?.activation ?? 0, frequency: rows.length ? fires / rows.length : 0, label: labels[0] ?? null, labels, ...acts, output };
+}
+
+/**
+ * The features of a transcoder set that fire on a text ("search by text"): per token, its `k`
+ * strongest features; and over the whole text, the features ranked by their largest activation
+ * (with the token where it is reached). One pass.
+ * @param {import('./model.js').Model} model @param {import('./transcoder.js').TranscoderSet} set
+ * @param {string | ArrayLike<number>} text @param {{layer: number, k?: number, top?: number}} opts
+ */
+export function featuresOnText(model, set, text, opts) {
+  const where = 'featuresOnText()';
+  const { layer, k = 5, top = 20 } = A.options(opts, where);
+  unitsOf(model, set, where);
+  set._ptr(layer);
+  if (!Number.isInteger(k) || k < 1 || k > set.features) fail('E_ARG', `${where}: k must be an integer in 1..${set.features}, not ${A.show(k)}`);
+  if (!Number.isInteger(top) || top < 1) fail('E_ARG', `${where}: top must be a positive integer, not ${A.show(top)}`);
+  if (!model.tokenizer && typeof text === 'string') fail('E_TOKEN', `${where}: this weight set has no tokenizer; pass token ids`);
+  const ids = typeof text === 'string' ? model.tokenizer.encode(text, { addSpecial: true }) : A.ids(text, where, 'text');
+  if (!ids.length || ids.length > model.contextLength) fail('E_ARG', `${where}: the text has ${ids.length} tokens (1 to ${model.contextLength})`);
+  const hook = `blocks.${layer}.transcoder.hook_feature`, F = set.features;
+  const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook], transcoders: { set, layers: [layer] } }).hooks[hook];
+  const pieces = model.tokenizer ? model.tokenizer.pieces(ids) : null;
+  const best = new Map(); // feature -> [activation, token]
+  const tokens = Array.from(ids, (id, t) => {
+    const z = h.subarray(t * F, (t + 1) * F);
+    const fs = topIndices(F, k, (a, b) => z[a] > z[b] || (z[a] === z[b] && a < b)).filter((f) => z[f] > 0);
+    for (let f = 0; f < F; f++) if (z[f] > 0 && !(best.get(f)?.[0] >= z[f])) best.set(f, [z[f], t]);
+    return { token: t, id, piece: pieces ? pieces[t].text : null, features: fs.map((f) => ({ feature: f, activation: z[f] })) };
+  });
+  const ranked = [...best.entries()].sort((a, b) => b[1][0] - a[1][0] || a[0] - b[0]).slice(0, top).map(([feature, [activation, token]]) => ({ feature, activation, token }));
+  return { layer, ids: Array.from(ids), tokens, features: ranked };
 }

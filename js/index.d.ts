@@ -533,6 +533,8 @@ export interface TranscoderTrainOptions {
   replacement?: boolean;
   /** sequence length (default min(128, the model's context)) */
   ctx?: number;
+  /** the token rows (at most ctx ids each) instead of the project's corpus, called with corpusSeed to train and valSeed to score (a model without a tokenizer needs it; not in a Worker) */
+  sequences?: (seed: number, ctx: number) => Iterable<ArrayLike<number>>;
   /** layers (while training): each layer's last batch — its FVU and the features dead so far */
   onProgress?: (p: { phase: 'train' | 'score'; done: number; total: number; tokensPerSecond: number; secondsLeft: number; layers?: { layer: number; steps: number; fvu: number | null; dead: number }[] }) => void;
   signal?: AbortSignal;
@@ -559,6 +561,8 @@ export interface TranscoderTrainResult {
   files: { 'manifest.json': string; 'transcoders.bin': Uint8Array };
 }
 export const TRANSCODER_DEFAULTS: Readonly<Required<Pick<TranscoderTrainOptions, 'features' | 'k' | 'tokens' | 'valTokens' | 'epochs' | 'batch' | 'buffer' | 'lr' | 'seed' | 'corpusSeed' | 'valSeed' | 'replacement'>>>;
+/** What trainTranscoders allocates for these options and what the engine's memory has left (its own preflight: E_MEMORY when bytes > free). */
+export function transcoderMemory(model: Model, opts?: Pick<TranscoderTrainOptions, 'layers' | 'features' | 'k' | 'buffer' | 'batch' | 'ctx'>): { bytes: number; free: number; parts: { weights: number; activations: number; scoring: number; saved: number } };
 /** Trains TopK transcoders for some MLPs of a loaded model on the project's corpus and scores them on held-out text. */
 export function trainTranscoders(model: Model, opts?: TranscoderTrainOptions): Promise<TranscoderTrainResult>;
 /** A transcoder set loaded into a model's engine. */
@@ -593,7 +597,16 @@ export function neuronsForTokens(model: Model, text: string | ArrayLike<number>,
 export interface PushRead { p: number; top: (LogitToken & { prob: number })[] }
 export interface PushResult { layer: number; neuron: number; before: PushRead; after: (PushRead & { value: number })[] }
 /** one neuron's mlp.hook_post plus each value at every position: P(tokens) at the last position and the top k next tokens */
-export function pushNeuron(model: Model, text: string | ArrayLike<number>, opts: { layer: number; neuron: number; values: number[]; tokens: number[]; k?: number }): PushResult;
+/** with `transcoders`, `neuron` is a feature of the set and the push adds to its transcoder.hook_feature */
+export function pushNeuron(model: Model, text: string | ArrayLike<number>, opts: { layer: number; neuron: number; values: number[]; tokens: number[]; k?: number; transcoders?: TranscoderSet }): PushResult;
+/** A transcoder feature's card: where it fires (top, atQuantiles, histogram), how often, what it writes, its computed label (the probe label its activation separates best on the first half; heldOutAuc on the second), and `scale` (its strongest activation: the unit of a calibrated push). */
+export interface FeatureCard extends TopActivationResult { layer: number; feature: number; scale: number; frequency: number;
+  label: { label: string; auc: number; heldOutAuc: number; count: number } | null; labels: { label: string; auc: number; heldOutAuc: number; count: number }[];
+  output: { direction: Float32Array; norm: number } & DirectionLogits }
+export function featureCard(model: Model, set: TranscoderSet, probes: Probe[], opts: { layer: number; feature: number; k?: number; quantiles?: number[]; logits?: number; window?: number }): FeatureCard;
+/** The features of a set that fire on a text: per token its k strongest, and the text's features ranked by their largest activation. */
+export interface FeaturesOnText { layer: number; ids: number[]; tokens: { token: number; id: number; piece: string | null; features: { feature: number; activation: number }[] }[]; features: { feature: number; activation: number; token: number }[] }
+export function featuresOnText(model: Model, set: TranscoderSet, text: string | ArrayLike<number>, opts: { layer: number; k?: number; top?: number }): FeaturesOnText;
 /** Mann-Whitney AUC: P(a positive scores above a negative), ties count half. */
 export function auc(pos: ArrayLike<number>, neg: ArrayLike<number>): number;
 /** Character offsets [start, end) of each token in the decoded text. */
@@ -617,7 +630,9 @@ export class WorkerModel {
   neuronQuadrants(texts: (string | Probe)[], opts: { layer: number; neuron: number; k?: number; window?: number }): Promise<QuadrantResult>;
   featureTokens(probes: Probe[], opts: { label: string; lang?: string }): Promise<number[]>;
   neuronsForTokens(text: string | ArrayLike<number>, opts: { tokens: number[]; perLayer?: number }): Promise<TokenWritersResult>;
-  pushNeuron(text: string | ArrayLike<number>, opts: { layer: number; neuron: number; values: number[]; tokens: number[]; k?: number }): Promise<PushResult>;
+  pushNeuron(text: string | ArrayLike<number>, opts: { layer: number; neuron: number; values: number[]; tokens: number[]; k?: number; transcoders?: WorkerTranscoderSet }): Promise<PushResult>;
+  featureCard(set: WorkerTranscoderSet, probes: Probe[], opts: { layer: number; feature: number; k?: number; quantiles?: number[]; logits?: number; window?: number }): Promise<FeatureCard>;
+  featuresOnText(set: WorkerTranscoderSet, text: string | ArrayLike<number>, opts: { layer: number; k?: number; top?: number }): Promise<FeaturesOnText>;
   neuronOutput(layer: number, neuron: number, opts?: { k?: number }): Promise<NeuronOutput>;
   neuronWeightClasses(opts?: WeightClassOptions & { layers?: number[] }): Promise<WeightClassResult>;
   neuronWeightClass(layer: number, neuron: number, opts?: WeightClassOptions): Promise<NeuronWeightClass>;

@@ -52,6 +52,8 @@ export const FUNCTION_CALLS = {
   superWeights: { arrays: [0] },
   trainTranscoders: { progress: true, signal: true, optsOnly: true },
   neuronsVsFeatures: { progress: true, optsAt: 2 },
+  featureCard: { optsAt: 2 },
+  featuresOnText: { arrays: [1], optsAt: 2 },
 };
 
 /** Where a FUNCTION_CALLS row's options are among its arguments (after the model). */

@@ -38,10 +38,12 @@ export function* corpusSequences(model, seed, T, eos) {
  * Returns the held-out scores per layer (FVU, L0, dead fraction, replacement KL / loss / loss
  * recovered against zero-ablation), the whole replacement's, the training time and rate, and the
  * transcoder set's files (`manifest.json` text and `transcoders.bin` bytes; docs/format.md).
+ * `sequences(seed, ctx)`, if given, yields the token rows (at most ctx ids each) instead of the
+ * project's corpus: called with corpusSeed for training and valSeed for scoring.
  * @param {any} model a Model (js/model.js) with a tokenizer
  * @param {{layers?: number[], features?: number, k?: number, tokens?: number, valTokens?: number, epochs?: number,
  *   batch?: number, buffer?: number, lr?: number, seed?: number, corpusSeed?: number, valSeed?: number,
- *   replacement?: boolean, ctx?: number, onProgress?: (p: {phase: 'train' | 'score', done: number, total: number, tokensPerSecond: number, secondsLeft: number,
+ *   replacement?: boolean, ctx?: number, sequences?: (seed: number, ctx: number) => Iterable<ArrayLike<number>>, onProgress?: (p: {phase: 'train' | 'score', done: number, total: number, tokensPerSecond: number, secondsLeft: number,
  *   layers?: {layer: number, steps: number, fvu: number | null, dead: number}[]}) => void,
  *   signal?: AbortSignal, yieldEvery?: number}} [opts]
  */
@@ -49,7 +51,8 @@ export async function trainTranscoders(model, opts = {}) {
   model._alive();
   const o = { ...TRANSCODER_DEFAULTS, ...A.options(opts, where) };
   const e = model.e, L = model.nLayers;
-  if (!model.tokenizer) throw new MlpscopeError('E_ARG', `${where}: the model has no tokenizer, so the corpus cannot be encoded`);
+  if (o.sequences !== undefined && typeof o.sequences !== 'function') throw new MlpscopeError('E_ARG', `${where}: sequences must be a function (seed, ctx) => an iterable of token-id rows`);
+  if (!model.tokenizer && !o.sequences) throw new MlpscopeError('E_ARG', `${where}: the model has no tokenizer, so the corpus cannot be encoded (pass sequences)`);
   const layers = o.layers ?? Array.from({ length: L }, (_, l) => l);
   A.list(layers, where, 'layers');
   for (const l of layers) if (!Number.isInteger(l) || l < 0 || l >= L) throw new MlpscopeError('E_ARG', `${where}: layer ${A.show(l)} is not an integer in 0..${L - 1}`);
@@ -66,13 +69,32 @@ export async function trainTranscoders(model, opts = {}) {
   if (!(o.lr > 0 && o.lr < 1)) throw new MlpscopeError('E_ARG', `${where}: lr ${A.show(o.lr)} is not a number in (0, 1)`);
   if (typeof o.replacement !== 'boolean') throw new MlpscopeError('E_ARG', `${where}: replacement must be true or false`);
   for (const name of ['seed', 'corpusSeed', 'valSeed']) int(name, 0, Number.MAX_SAFE_INTEGER);
-  const eos = model._info.tokenizer.eos_token_ids?.[0] ?? -1;
+  const eos = model._info.tokenizer?.eos_token_ids?.[0] ?? -1;
+  // the token rows: the project's corpus unless the caller brings its own (a model without a tokenizer)
+  const rows = (seed) => {
+    if (!o.sequences) return corpusSequences(model, seed, T, eos);
+    const V = model.config.vocab_size;
+    return (function* () {
+      for (const r of o.sequences(seed, T)) {
+        const ids = Int32Array.from(r);
+        if (ids.length > T || ids.some((x) => !(x >= 0 && x < V))) throw new MlpscopeError('E_ARG', `${where}: a row of sequences has ${ids.length} tokens (at most ${T}) or an id outside 0..${V - 1}`);
+        yield ids;
+      }
+    })();
+  };
   const yieldEvery = o.yieldEvery ?? 8;
   const aborted = () => { // after every wait: stopped, or the model disposed meanwhile
     if (o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `${where}: stopped`);
     model._alive();
   };
 
+  // the preflight: what the session will allocate against what the engine's memory has left
+  const mem = memoryOf(model, layers.length, F, k, T, buffer, batch);
+  if (mem.bytes > mem.free) {
+    const mb = (x) => `${(x / 2 ** 20).toFixed(0)} MB`;
+    throw new MlpscopeError('E_MEMORY', `${where}: ${layers.length} layer${layers.length > 1 ? 's' : ''} of ${F} features need ${mb(mem.bytes)} (transcoders and optimizer ${mb(mem.parts.weights)}, ` +
+      `captured activations ${mb(mem.parts.activations)}, scoring ${mb(mem.parts.scoring)}, the saved set ${mb(mem.parts.saved)}) and the engine has ${mb(mem.free)} left: train fewer layers at a time, fewer features or a smaller buffer`);
+  }
   const s = e.c.tc_session_create(model.m, layers, F, k, T, buffer, batch, epochs, o.lr, o.seed);
   try {
     const t0 = performance.now();
@@ -85,7 +107,7 @@ export async function trainTranscoders(model, opts = {}) {
       if (phase === 'train') p.layers = e.c.tc_report(s).layers.map((x) => ({ layer: x.layer, steps: x.steps, fvu: x.train_fvu, dead: x.train_dead }));
       o.onProgress(p);
     };
-    for (const seq of corpusSequences(model, o.corpusSeed, T, eos)) {
+    for (const seq of rows(o.corpusSeed)) {
       if (done >= tokens) break;
       const ids = done + seq.length > tokens ? seq.subarray(0, tokens - done) : seq;
       if (ids.length < 1) break;
@@ -102,7 +124,7 @@ export async function trainTranscoders(model, opts = {}) {
     e.c.tc_eval_reset(s, o.replacement ? 1 : 0);
     let scored = 0;
     if (valTokens > 0)
-      for (const seq of corpusSequences(model, o.valSeed, T, eos)) {
+      for (const seq of rows(o.valSeed)) {
         if (scored >= valTokens) break;
         const ids = scored + seq.length > valTokens ? seq.subarray(0, valTokens - scored) : seq;
         if (ids.length >= 2) e.c.tc_eval_feed(s, ids);
@@ -125,6 +147,35 @@ export async function trainTranscoders(model, opts = {}) {
       files: { 'manifest.json': manifest, 'transcoders.bin': bin },
     };
   } finally { e.c.tc_session_destroy(s); }
+}
+
+/** what a session allocates (the engine's own count, tc_session.h) and what the memory has left */
+function memoryOf(model, nLayers, F, k, T, buffer, batch) {
+  const e = model.e, out = e.malloc(32);
+  try {
+    const bytes = e.c.tc_session_bytes(model.m, nLayers, F, k, T, buffer, batch, out);
+    const p = e.f64.subarray(out >> 3, (out >> 3) + 4);
+    // wasm32: 4 GiB at most; what malloc holds now is taken (a margin for the forward pass's own scratch)
+    const free = 4 * 2 ** 30 - e.x.ms_heap_used() - 64 * 2 ** 20;
+    return { bytes, free, parts: { weights: p[0], activations: p[1], scoring: p[2], saved: p[3] } };
+  } finally { e.free(out); }
+}
+
+/**
+ * What trainTranscoders will allocate in the engine for these options (the defaults unless given),
+ * and what the engine's memory has left: the preflight it runs itself before allocating anything
+ * (E_MEMORY when the first is larger). parts: the transcoders and their optimizer state (5 copies
+ * of each layer's weights), the captured activations (a buffer per layer), scoring (three
+ * [ctx][vocab] logit arrays and a run's state), the saved set.
+ * @param {any} model @param {{layers?: number[], features?: number, k?: number, buffer?: number, batch?: number, ctx?: number}} [opts]
+ * @returns {{bytes: number, free: number, parts: {weights: number, activations: number, scoring: number, saved: number}}}
+ */
+export function transcoderMemory(model, opts = {}) {
+  model._alive();
+  const o = { ...TRANSCODER_DEFAULTS, ...A.options(opts, 'transcoderMemory') };
+  const n = (o.layers ?? Array.from({ length: model.nLayers })).length;
+  const T = o.ctx ?? Math.min(128, model.config.max_position_embeddings ?? 128);
+  return memoryOf(model, n, o.features, o.k, T, o.buffer, o.batch);
 }
 
 /**

@@ -85,7 +85,7 @@ export const ABI = {
   conv_open_hf: ['p!', 'i', 'i', 'f', 'err'], conv_manifest: ['text!', 'p', 's0', 'err'], conv_plan_json: ['json', 'p'],
   conv_rows: ['rc', 'p', 'i', 'p', 'f', 'f', 'p', 'err'], conv_tokenizer: ['p', 'p', 'p'], conv_close: ['v', 'p'],
   // transcoders: a session captures, trains and scores some layers' (js/transcoder.js)
-  tc_session_create: ['p!', 'p', 'i32n', 'i', 'i', 'i', 'i', 'i', 'i', 'f', 'f', 'err'], tc_session_destroy: ['v', 'p'],
+  tc_session_create: ['p!', 'p', 'i32n', 'i', 'i', 'i', 'i', 'i', 'i', 'f', 'f', 'err'], tc_session_destroy: ['v', 'p'], tc_session_bytes: ['f', 'p', 'i', 'i', 'i', 'i', 'i', 'i', 'p'],
   tc_feed: ['rc', 'p', 'i32n', 'err'], tc_room: ['i', 'p'], tc_train: ['rc', 'p', 'err'], tc_eval_reset: ['rc', 'p', 'i', 'err'],
   tc_eval_feed: ['rc', 'p', 'i32n', 'err'], tc_report: ['json', 'p'], tc_save: ['text!', 'p', 's0', 'p', 'err'],
   // a loaded transcoder, and one on a forward call (its features read, edited, or the MLP replaced)

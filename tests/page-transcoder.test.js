@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { trainTranscoders, loadTranscoders, neuronsVsFeatures } from '../js/index.js';
+import { trainTranscoders, loadTranscoders, neuronsVsFeatures, featureCard, featuresOnText, pushNeuron, featureTokens } from '../js/index.js';
 import { SHOTS, demo, h, newPage, openPage, probes, pageErrors } from './page-harness.js';
 
 openPage();
@@ -43,6 +43,28 @@ test('a transcoder trained in the page: its scores and the neurons-against-featu
     assert.equal(Number(x.featureAuc), w.transcoder.heldOutAuc, `${x.feature}: best feature`);
     assert.equal(x.match, String(w.neuronsToMatch ?? ''), `${x.feature}: neurons to match`);
   });
+  // the city row's feature opens its card: the computed label, the examples and what it writes, as in Node
+  const f = want.rows[0].transcoder.neuron;
+  await p.click(`#tc-compare tr[data-feature="city"] button[data-feature="${f}"]`);
+  await p.waitForFunction((x) => document.getElementById('tc-feature').dataset.feature === String(x) && document.getElementById('tc-card').dataset.state === 'ok', f, { timeout: 120000 });
+  const card = featureCard(m, set, probes(), { layer: CHOICE.layer, feature: f, k: 6, quantiles: [0.5, 0.9, 0.99, 0.999] });
+  assert.equal(await p.getAttribute('#tc-f-label', 'data-label'), card.label.label);
+  assert.ok((await p.innerText('#tc-f-label')).includes(card.label.heldOutAuc.toFixed(3)));
+  assert.deepEqual(await p.$$eval('#tc-f-top li', (ls) => ls.map((l) => Number(l.dataset.act))), card.top.map((x) => x.activation));
+  assert.deepEqual(await p.$$eval('#tc-f-range li', (ls) => ls.map((l) => Number(l.dataset.q))), card.atQuantiles.map((x) => x.q));
+  const up = await p.$$eval('#tc-f-up li', (ls) => ls.map((l) => Number(l.dataset.id)));
+  assert.ok(up.length > 0 && up.every((id) => card.output.promoted.some((t) => t.id === id)), 'the tokens it pushes up');
+  assert.equal(await p.$$eval('#tc-f-hist rect', (rs) => rs.length), 24);
+  // pushed by 1, 2, 4 × its own scale: P(city next) as pushNeuron gives it in Node
+  await p.click('#tc-push');
+  await p.waitForFunction(() => document.querySelectorAll('#tc-push-table tr').length === 4, null, { timeout: 120000 });
+  const pushed = pushNeuron(m, '我上周从巴黎飞到', { layer: CHOICE.layer, neuron: f, values: [1, 2, 4].map((x) => x * card.scale), tokens: featureTokens(m, probes(), { label: 'city' }), k: 3, transcoders: set });
+  assert.deepEqual(await p.$$eval('#tc-push-table tr', (rs) => rs.map((r) => Number(r.dataset.p))), [pushed.before.p, ...pushed.after.map((x) => x.p)]);
+  // search by text: the features on the sentence, strongest first
+  await p.click('#tc-search');
+  await p.waitForFunction(() => document.querySelectorAll('#tc-search-out button').length > 0, null, { timeout: 120000 });
+  const on = featuresOnText(m, set, '我上周从巴黎飞到东京。', { layer: CHOICE.layer, k: 3, top: 12 });
+  assert.deepEqual(await p.$$eval('#tc-search-out button', (bs) => bs.map((b) => Number(b.dataset.feature))), on.features.map((x) => x.feature));
   set.dispose();
   // the chart: one point per training report after the first batches, a line through them
   assert.ok(await p.$$eval('#tc-chart path', (ps) => ps[0]?.getAttribute('d').split('L').length) >= 2, 'the FVU line has points');

@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { loadModel, loadModelInWorker } from '../js/index.js';
-import { trainTranscoders, corpusSequences, TRANSCODER_DEFAULTS, loadTranscoders } from '../js/transcoder.js';
-import { findFeatureNeurons, neuronTopActivations, neuronsVsFeatures, tokenOffsets, DEFAULT_FEATURES } from '../js/features.js';
+import { trainTranscoders, corpusSequences, TRANSCODER_DEFAULTS, loadTranscoders, transcoderMemory } from '../js/transcoder.js';
+import { findFeatureNeurons, neuronTopActivations, neuronsVsFeatures, tokenOffsets, DEFAULT_FEATURES, featureCard, featuresOnText, pushNeuron, featureTokens, tokenSetProbability } from '../js/features.js';
 import { probes } from '../js/corpus.js';
 import { CLI, DEMO, tmpDir } from './helpers.js';
 
@@ -86,6 +86,12 @@ test('bad arguments and a stop are typed errors', async () => {
   await assert.rejects(trainTranscoders(model, { features: 64, k: 65 }), { code: 'E_ARG', message: /k 65/ });
   await assert.rejects(trainTranscoders(model, { lr: 0 }), { code: 'E_ARG', message: /lr/ });
   await assert.rejects(trainTranscoders(model, { seed: -1 }), { code: 'E_ARG', message: /seed/ });
+  await assert.rejects(trainTranscoders(model, { sequences: [[1, 2]] }), { code: 'E_ARG', message: /sequences must be a function/ });
+  await assert.rejects(trainTranscoders(model, { features: 64, k: 4, tokens: 64, sequences: function* () { yield [1, 2, 1e9]; } }), { code: 'E_ARG', message: /an id outside/ });
+  // the caller's own rows: the corpus's rows given by hand train the same bytes as the default
+  const eos = model.info().tokenizer.eos_token_ids[0], small = { layers: [2], features: 64, k: 4, tokens: 1024, valTokens: 128, buffer: 512, batch: 256 };
+  const own = await trainTranscoders(model, { ...small, sequences: (seed, T) => corpusSequences(model, seed, T, eos) });
+  assert.equal(Buffer.compare(Buffer.from(own.files['transcoders.bin']), Buffer.from((await trainTranscoders(model, small)).files['transcoders.bin'])), 0);
   // a buffer of 2^26 tokens does not fit in wasm32's 4 GB: a typed error, not an overflowed size
   await assert.rejects(trainTranscoders(model, { features: 64, k: 4, buffer: 1 << 26 }), { code: 'E_MEMORY' });
   await assert.rejects(trainTranscoders(model, { tokens: 1e6, features: 64, k: 4, signal: AbortSignal.abort() }), { code: 'E_ABORTED' });
@@ -335,5 +341,86 @@ test('transcoder features searched like neurons: held-out AUCs, top activations 
   assert.throws(() => findFeatureNeurons(model, P, { transcoders: set, layers: [3] }), { code: 'E_ARG', message: /no layer 3/ });
   assert.throws(() => neuronTopActivations(model, P, { layer: 2, neuron: F, transcoders: set }), { code: 'E_ARG', message: /feature/ });
   assert.throws(() => findFeatureNeurons(model, P, { combine: [0] }), { code: 'E_ARG', message: /combine/ });
+  model.dispose();
+});
+
+test('a feature\'s card (computed label, examples, histogram, what it writes), the features on a text, and a push calibrated to its scale, against brute force', async () => {
+  const model = await loadModel(DEMO, { threads: 1 });
+  const r = await trainTranscoders(model, { ...SMALL, layers: [3], valTokens: 0 });
+  const set = await loadTranscoders(model, r.files);
+  const { W_dec } = readLayer(r.files['manifest.json'], r.files['transcoders.bin'], 3);
+  const P = probes(4, 30), F = SMALL.features, H = model.config.hidden_size, hook = 'blocks.3.transcoder.hook_feature';
+  // every probe token's features, by hand
+  const split = Math.floor(P.length / 2), rows = [];
+  let max = [-Infinity];
+  P.forEach((p, i) => {
+    const ids = model.tokenizer.encode(p.text, { addSpecial: true });
+    const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook], transcoders: { set } }).hooks[hook];
+    tokenOffsets(model.tokenizer, ids).forEach(([a, b], t) => {
+      if (b <= a || !/\S/.test(p.text.slice(a, b))) return;
+      rows.push({ half: i < split ? 0 : 1, z: h.slice(t * F, (t + 1) * F), labels: new Set(p.spans.filter((s) => s.start < b && s.end > a).map((s) => s.label)) });
+    });
+  });
+  // the feature that fires most often on city tokens
+  const cityRows = rows.filter((x) => x.labels.has('city'));
+  let f = 0, most = -1;
+  for (let j = 0; j < F; j++) { const n = cityRows.filter((x) => x.z[j] > 0).length; if (n > most) { most = n; f = j; } }
+  const card = featureCard(model, set, P, { layer: 3, feature: f, k: 3 });
+  const pairs = (ps, ns) => { let c = 0; for (const a of ps) for (const b of ns) c += a > b ? 1 : a === b ? 0.5 : 0; return c / (ps.length * ns.length); };
+  const aucOf = (half, name) => { const rs = rows.filter((x) => x.half === half); return pairs(rs.filter((x) => x.labels.has(name)).map((x) => x.z[f]), rs.filter((x) => !x.labels.has(name)).map((x) => x.z[f])); };
+  for (const l of card.labels) {
+    assert.ok(Math.abs(l.auc - aucOf(0, l.label)) < 1e-12 && Math.abs(l.heldOutAuc - aucOf(1, l.label)) < 1e-12, `${l.label}: ${l.auc}, ${l.heldOutAuc}`);
+  }
+  assert.equal(card.label.label, card.labels[0].label);
+  assert.ok(card.labels.every((l) => l.auc <= card.label.auc));
+  assert.ok(Math.abs(card.frequency - rows.filter((x) => x.z[f] > 0).length / rows.length) < 1e-12);
+  assert.deepEqual(Array.from(card.output.direction), Array.from(Float32Array.from(W_dec.subarray(f * H, (f + 1) * H))));
+  assert.ok(card.top.length === 3 && card.top[0].activation >= card.top[2].activation && card.atQuantiles.length === 4 && card.histogram.counts.length === 24);
+  assert.equal(card.scale, card.top[0].activation);
+  // the features on a text: each token's strongest, and the text's ranking, by hand
+  const text = '我上周从巴黎飞到东京。I flew from Paris to Tokyo.';
+  const on = featuresOnText(model, set, text, { layer: 3, k: 4, top: 5 });
+  const ids = model.tokenizer.encode(text, { addSpecial: true });
+  const h = model.forward(ids, { stats: false, logits: 'none', hooks: [hook], transcoders: { set } }).hooks[hook];
+  on.tokens.forEach((tk, t) => {
+    const z = h.subarray(t * F, (t + 1) * F), want = Array.from(z.keys()).sort((a, b) => z[b] - z[a] || a - b).slice(0, 4).filter((j) => z[j] > 0);
+    assert.deepEqual(tk.features.map((x) => x.feature), want, `token ${t}`);
+  });
+  let bestF = -1, bestV = -Infinity;
+  for (let t = 0; t < ids.length; t++) for (let j = 0; j < F; j++) if (h[t * F + j] > bestV) { bestV = h[t * F + j]; bestF = j; }
+  assert.deepEqual([on.features[0].feature, on.features[0].activation], [bestF, bestV]);
+  // a push of 2 × its scale on the feature = adding that multiple of its decoder row to the MLP's output
+  const cities = featureTokens(model, P, { label: 'city' });
+  const push = pushNeuron(model, 'I flew from Paris to', { layer: 3, neuron: f, values: [2 * card.scale], tokens: cities, transcoders: set });
+  const ids2 = model.tokenizer.encode('I flew from Paris to', { addSpecial: true });
+  const vec = Float32Array.from(W_dec.subarray(f * H, (f + 1) * H), (w) => w * 2 * card.scale);
+  const direct = model.forward(ids2, { stats: false, logits: 'last', interventions: [{ hook: 'blocks.3.hook_mlp_out', op: 'add', vector: vec }] });
+  assert.ok(Math.abs(push.after[0].p - tokenSetProbability(direct.logits, cities)) < 1e-5, `${push.after[0].p} vs ${tokenSetProbability(direct.logits, cities)}`);
+  assert.throws(() => featuresOnText(model, set, text, { layer: 4 }), { code: 'E_ARG', message: /no layer 4/ });
+  assert.throws(() => pushNeuron(model, 'x', { layer: 3, neuron: F, values: [1], tokens: cities, transcoders: set }), { code: 'E_ARG', message: /feature/ });
+  model.dispose();
+});
+
+test('the memory preflight counts what a session allocates; a set that cannot fit is E_MEMORY before anything is allocated', async () => {
+  const model = await loadModel(DEMO, { threads: 1 });
+  const e = model.e, o = { layers: [1, 4], features: 512, k: 16, buffer: 2048, batch: 512 };
+  const mem = transcoderMemory(model, o);
+  assert.ok(mem.bytes > 0 && mem.free > mem.bytes);
+  // the engine's own session, driven by hand: heap growth after creating, training, scoring
+  const before = e.x.ms_heap_used();
+  const s = e.c.tc_session_create(model.m, o.layers, o.features, o.k, 128, o.buffer, o.batch, 1, 1e-3, 1);
+  const eos = model.info().tokenizer.eos_token_ids[0];
+  let n = 0;
+  for (const seq of corpusSequences(model, 31, 128, eos)) { if (n++ >= 20) break; if (e.c.tc_room(s) < seq.length) e.c.tc_train(s); e.c.tc_feed(s, seq); }
+  e.c.tc_train(s);
+  e.c.tc_eval_reset(s, 1);
+  for (const seq of corpusSequences(model, 32, 128, eos)) { e.c.tc_eval_feed(s, seq); break; }
+  const grown = e.x.ms_heap_used() - before, counted = mem.bytes - mem.parts.saved;
+  e.c.tc_session_destroy(s);
+  assert.ok(grown <= counted && grown >= 0.97 * counted, `the session holds ${grown} bytes; the preflight counts ${counted}`);
+  // 11 layers of 2^20 features: refused with the sizes, nothing allocated
+  const h0 = e.x.ms_heap_used();
+  await assert.rejects(trainTranscoders(model, { features: 1 << 20, k: 8 }), { code: 'E_MEMORY', message: /11 layers of 1048576 features need \d+ MB .* fewer layers/ });
+  assert.equal(e.x.ms_heap_used(), h0);
   model.dispose();
 });

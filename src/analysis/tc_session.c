@@ -56,6 +56,42 @@ void ms_tc_session_free(ms_tc_session *s) {
     free(s);
 }
 
+/* the session's options with their defaults filled in and their sizes made consistent */
+static void with_defaults(const ms_config *c, ms_tc_session_opts *o) {
+    if (o->ctx <= 0) o->ctx = 128;
+    if (o->buffer_tokens <= 0) o->buffer_tokens = 8192;
+    if (o->batch <= 0) o->batch = 1024;
+    if (o->epochs <= 0) o->epochs = 1;
+    if (o->ctx > c->max_pos && c->max_pos > 0) o->ctx = c->max_pos;
+    if (o->buffer_tokens < o->ctx) o->buffer_tokens = o->ctx;
+    if (o->batch > o->buffer_tokens) o->batch = o->buffer_tokens;
+}
+
+uint64_t ms_tc_session_bytes(const ms_model *m, int n_layers, const ms_tc_session_opts *opts, double parts[4]) {
+    const ms_config *c = &m->cfg;
+    ms_tc_session_opts o = *opts;
+    with_defaults(c, &o);
+    const uint64_t H = (uint64_t)c->hidden, V = (uint64_t)c->vocab, T = (uint64_t)o.ctx, F = (uint64_t)(o.n_features > 0 ? o.n_features : 1),
+                   K = (uint64_t)(o.k > 0 ? o.k : 1), B = (uint64_t)o.batch, cap = (uint64_t)o.buffer_tokens, L = (uint64_t)(n_layers > 0 ? n_layers : 0),
+                   NL = (uint64_t)c->n_layers, n = (uint64_t)ms_transcoder_n_params((int)H, (int)H, (int)F);
+    uint64_t kaux = o.train.k_aux > 0 ? (uint64_t)o.train.k_aux : (H / 2 > 0 ? H / 2 : 1);
+    if (kaux > F) kaux = F;
+    const uint64_t f4 = sizeof(float);
+    /* per layer: the transcoder being trained, its gradient and Adam's two moments, the exported
+     * copy, the trainer's batch scratch, the feature counters and the scores' sums */
+    const uint64_t weights = L * (5 * n * f4 + F * 4 + F + 2 * H * f4 + B * (4 * H * f4 + F * f4 + K * 8 + kaux * 8) + H * 8 + F * 4);
+    /* the captured activations: each layer's buffer, one sequence's capture, a batch */
+    const uint64_t acts = L * 2 * cap * H * f4 + 2 * L * T * H * f4 + 2 * B * H * f4 + cap * 4;
+    /* scoring: three [T][vocab] logit arrays, the features of a sequence, the run's state */
+    const uint64_t scoring = 3 * T * V * f4 + T * 8 + T * (F + 2 * K + H) * f4 + T * F * f4 + NL * T * K * 8 + NL * sizeof(ms_mlp_replacement) + ms_state_bytes(c, (int)T, (int)T);
+    /* the saved set */
+    const uint64_t saved = L * n * f4;
+    /* the structs themselves and malloc's headers (about 20 allocations per layer, 20 more) */
+    const uint64_t books = 16384 + L * 4096;
+    if (parts) { parts[0] = (double)(weights + books); parts[1] = (double)acts; parts[2] = (double)scoring; parts[3] = (double)saved; }
+    return weights + books + acts + scoring + saved;
+}
+
 ms_tc_session *ms_tc_session_new(ms_model *m, const int32_t *layers, int n_layers, const ms_tc_session_opts *o, ms_err *err) {
     const ms_config *c = &m->cfg;
     if (!m->finalized) { ms_fail(err, MS_E_STATE, "transcoders: the model is not fully loaded"); return NULL; }
@@ -69,13 +105,7 @@ ms_tc_session *ms_tc_session_new(ms_model *m, const int32_t *layers, int n_layer
     if (!s) { nomem(err, "a session"); return NULL; }
     s->m = m;
     s->o = *o;
-    if (s->o.ctx <= 0) s->o.ctx = 128;
-    if (s->o.buffer_tokens <= 0) s->o.buffer_tokens = 8192;
-    if (s->o.batch <= 0) s->o.batch = 1024;
-    if (s->o.epochs <= 0) s->o.epochs = 1;
-    if (s->o.ctx > c->max_pos && c->max_pos > 0) s->o.ctx = c->max_pos;
-    if (s->o.buffer_tokens < s->o.ctx) s->o.buffer_tokens = s->o.ctx;
-    if (s->o.batch > s->o.buffer_tokens) s->o.batch = s->o.buffer_tokens;
+    with_defaults(c, &s->o);
     const int H = c->hidden, V = c->vocab, T = s->o.ctx;
     s->n = n_layers;
     s->cap = s->o.buffer_tokens;

@@ -26,6 +26,11 @@ typedef struct {
 typedef struct ms_tc_session ms_tc_session;
 ms_tc_session *ms_tc_session_new(ms_model *m, const int32_t *layers, int n_layers, const ms_tc_session_opts *o, ms_err *err);
 void ms_tc_session_free(ms_tc_session *s);
+/* What a session of n_layers layers with these options allocates over its life (creation,
+ * training, scoring, saving), in bytes: parts, if not NULL, gets [the transcoders and their
+ * optimizer state, the captured activations, scoring, the saved set]. For a preflight: nothing is
+ * allocated. */
+uint64_t ms_tc_session_bytes(const ms_model *m, int n_layers, const ms_tc_session_opts *o, double parts[4]);
 /* Captures one sequence (T <= ctx tokens, run from position 0) into the buffer; E_ARG when it
  * does not fit (ms_tc_session_room). */
 int ms_tc_session_feed(ms_tc_session *s, const int32_t *ids, int T, ms_err *err);

@@ -286,6 +286,12 @@ API(ms_tc_session_create) ms_tc_session *ms_tc_session_create(ms_model *m, const
     o.train.lr = lr; o.train.seed = (uint64_t)seed;
     return ms_tc_session_new(m, layers, n_layers, &o, err);
 }
+/* the bytes such a session allocates over its life (a preflight; parts [4], see tc_session.h) */
+API(ms_tc_session_bytes) double ms_tc_session_bytes_of(const ms_model *m, int n_layers, int n_features, int k, int ctx, int buffer_tokens, int batch, double *parts) {
+    ms_tc_session_opts o = {0};
+    o.n_features = n_features; o.k = k; o.ctx = ctx; o.buffer_tokens = buffer_tokens; o.batch = batch;
+    return (double)ms_tc_session_bytes(m, n_layers, &o, parts);
+}
 API(ms_tc_session_destroy) void ms_tc_session_destroy(ms_tc_session *s) { ms_tc_session_free(s); }
 API(ms_tc_feed) int ms_tc_feed(ms_tc_session *s, const int32_t *ids, int T, ms_err *err) { return ms_tc_session_feed(s, ids, T, err); }
 API(ms_tc_room) int ms_tc_room(const ms_tc_session *s) { return ms_tc_session_room(s); }

@@ -4,11 +4,14 @@
 // single transcoder feature for city, negation and code (neuronsVsFeatures on the page's probes).
 // A trained set is kept in this browser's Cache Storage per model and choice, like a weight set,
 // and shown again when the same choice comes back.
-import { $, bi, biSvg, chartWidth, fillLayerPicker, fmt, guard, int, modelLangs, on, setText, state } from '../core.js';
+import { $, bi, biSvg, chartWidth, escapeHtml, fillLayerPicker, fmt, guard, int, modelLangs, nl, on, readableToken, setText, state } from '../core.js';
 
 const NAME = { city: { zh: '城市名', en: 'city' }, negation: { zh: '否定词', en: 'negation' }, code: { zh: '代码', en: 'code' } };
 const CACHE = 'mlpscope-transcoders-v1';
-const my = { run: 0, ac: null, set: null, points: [], bestLayer: null, result: null };
+const my = { run: 0, ac: null, set: null, layer: null, points: [], bestLayer: null, result: null, card: null, cities: null };
+const LABEL_WORDS = { city: { zh: '城市名', en: 'city names' }, negation: { zh: '否定词', en: 'negation' }, code: { zh: '代码', en: 'code' }, name: { zh: '人名', en: 'names' }, noun: { zh: '名词', en: 'nouns' }, country: { zh: '国家名', en: 'countries' } };
+const PUSH_TEXT = { zh: '我上周从巴黎飞到', en: 'I flew from Paris to' };
+const SEARCH_TEXT = { zh: '我上周从巴黎飞到东京。', en: 'I flew from Paris to Tokyo.' };
 
 export function mount() {
   on('unload', () => { stop(); dropSet(); clear(); });
@@ -27,15 +30,32 @@ export function mount() {
   $('tc-train').addEventListener('click', () => train());
   $('tc-stop').addEventListener('click', () => my.ac?.abort());
   for (const id of ['tc-layer', 'tc-features', 'tc-tokens']) $(id).addEventListener('change', () => showCached());
+  // a feature of the table or of the search opens its card
+  for (const box of ['tc-compare', 'tc-search-out']) $(box).addEventListener('click', (e) => {
+    const b = e.target.closest('button[data-feature]');
+    if (b) showFeature(Number(b.dataset.feature));
+  });
+  $('tc-search').addEventListener('click', () => search());
+  $('tc-push').addEventListener('click', () => push());
+  on('lang', () => {
+    // the example sentences follow the page's language until the reader types their own
+    for (const [id, t] of [['tc-push-text', PUSH_TEXT], ['tc-search-text', SEARCH_TEXT]]) if (Object.values(t).includes($(id).value)) $(id).value = t[state.lang];
+  });
 }
 
 function clear() {
-  my.points = []; my.result = null; my.bestLayer = null;
+  my.points = []; my.result = null; my.bestLayer = null; my.cities = null;
   for (const id of ['tc-chart', 'tc-scores', 'tc-compare', 'tc-compare-note', 'tc-chart-cap']) $(id).innerHTML = '';
   delete $('tc-card').dataset.done;
+  hideFeature();
+}
+function hideFeature() {
+  my.card = null;
+  $('tc-feature').hidden = true; $('tc-search-box').hidden = true;
+  for (const id of ['tc-search-out', 'tc-f-top', 'tc-f-range', 'tc-f-up', 'tc-f-down', 'tc-f-hist', 'tc-push-table', 'tc-f-title', 'tc-f-label', 'tc-f-hist-cap']) $(id).innerHTML = '';
 }
 function stop() { my.ac?.abort(); my.ac = null; }
-function dropSet() { const s = my.set; my.set = null; s?.dispose().catch(() => {}); }
+function dropSet() { const s = my.set; my.set = null; my.layer = null; s?.dispose().catch(() => {}); hideFeature(); }
 
 /** the reader's choice: layer, features, training tokens (k 32; each buffer of captured tokens
  *  trained on 4 times, which on the demo model takes 100,000 tokens from FVU 0.18 to 0.02 for
@@ -146,12 +166,13 @@ async function finish(c, r, run, cached) {
   const cmp = await guard($('tc-card'), async () => {
     const set = await m.loadTranscoders(r.files);
     if (run !== my.run || state.model !== m) { set.dispose().catch(() => {}); return null; }
-    my.set = set;
+    my.set = set; my.layer = L;
     const byLang = modelLangs().includes('zh') && modelLangs().includes('en');
     return m.neuronsVsFeatures(set, state.probes, { byLang, onProgress: (p) => { if (run === my.run) setText($('tc-compare-note'), { zh: `正在比较神经元和特征：${p.done} / ${p.total} 次探针计算`, en: `Comparing neurons and features: ${p.done} / ${p.total} probe passes` }); } });
   }, null);
   if (!cmp || run !== my.run) return;
   renderCompare(cmp, L);
+  $('tc-search-box').hidden = false;
   $('tc-card').dataset.done = cached ? 'cache' : 'trained';
 }
 
@@ -160,11 +181,75 @@ function renderCompare(cmp, L) {
   const langs = cmp.rows.some((r) => r.byLang) ? ['zh', 'en'] : [];
   const head = `<tr><th></th><th>${bi({ zh: '最好的神经元', en: 'best neuron' })}</th><th>${bi({ zh: '最好的特征', en: 'best feature' })}</th>${langs.map((g) => `<th class="by-lang">${g === 'zh' ? bi({ zh: '中文', en: 'Chinese' }) : bi({ zh: '英文', en: 'English' })}</th>`).join('')}<th>${bi({ zh: '几个神经元抵得上它', en: 'neurons to match it' })}</th></tr>`;
   const rows = cmp.rows.map((r) => `<tr data-feature="${r.feature}" data-neuron-auc="${r.neuron.heldOutAuc}" data-feature-auc="${r.transcoder.heldOutAuc}" data-match="${r.neuronsToMatch ?? ''}">
-    <th>${bi(NAME[r.feature] ?? { zh: r.feature, en: r.feature })}</th><td>${auc(r.neuron)}<small> L${r.neuron.layer}#${r.neuron.neuron}</small></td><td>${auc(r.transcoder)}<small> #${r.transcoder.neuron}</small></td>
+    <th>${bi(NAME[r.feature] ?? { zh: r.feature, en: r.feature })}</th><td>${auc(r.neuron)}<small> L${r.neuron.layer}#${r.neuron.neuron}</small></td><td>${auc(r.transcoder)}<small><button type="button" class="link" data-feature="${r.transcoder.neuron}">#${r.transcoder.neuron}</button></small></td>
     ${langs.map((g) => `<td class="by-lang">${auc(r.byLang?.[g]?.neuron)} / ${auc(r.byLang?.[g]?.transcoder)}</td>`).join('')}<td>${r.neuronsToMatch ?? `> ${r.combined.at(-1)?.n ?? 0}`}</td></tr>`).join('');
   $('tc-compare').innerHTML = `<caption>${bi({ zh: `留出探针句子上的 AUC（1 = 完美区分，0.5 = 瞎猜）；特征来自第 ${L} 层的转码器，神经元来自同一层的 MLP`, en: `Held-out AUC on the probe sentences (1 = perfect, 0.5 = chance); the features are layer ${L}'s transcoder's, the neurons that layer's MLP's` })}</caption><thead>${head}</thead><tbody>${rows}</tbody>`;
   const better = cmp.rows.filter((r) => r.transcoder.heldOutAuc > r.neuron.heldOutAuc).map((r) => NAME[r.feature] ?? { zh: r.feature, en: r.feature });
   setText($('tc-compare-note'), better.length
     ? { zh: `在${better.map((b) => b.zh).join('、')}上，一个转码器特征比这一层任何单个神经元都更能区分——概念分散在好几个神经元里（叠加），稀疏字典把它收拢成一个方向。最后一列：这一层的神经元要几个放在一起读（按各自的区分度加权）才追得上这个特征。`, en: `On ${better.map((b) => b.en).join(', ')}, one transcoder feature separates better than any single neuron of the layer: the concept is spread over several neurons (superposition) and the sparse dictionary gathers it into one direction. Last column: how many of the layer's neurons, read together (each weighted by how well it separates), it takes to catch up with the feature.` }
     : { zh: '这里没有一个特征比最好的单个神经元更能区分：这个小模型在这一层上，这三个概念已经有干净的神经元。换一层或者多训练一些 token 再看看。最后一列：几个神经元放在一起读才追得上最好的特征。', en: 'No feature here separates better than the best single neuron: in this small model, at this layer, the three concepts already have clean neurons. Try another layer, or more training tokens. Last column: how many neurons, read together, it takes to catch up with the best feature.' });
+}
+
+// ---------------------------------------------------------------- one feature, as Neuronpedia shows it
+
+/** the features that fire on the reader's sentence, strongest first, as buttons that open a card */
+async function search() {
+  const m = state.model, set = my.set, L = my.layer, text = $('tc-search-text').value;
+  if (!set || !text.trim()) return;
+  const r = await guard($('tc-card'), () => m.featuresOnText(set, text, { layer: L, k: 3, top: 12 }), null);
+  if (!r || set !== my.set) return;
+  const pieces = r.tokens.map((t) => t.piece ?? '');
+  $('tc-search-out').innerHTML = r.features.map((f) => `<button type="button" data-feature="${f.feature}" data-act="${f.activation}">#${f.feature} <small>${nl(pieces[f.token])} · ${f.activation.toFixed(2)}</small></button>`).join('')
+    || bi({ zh: '没有特征激活。', en: 'No feature fires.' });
+}
+
+/** a feature's card: its computed label, where it fires, its histogram, what it writes */
+async function showFeature(f) {
+  const m = state.model, set = my.set, L = my.layer;
+  if (!set || !state.probes) return;
+  $('tc-feature').hidden = false;
+  setText($('tc-f-title'), { zh: `第 ${L} 层转码器的特征 #${f}`, en: `Feature #${f} of layer ${L}'s transcoder` });
+  const c = await guard($('tc-card'), () => m.featureCard(set, state.probes, { layer: L, feature: f, k: 6, quantiles: [0.5, 0.9, 0.99, 0.999] }), null);
+  if (!c || set !== my.set) return;
+  my.card = c;
+  $('tc-feature').dataset.feature = String(f);
+  const lab = c.label, w = lab && (LABEL_WORDS[lab.label] ?? { zh: lab.label, en: lab.label });
+  $('tc-f-label').dataset.label = lab?.label ?? '';
+  setText($('tc-f-label'), lab && lab.heldOutAuc > 0.6
+    ? { zh: `算出来的标签：“${w.zh}”——它的激活把${w.zh}和其余 token 区分开的 AUC 在前一半探针句子上是 ${lab.auc.toFixed(3)}，在留出的后一半上是 ${lab.heldOutAuc.toFixed(3)}。它在 ${(100 * c.frequency).toFixed(1)}% 的探针 token 上激活。`,
+      en: `Computed label: “${w.en}” — its activation separates ${w.en} from the other tokens with AUC ${lab.auc.toFixed(3)} on the first half of the probe sentences and ${lab.heldOutAuc.toFixed(3)} on the held-out half. It fires on ${(100 * c.frequency).toFixed(1)}% of the probe tokens.` }
+    : { zh: `没有哪个探针标签能说明它（最好的是“${w?.zh ?? '–'}”，留出 AUC ${lab ? lab.heldOutAuc.toFixed(3) : '–'}）：看下面的例子。它在 ${(100 * c.frequency).toFixed(1)}% 的探针 token 上激活。`,
+      en: `No probe label describes it (the best, “${w?.en ?? '–'}”, has held-out AUC ${lab ? lab.heldOutAuc.toFixed(3) : '–'}): read the examples below. It fires on ${(100 * c.frequency).toFixed(1)}% of the probe tokens.` });
+  const li = (x) => `<li data-act="${x.activation}"${x.q !== undefined ? ` data-q="${x.q}"` : ''}>${x.q !== undefined ? `<span class="q">${(100 * x.q).toFixed(1)}%</span> ` : ''}<code>${nl(x.before)}<mark>${escapeHtml(x.piece)}</mark>${nl(x.after)}</code> · ${x.activation.toFixed(3)}</li>`;
+  $('tc-f-top').innerHTML = c.top.map(li).join('');
+  $('tc-f-range').innerHTML = (c.atQuantiles ?? []).map(li).join('');
+  const toks = (list) => list.filter((t) => readableToken(t.text ?? '')).slice(0, 6).map((t) => `<li data-id="${t.id}"><code>${nl(t.text)}</code> · ${t.logit.toFixed(2)}</li>`).join('');
+  $('tc-f-up').innerHTML = toks(c.output.promoted);
+  $('tc-f-down').innerHTML = toks(c.output.suppressed);
+  drawHist();
+  $('tc-push-table').innerHTML = '';
+}
+
+function drawHist() {
+  const c = my.card, svg = $('tc-f-hist');
+  if (!c?.histogram.counts.length) { svg.innerHTML = ''; return; }
+  const H = 120, W = chartWidth(svg, H, drawHist), x0 = 8, y0 = 8, w = W - 16, h = H - 36, n = c.histogram.counts.length;
+  // most tokens sit at 0 (the feature is off): heights on a log scale so the firing tail shows
+  const top = Math.log1p(Math.max(...c.histogram.counts));
+  svg.innerHTML = c.histogram.counts.map((k, i) => { const bh = (Math.log1p(k) / top) * h; return `<rect x="${(x0 + (i * w) / n).toFixed(1)}" y="${(y0 + h - bh).toFixed(1)}" width="${(w / n - 1).toFixed(1)}" height="${bh.toFixed(1)}" fill="var(--mlp)"/>`; }).join('')
+    + `<text x="${x0}" y="${H - 8}">${c.histogram.lo.toFixed(2)}</text><text x="${W - 60}" y="${H - 8}">${c.histogram.hi.toFixed(2)}</text>`;
+  setText($('tc-f-hist-cap'), { zh: `它在全部 ${int(c.tokens)} 个探针 token 上的激活（24 格，高度按对数：大多数 token 上它是 0）。`, en: `Its activation on all ${int(c.tokens)} probe tokens (24 bins, heights on a log scale: on most tokens it is 0).` });
+}
+
+/** the feature pushed by 1, 2 and 4 times its own strongest activation at every position of a
+ *  sentence: the probability that a city comes next and the top next tokens each time */
+async function push() {
+  const m = state.model, set = my.set, c = my.card, text = $('tc-push-text').value;
+  if (!set || !c || !text.trim() || !(c.scale > 0)) return;
+  my.cities ??= await m.featureTokens(state.probes, { label: 'city' });
+  const r = await guard($('tc-card'), () => m.pushNeuron(text, { layer: my.layer, neuron: c.feature, values: [1, 2, 4].map((x) => x * c.scale), tokens: my.cities, k: 3, transcoders: set }), null);
+  if (!r || set !== my.set) return;
+  const row = (label, x) => `<tr data-p="${x.p}"><th>${label}</th><td class="v">${(100 * x.p).toFixed(2)}%</td><td>${x.top.map((t) => `<code>${nl(t.text ?? '')}</code>`).join(' ')}</td></tr>`;
+  $('tc-push-table').innerHTML = `<caption>${bi({ zh: `按它自己的尺度推（1 个单位 = 它在探针上最强的一次激活 ${c.scale.toFixed(2)}），每个位置都推：下一个词是城市的概率，和最可能的下一个词`, en: `Pushed in its own unit (1 = its strongest activation on the probes, ${c.scale.toFixed(2)}) at every position: the probability that a city comes next, and the likeliest next tokens` })}</caption><tbody>`
+    + row(bi({ zh: '不推', en: 'none' }), r.before) + r.after.map((x, i) => row(`×${[1, 2, 4][i]}`, x)).join('') + '</tbody>';
 }
