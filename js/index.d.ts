@@ -359,15 +359,19 @@ export class Model {
   [Symbol.dispose](): void;
 }
 export interface PatchingOptions {
-  /** a hook point of a block (default 'hook_resid_pre') */
-  hook?: HookKind;
+  /** a hook point of a block (default 'hook_resid_pre'); 'transcoder.hook_feature' with `transcoders` */
+  hook?: HookKind | 'transcoder.hook_feature';
+  /** with hook 'transcoder.hook_feature': the set (layers default to its layers); every feature of a layer is set to its clean value at the position */
+  transcoders?: { set: TranscoderSet | WorkerTranscoderSet };
+  /** with one layer: each of these features patched alone (the rows of value / restored are these features) */
+  features?: number[];
   /** logit(a) − logit(b) at the last position, or KL(clean ‖ patched) of the next-token distribution */
   metric: { logitDiff: [number, number] } | 'kl';
   layers?: number[];
   positions?: number[];
 }
 /** value and restored are [layer][position]; restored: 1 = the clean answer is back, 0 = no change */
-export interface PatchingResult { hook: string; layers: number[]; positions: number[]; clean: number; corrupted: number; value: number[][]; restored: number[][] }
+export interface PatchingResult { hook: string; layers: number[]; positions: number[]; clean: number; corrupted: number; value: number[][]; restored: number[][]; features?: number[] }
 /** parts[].value sum to `sum`; `logit` is the model's own value; scale is the frozen 1/rms of the final norm */
 export interface Decomposition {
   position: number; token?: number; logitDiff?: [number, number]; logit: number; sum: number; scale: number;

@@ -86,16 +86,22 @@ export class Model {
    *   'kl': KL(clean ‖ patched) of the next-token distribution; `restored` = 1 − KL / KL(corrupted)
    * so `restored` is 1 where patching that one activation brings the clean answer back and 0 where
    * it changes nothing.
+   * Transcoder features ('transcoder.hook_feature', with `transcoders: {set}`; layers default the
+   * set's): every feature set to its clean value at the position (the MLP keeps its error term, so
+   * only what the transcoder writes changes); with `features: [f, …]` (one layer) each feature alone,
+   * and the rows are the features.
    * @param {ArrayLike<number>} clean @param {ArrayLike<number>} corrupted
-   * @param {{hook?: string, metric: {logitDiff: [number, number]} | 'kl', layers?: number[], positions?: number[]}} opts
+   * @param {{hook?: string, metric: {logitDiff: [number, number]} | 'kl', layers?: number[], positions?: number[],
+   *   transcoders?: {set: import('./transcoder.js').TranscoderSet}, features?: number[]}} opts
    *   hook: a hook point of a block (default 'hook_resid_pre'); layers / positions: default all
    * @returns {{hook: string, layers: number[], positions: number[], clean: number, corrupted: number,
-   *   value: number[][], restored: number[][]}} value and restored are [layer][position]
+   *   value: number[][], restored: number[][], features?: number[]}} value and restored are
+   *   [layer][position] ([feature][position] with `features`)
    */
   activationPatching(clean, corrupted, opts) {
     this._alive();
     const where = 'activationPatching()';
-    const { hook = 'hook_resid_pre', metric, layers, positions } = A.options(opts, where);
+    const { hook = 'hook_resid_pre', metric, layers, positions, transcoders, features } = A.options(opts, where);
     A.ids(clean, where, 'clean'); A.ids(corrupted, where, 'corrupted'); A.str(hook, where, 'hook');
     A.intList(layers, where, 'layers'); A.intList(positions, where, 'positions');
     const bad = (what) => new MlpscopeError('E_ARG', `activationPatching(): ${what}`);
@@ -105,18 +111,48 @@ export class Model {
     const diff = metric?.logitDiff;
     if (metric !== 'kl' && !(Array.isArray(diff) && diff.length === 2 && diff.every((t) => Number.isInteger(t) && t >= 0 && t < nReal)))
       throw bad(`metric must be 'kl' or {logitDiff: [a, b]} with two token ids below ${nReal}`);
-    const Ls = layers ? Array.from(layers) : Array.from({ length: this.nLayers }, (_, l) => l), Ps = positions ? Array.from(positions) : Array.from({ length: T }, (_, t) => t);
+    const onFeatures = hook === 'transcoder.hook_feature', set = transcoders?.set;
+    if (onFeatures && (!set || typeof set._ptr !== 'function' || set.model !== this)) throw bad('patching transcoder.hook_feature needs transcoders: {set} (a set loaded for this model)');
+    if (!onFeatures && (transcoders !== undefined || features !== undefined)) throw bad("transcoders and features go with hook 'transcoder.hook_feature'");
+    A.intList(features, where, 'features');
+    if (features && !(layers?.length === 1)) throw bad('features are patched one at a time in one layer: give layers: [L]');
+    if (features) for (const f of features) if (!Number.isInteger(f) || f < 0 || f >= set.features) throw bad(`feature ${f} is not in 0..${set.features - 1}`);
+    const Ls = layers ? Array.from(layers) : onFeatures ? [...set.layers] : Array.from({ length: this.nLayers }, (_, l) => l), Ps = positions ? Array.from(positions) : Array.from({ length: T }, (_, t) => t);
     for (const l of Ls) if (!Number.isInteger(l) || l < 0 || l >= this.nLayers) throw bad(`layer ${l} does not exist (the model has ${this.nLayers})`);
     for (const p of Ps) if (!Number.isInteger(p) || p < 0 || p >= T) throw bad(`position ${p} outside [0, ${T})`);
     // each patched run is one forward pass: a layer or position twice would only repeat one
     for (const [what, xs] of [['layers', Ls], ['positions', Ps]]) if (new Set(xs).size !== xs.length) throw bad(`${what} lists a value twice`);
+    if (onFeatures) for (const l of Ls) set._ptr(l); // a layer of the set (E_ARG otherwise)
     const names = Ls.map((l) => `blocks.${l}.${hook}`);
-    const cleanRun = this.forward(clean, { hooks: names, stats: false, logits: 'last' });
+    const tc = onFeatures ? { transcoders: { set, layers: Ls } } : {};
+    const cleanRun = this.forward(clean, { hooks: names, stats: false, logits: 'last', ...tc });
     const measure = (z) => (diff ? z[diff[0]] - z[diff[1]] : klDivergence(cleanRun.logits, z, nReal));
     const mClean = measure(cleanRun.logits);
     const mCorrupt = measure(this.forward(corrupted, { stats: false, logits: 'last' }).logits);
     const value = [], restored = [];
     const scale = diff ? mClean - mCorrupt : mCorrupt;
+    const rowOf = (edits) => {
+      const row = [], rrow = [];
+      for (const p of Ps) {
+        const v = measure(this.forward(corrupted, { stats: false, logits: 'last', interventions: edits(p), ...tc }).logits);
+        row.push(v);
+        rrow.push(scale === 0 ? 0 : (diff ? (v - mCorrupt) / scale : 1 - v / scale) + 0); // + 0: no -0
+      }
+      value.push(row); restored.push(rrow);
+    };
+    if (onFeatures) {
+      // features: each (or all) set to its clean value at the position, one edit per feature
+      // that differs there (an unchanged one would only repeat itself)
+      const F = set.features, corruptRun = this.forward(corrupted, { hooks: names, stats: false, logits: 'none', ...tc });
+      const editsAt = (li, fs) => (p) => {
+        const a = cleanRun.hooks[names[li]], b = corruptRun.hooks[names[li]], out = [];
+        for (const f of fs) if (a[p * F + f] !== b[p * F + f]) out.push({ hook: names[li], features: [f], op: 'set', value: a[p * F + f], positions: [p] });
+        return out;
+      };
+      if (features) for (const f of features) rowOf(editsAt(0, [f]));
+      else Ls.forEach((l, li) => rowOf(editsAt(li, Array.from({ length: F }, (_, f) => f))));
+      return { hook, layers: Ls, positions: Ps, clean: mClean, corrupted: mCorrupt, value, restored, ...(features ? { features: Array.from(features) } : {}) };
+    }
     Ls.forEach((l, li) => {
       const vals = cleanRun.hooks[names[li]], width = vals.length / T, row = [], rrow = [];
       for (const p of Ps) {

@@ -424,3 +424,38 @@ test('the memory preflight counts what a session allocates; a set that cannot fi
   assert.equal(e.x.ms_heap_used(), h0);
   model.dispose();
 });
+
+test('patching transcoder features: all of a layer\'s, or one alone, from the clean run = adding their decoder rows\' difference to the MLP output', async () => {
+  const model = await loadModel(DEMO, { threads: 1 });
+  const r = await trainTranscoders(model, { ...SMALL, layers: [5], valTokens: 0 });
+  const set = await loadTranscoders(model, r.files);
+  const { W_dec } = readLayer(r.files['manifest.json'], r.files['transcoders.bin'], 5);
+  const H = model.config.hidden_size, F = SMALL.features, hook = 'blocks.5.transcoder.hook_feature';
+  const enc = (t) => model.tokenizer.encode(t, { addSpecial: true });
+  const clean = enc('I flew from Paris to'), corrupted = enc('I flew from Tokyo to');
+  assert.equal(clean.length, corrupted.length);
+  const [a, b] = [clean, corrupted].map((ids) => model.forward(ids, { hooks: [hook], stats: false, logits: 'none', transcoders: { set } }).hooks[hook]);
+  const p = clean.findIndex((id, i) => id !== corrupted[i]);
+  const diff = [model.tokenizer.encode(' Tokyo')[0], model.tokenizer.encode(' London')[0]];
+  const direct = (fs) => {
+    const v = new Float32Array(clean.length * H);
+    for (const f of fs) for (let o = 0; o < H; o++) v[p * H + o] += (a[p * F + f] - b[p * F + f]) * W_dec[f * H + o];
+    const z = model.forward(corrupted, { stats: false, logits: 'last', interventions: [{ hook: 'blocks.5.hook_mlp_out', op: 'add', vector: v.subarray(p * H, (p + 1) * H), positions: [p] }] }).logits;
+    return z[diff[0]] - z[diff[1]];
+  };
+  const all = model.activationPatching(clean, corrupted, { hook: 'transcoder.hook_feature', transcoders: { set }, metric: { logitDiff: diff }, positions: [p] });
+  assert.deepEqual(all.layers, [5]);
+  const every = Array.from({ length: F }, (_, f) => f);
+  assert.ok(Math.abs(all.value[0][0] - direct(every)) < 1e-3, `all features: ${all.value[0][0]} vs ${direct(every)}`);
+  const moved = every.filter((f) => a[p * F + f] !== b[p * F + f]).slice(0, 3);
+  assert.ok(moved.length > 0, 'some feature differs at the changed token');
+  const one = model.activationPatching(clean, corrupted, { hook: 'transcoder.hook_feature', transcoders: { set }, layers: [5], features: moved, metric: { logitDiff: diff }, positions: [p] });
+  assert.deepEqual(one.features, moved);
+  moved.forEach((f, i) => assert.ok(Math.abs(one.value[i][0] - direct([f])) < 1e-3, `feature ${f}: ${one.value[i][0]} vs ${direct([f])}`));
+  // patching a run with itself changes nothing
+  const self = model.activationPatching(clean, clean, { hook: 'transcoder.hook_feature', transcoders: { set }, metric: 'kl' });
+  assert.ok(self.value[0].every((v) => v === 0));
+  assert.throws(() => model.activationPatching(clean, corrupted, { hook: 'transcoder.hook_feature', metric: 'kl' }), { code: 'E_ARG', message: /needs transcoders/ });
+  assert.throws(() => model.activationPatching(clean, corrupted, { hook: 'transcoder.hook_feature', transcoders: { set }, features: [1], metric: 'kl' }), { code: 'E_ARG', message: /layers: \[L\]/ });
+  model.dispose();
+});
