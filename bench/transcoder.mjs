@@ -66,13 +66,22 @@ async function shapes(preset) {
   console.log(`${preset} shapes (synthetic q8, hidden ${m.config.hidden_size}, vocab ${m.config.vocab_size}, ${L} layers), ${features} features, k ${k}, ${threads} thread${threads > 1 ? 's' : ''}\n`);
   console.log('| layers | session needs | transcoders + Adam | captured activations | scoring | engine has left | fits |\n|---|---|---|---|---|---|---|');
   show(`all ${L}`, transcoderMemory(m, { features, k }));
-  show(ls.join(', '), transcoderMemory(m, { features, k, layers: ls }));
+  show(`${ls.length} (layer${ls.length > 1 ? 's' : ''} ${ls.join(', ')})`, transcoderMemory(m, { features, k, layers: ls }));
   const V = m.config.vocab_size;
   const sequences = (seed, T) => (function* () { const r = rng(seed); for (;;) yield Int32Array.from({ length: T }, () => r.int(V)); })();
   let last = 0;
-  const r = await trainTranscoders(m, { layers: ls, features, k, tokens: toks, valTokens: 1024, sequences,
+  const val = Number(opt('--val-tokens', 256));
+  const r = await trainTranscoders(m, { layers: ls, features, k, tokens: toks, valTokens: val, sequences,
     onProgress: (p) => { if (performance.now() - last > 10_000) { last = performance.now(); process.stderr.write(`${p.phase} ${p.done} / ${p.total}, ${p.tokensPerSecond.toFixed(0)} tok/s\n`); } } });
+  // the saved set loads back into the model and runs: its features on a row of tokens
+  const t0 = performance.now(), set = await loadTranscoders(m, r.files), hook = `blocks.${ls[0]}.transcoder.hook_feature`;
+  const z = m.forward(Int32Array.from({ length: 64 }, (_, i) => (i * 7919) % V), { hooks: [hook], stats: false, logits: 'none', transcoders: { set } }).hooks[hook];
+  let on = 0;
+  for (const v of z) if (v > 0) on++;
+  const loadMs = performance.now() - t0;
+  set.dispose();
   m.dispose();
-  console.log(`\ntrained layer${ls.length > 1 ? 's' : ''} ${ls.join(', ')} on ${r.trainTokens} random tokens: ${r.trainSeconds.toFixed(1)} s, ${r.tokensPerSecond.toFixed(0)} tok/s; scored 1,024 tokens in ${r.scoreSeconds.toFixed(1)} s`);
+  console.log(`\ntrained layer${ls.length > 1 ? 's' : ''} ${ls.join(', ')} on ${r.trainTokens} random tokens: ${r.trainSeconds.toFixed(1)} s, ${r.tokensPerSecond.toFixed(0)} tok/s; scored ${val} tokens in ${r.scoreSeconds.toFixed(1)} s`);
+  console.log(`the saved set (${(r.files['transcoders.bin'].length / 2 ** 20).toFixed(1)} MB) loaded back and read on 64 tokens in ${loadMs.toFixed(0)} ms: ${(on / 64).toFixed(1)} features on per token (k ${k})`);
   for (const l of r.scores.layers) console.log(`layer ${l.layer}: FVU ${l.fvu?.toFixed(3)}, L0 ${l.l0?.toFixed(1)}, dead ${l.dead?.toFixed(3)}, KL ${l.kl?.toFixed(4)}`);
 }

@@ -16,7 +16,7 @@
 //   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
 //   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--json]
 //   mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
-//   mlpscope transcoder train DIR --out OUT [--layers 0,2] [--features F] [--k K] [--tokens N] [--val-tokens N]
+//   mlpscope transcoder train DIR --out OUT [--layers 0,2 | --layer L] [--features F] [--k K] [--tokens N] [--val-tokens N]
 //                [--epochs E] [--lr X] [--seed S] [--threads N|auto] [--no-replacement] [--json]
 //   mlpscope transcoder compare DIR --set SET [--probes FILE] [--json]
 import fs from 'node:fs';
@@ -57,7 +57,7 @@ const USAGE = `usage:
   mlpscope lens DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--k K] [--json]
   mlpscope decompose DIR (--prompt TEXT | --ids 1,2,3) [--position P] [--token T | --diff A,B] [--neurons L] [--top N] [--json]
   mlpscope patch DIR --clean TEXT --corrupted TEXT (--diff A,B | --kl) [--hook H] [--layers 0,2] [--json]
-  mlpscope transcoder train DIR --out OUT [--layers 0,2] [--features F] [--k K] [--tokens N] [--val-tokens N]
+  mlpscope transcoder train DIR --out OUT [--layers 0,2 | --layer L] [--features F] [--k K] [--tokens N] [--val-tokens N]
                [--epochs E] [--lr X] [--seed S] [--threads N|auto] [--no-replacement] [--json]
   mlpscope transcoder compare DIR --set SET [--probes FILE] [--json]
     (DIR may be @demo: the demo model that comes with the package, weights/demo/; or a Hugging Face
@@ -420,7 +420,9 @@ async function transcoder(argv) {
   const [sub, ...more] = argv;
   if (sub === 'compare') return transcoderCompare(more);
   if (sub !== 'train') throw new MlpscopeError('E_ARG', 'transcoder: the subcommands are train and compare\n' + USAGE);
-  const a = parseArgs(more, { out: 'v', layers: 'v', features: 'v', k: 'v', tokens: 'v', 'val-tokens': 'v', epochs: 'v', lr: 'v', seed: 'v', threads: 'v', 'no-replacement': 'flag', json: 'flag' });
+  const a = parseArgs(more, { out: 'v', layers: 'v', layer: 'v', features: 'v', k: 'v', tokens: 'v', 'val-tokens': 'v', epochs: 'v', lr: 'v', seed: 'v', threads: 'v', 'no-replacement': 'flag', json: 'flag' });
+  if (a.layer !== undefined && a.layers !== undefined) throw new MlpscopeError('E_ARG', 'transcoder train: give --layers or --layer, not both');
+  a.layers ??= a.layer; // --layer L: one layer
   if (a._.length !== 1 || !a.out) throw new MlpscopeError('E_ARG', 'transcoder train needs DIR and --out OUT\n' + USAGE);
   const D = TRANSCODER_DEFAULTS;
   const opts = {

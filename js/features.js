@@ -81,7 +81,8 @@ export function auc(pos, neg) {
  *   feature's index;
  *   combine: sizes n — each layer's first candidate also gets `combined: [{n, heldOutAuc}]`, the
  *   held-out AUC of its layer's n best units read together (chosen and weighted on the first
- *   part: (mean over positives − mean over negatives) / pooled variance, summed);
+ *   part: |mean over positives − mean over negatives| / pooled variance, signed as the unit's AUC
+ *   orients it, summed);
  *   maxBytes (default 256 MiB): activations held at once; past it the layers are taken in groups,
  *   one pass over the probes per group (same results, more forward passes);
  *   onProgress({done, total}): after each forward pass of a probe (total = passes × probes);
@@ -229,9 +230,10 @@ function layerCandidates(halves, li, layer, name, I, top) {
 
 /**
  * Several units read together: the n units of the layer with the highest AUC on halves[0], each
- * weighted by (mean over positives − mean over negatives) / (pooled variance), both on halves[0]
+ * weighted by |mean over positives − mean over negatives| / (pooled variance), both on halves[0]
  * (a linear discriminant with a diagonal covariance, i.e. Gaussian naive Bayes with one shared
- * variance per unit); the weighted sum's AUC on halves[1]. One entry per n of `sizes`.
+ * variance per unit), signed as the unit's own AUC orients it (a unit of zero variance gets its
+ * sign alone); the weighted sum's AUC on halves[1]. One entry per n of `sizes`.
  * @returns {{n: number, heldOutAuc: number}[]}
  */
 function combined(halves, li, I, sizes) {
@@ -239,10 +241,11 @@ function combined(halves, li, I, sizes) {
   const ranked = [];
   for (let j = 0; j < I; j++) {
     const a = auc(p0.map((r) => r.acts[li][j]), n0.map((r) => r.acts[li][j]));
-    ranked.push([Math.max(a, 1 - a), j]);
+    ranked.push([Math.max(a, 1 - a), j, a >= 0.5 ? 1 : -1]);
   }
   ranked.sort((x, y) => y[0] - x[0] || x[1] - y[1]);
-  const weight = (j) => {
+  // each unit oriented as its own AUC says (as a single candidate is), so n = 1 is that unit's AUC
+  const weight = (j, sign) => {
     let mp = 0, mn = 0;
     for (const r of p0) mp += r.acts[li][j];
     for (const r of n0) mn += r.acts[li][j];
@@ -251,14 +254,14 @@ function combined(halves, li, I, sizes) {
     for (const r of p0) ss += (r.acts[li][j] - mp) ** 2;
     for (const r of n0) ss += (r.acts[li][j] - mn) ** 2;
     const v = ss / Math.max(1, p0.length + n0.length - 2);
-    return v > 0 ? (mp - mn) / v : 0;
+    return v > 0 ? (sign * Math.abs(mp - mn)) / v : sign;
   };
   const out = [];
   const sp = new Float64Array(p1.length), sn = new Float64Array(n1.length);
   let have = 0;
   for (const n of [...sizes].sort((a, b) => a - b)) {
     for (; have < Math.min(n, I); have++) {
-      const j = ranked[have][1], w = weight(j);
+      const [, j, sign] = ranked[have], w = weight(j, sign);
       p1.forEach((r, i) => { sp[i] += w * r.acts[li][j]; });
       n1.forEach((r, i) => { sn[i] += w * r.acts[li][j]; });
     }

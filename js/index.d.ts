@@ -184,7 +184,7 @@ export interface ForwardOptions {
   /** transcoder features for this call (loadTranscoders): hooks 'blocks.L.transcoder.hook_feature' read them
    *  ([token][feature], dense), interventions on that hook ({hook, op, features, value, positions}) edit them;
    *  replace: the MLPs of `layers` write the transcoders' output (else the MLP's own output stays and edits add what they change) */
-  transcoders?: { set: TranscoderSet | WorkerTranscoderSet; layers?: number[]; replace?: boolean };
+  transcoders?: { set: TranscoderSet; layers?: number[]; replace?: boolean };
 }
 
 /** Per-layer arrays: stats.X[layer] is a typed array over positions (and the statistic's other
@@ -362,7 +362,7 @@ export interface PatchingOptions {
   /** a hook point of a block (default 'hook_resid_pre'); 'transcoder.hook_feature' with `transcoders` */
   hook?: HookKind | 'transcoder.hook_feature';
   /** with hook 'transcoder.hook_feature': the set (layers default to its layers); every feature of a layer is set to its clean value at the position */
-  transcoders?: { set: TranscoderSet | WorkerTranscoderSet };
+  transcoders?: { set: TranscoderSet };
   /** with one layer: each of these features patched alone (the rows of value / restored are these features) */
   features?: number[];
   /** logit(a) − logit(b) at the last position, or KL(clean ‖ patched) of the next-token distribution */
@@ -420,8 +420,8 @@ export interface FeatureDirection { feature: string; layer: number; auc: number;
  *  byLang: also search within each language's probes alone (probes that carry `lang`). */
 export interface FeatureOptions { features?: Record<string, FeatureSpec>; layers?: number[]; top?: number; heldOutFrom?: number; directions?: boolean; topActivations?: number; quantiles?: number[]; maxBytes?: number; byLang?: boolean; onProgress?: (p: { done: number; total: number }) => void;
   /** search this set's features (blocks.L.transcoder.hook_feature) instead of the neurons, on its layers */
-  transcoders?: TranscoderSet | WorkerTranscoderSet;
-  /** sizes n: each layer's first candidate also gets `combined`, its layer's n best units (by AUC on the first part) weighted by (mean⁺ − mean⁻) / pooled variance and summed, scored on the held-out part */
+  transcoders?: TranscoderSet;
+  /** sizes n: each layer's first candidate also gets `combined`, its layer's n best units (by AUC on the first part) weighted by |mean⁺ − mean⁻| / pooled variance (signed as each unit's AUC orients it) and summed, scored on the held-out part */
   combine?: number[] }
 export interface FeatureResult { best: FeatureNeuron[]; perLayer: Record<string, FeatureNeuron[]>; tokens: number; directions?: FeatureDirection[];
   /** byLang: the best neuron per feature within each language's probes (chosen on the first half of them, reported on the second) */
@@ -435,7 +435,7 @@ export interface TopActivationOptions { layer: number; neuron: number; k?: numbe
   /** also one example at each of these quantiles (0..1) of sign × activation over every token: examples across its range */
   quantiles?: number[];
   /** `neuron` is a feature of this transcoder set (blocks.{layer}.transcoder.hook_feature) */
-  transcoders?: TranscoderSet | WorkerTranscoderSet }
+  transcoders?: TranscoderSet }
 /** top: the k largest sign × activation; tokens: tokens scanned; mean: their mean activation; positive: share with sign × activation > 0. */
 /** histogram: the activations (times sign) of every token in `counts.length` equal bins from lo to hi */
 export interface TopActivationResult { top: TopActivation[]; tokens: number; mean: number; positive: number; histogram: { lo: number; hi: number; counts: number[] }; atQuantiles?: (TopActivation & { q: number })[] }
@@ -616,6 +616,8 @@ export function auc(pos: ArrayLike<number>, neg: ArrayLike<number>): number;
 /** Character offsets [start, end) of each token in the decoded text. */
 export function tokenOffsets(tokenizer: Tokenizer, ids: ArrayLike<number>): [number, number][];
 
+/** options as the Worker takes them: a WorkerTranscoderSet where the in-process call takes a TranscoderSet */
+type InWorker<O, S> = Omit<O, 'transcoders'> & { transcoders?: S };
 type Async<T> = T extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never;
 /** The model in a Web Worker: the same calls as Model, each returning a promise. */
 export class WorkerModel {
@@ -625,12 +627,12 @@ export class WorkerModel {
   readonly nLayers: number;
   info(): Promise<ModelInfo>;
   hookNames(): Promise<HookName[]>;
-  forward(ids: ArrayLike<number>, opts?: ForwardOptions): Promise<ForwardResult>;
+  forward(ids: ArrayLike<number>, opts?: InWorker<ForwardOptions, { set: WorkerTranscoderSet; layers?: number[]; replace?: boolean }>): Promise<ForwardResult>;
   generate(prompt: string | number[] | ChatMessage[], opts?: GenerateOptions): AsyncGenerator<GeneratedToken, GenerationSummary>;
   /** the summary of the last generate() that ended */
   lastGeneration?: GenerationSummary;
-  findFeatureNeurons(probes: Probe[], opts?: FeatureOptions): Promise<FeatureResult>;
-  neuronTopActivations(texts: (string | Probe)[], opts: TopActivationOptions): Promise<TopActivationResult>;
+  findFeatureNeurons(probes: Probe[], opts?: InWorker<FeatureOptions, WorkerTranscoderSet>): Promise<FeatureResult>;
+  neuronTopActivations(texts: (string | Probe)[], opts: InWorker<TopActivationOptions, WorkerTranscoderSet>): Promise<TopActivationResult>;
   neuronQuadrants(texts: (string | Probe)[], opts: { layer: number; neuron: number; k?: number; window?: number }): Promise<QuadrantResult>;
   featureTokens(probes: Probe[], opts: { label: string; lang?: string }): Promise<number[]>;
   neuronsForTokens(text: string | ArrayLike<number>, opts: { tokens: number[]; perLayer?: number }): Promise<TokenWritersResult>;
@@ -650,7 +652,7 @@ export class WorkerModel {
   languageSwitch(prompts: string[], opts: { neurons: { layer: number; neuron: number }[]; activate?: { layer: number; neuron: number; value: number }[]; maxTokens?: number }): Promise<LanguageSwitchResult>;
   languageLoss(texts: Record<string, string[]>, opts: { neurons: { layer: number; neuron: number }[] }): Promise<Record<string, { tokens: number; before: number; after: number; change: number }>>;
   unembedDirection(v: ArrayLike<number>, opts?: { k?: number; normalize?: boolean }): Promise<DirectionLogits>;
-  activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: PatchingOptions): Promise<PatchingResult>;
+  activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, opts: InWorker<PatchingOptions, { set: WorkerTranscoderSet }>): Promise<PatchingResult>;
   steeringVector(a: string | ArrayLike<number> | (string | ArrayLike<number>)[], b: string | ArrayLike<number> | (string | ArrayLike<number>)[], opts: { hook: string; at?: 'last' | 'mean' }): Promise<SteeringVector>;
   decomposePrediction(ids: ArrayLike<number>, opts?: { position?: number; token?: number; logitDiff?: [number, number]; neurons?: number; transcoder?: { set: WorkerTranscoderSet; layer: number } }): Promise<Decomposition>;
   /** a transcoder set loaded into the worker's model (a URL or folder, or a trainTranscoders result's files) */

@@ -248,8 +248,10 @@ export class Model {
    *  decoder bias's term, and the rest of the MLP part `mlpPart` as the error */
   _featureParts(set, l, feats, p, [a, b], scale, mlpPart) {
     const e = this.e, H = this.config.hidden_size, F = set.features;
-    const u = e.malloc(H * 4), w = e.malloc((F + 1) * 8);
+    const u = e.malloc(H * 4);
+    let w = 0;
     try {
+      w = e.malloc((F + 1) * 8);
       e.c.head_readout(this.m, a, b, u);
       e.c.tc_readout(set._ptr(l), u, w);
       const readout = e.f64.subarray(w >> 3, (w >> 3) + F + 1), z = feats.subarray(p * F, (p + 1) * F);
@@ -260,7 +262,7 @@ export class Model {
       const bias = readout[F] * scale;
       const error = mlpPart - sum - bias;
       return { layer: l, active, bias, error, sum: sum + bias + error };
-    } finally { e.free(u); e.free(w); }
+    } finally { e.free(u); if (w) e.free(w); }
   }
 
   /** Layer l's MLP write at position p split per neuron: h[j] · (downᵀ u)[j] · scale (u: the head's read-out). */

@@ -77,12 +77,17 @@ export async function trainTranscoders(model, opts = {}) {
     return (function* () {
       for (const r of o.sequences(seed, T)) {
         const ids = Int32Array.from(r);
-        if (ids.length > T || ids.some((x) => !(x >= 0 && x < V))) throw new MlpscopeError('E_ARG', `${where}: a row of sequences has ${ids.length} tokens (at most ${T}) or an id outside 0..${V - 1}`);
+        if (ids.length < 1 || ids.length > T || ids.some((x) => !(x >= 0 && x < V))) throw new MlpscopeError('E_ARG', `${where}: a row of sequences has ${ids.length} tokens (1 to ${T}) or an id outside 0..${V - 1}`);
         yield ids;
       }
     })();
   };
   const yieldEvery = o.yieldEvery ?? 8;
+  // a report and a chance to stop every yieldEvery sequences, or sooner when a sequence is slow
+  // (a big model: a few seconds each), at most a quarter of a second apart
+  let n = 0, lastPause = performance.now();
+  const due = () => ++n % yieldEvery === 0 || performance.now() - lastPause > 250;
+  const pause = async () => { await new Promise((r) => setTimeout(r, 0)); lastPause = performance.now(); };
   const aborted = () => { // after every wait: stopped, or the model disposed meanwhile
     if (o.signal?.aborted) throw new MlpscopeError('E_ABORTED', `${where}: stopped`);
     model._alive();
@@ -98,7 +103,7 @@ export async function trainTranscoders(model, opts = {}) {
   const s = e.c.tc_session_create(model.m, layers, F, k, T, buffer, batch, epochs, o.lr, o.seed);
   try {
     const t0 = performance.now();
-    let done = 0, n = 0;
+    let done = 0;
     const report = (phase, d, total, since) => {
       if (!o.onProgress) return;
       const secs = (performance.now() - since) / 1000, rate = d / Math.max(secs, 1e-3);
@@ -114,7 +119,7 @@ export async function trainTranscoders(model, opts = {}) {
       if (e.c.tc_room(s) < ids.length) e.c.tc_train(s);
       e.c.tc_feed(s, ids);
       done += ids.length;
-      if (++n % yieldEvery === 0) { report('train', done, tokens, t0); await new Promise((r) => setTimeout(r, 0)); aborted(); }
+      if (due()) { report('train', done, tokens, t0); await pause(); aborted(); }
     }
     e.c.tc_train(s);
     const trainSeconds = (performance.now() - t0) / 1000;
@@ -129,7 +134,7 @@ export async function trainTranscoders(model, opts = {}) {
         const ids = scored + seq.length > valTokens ? seq.subarray(0, valTokens - scored) : seq;
         if (ids.length >= 2) e.c.tc_eval_feed(s, ids);
         scored += ids.length;
-        if (++n % yieldEvery === 0) { report('score', scored, valTokens, t1); await new Promise((r) => setTimeout(r, 0)); aborted(); }
+        if (due()) { report('score', scored, valTokens, t1); await pause(); aborted(); }
       }
     if (valTokens > 0) { report('score', scored, valTokens, t1); aborted(); }
     const scores = e.c.tc_report(s);

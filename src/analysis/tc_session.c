@@ -83,7 +83,7 @@ uint64_t ms_tc_session_bytes(const ms_model *m, int n_layers, const ms_tc_sessio
     /* the captured activations: each layer's buffer, one sequence's capture, a batch */
     const uint64_t acts = L * 2 * cap * H * f4 + 2 * L * T * H * f4 + 2 * B * H * f4 + cap * 4;
     /* scoring: three [T][vocab] logit arrays, the features of a sequence, the run's state */
-    const uint64_t scoring = 3 * T * V * f4 + T * 8 + T * (F + 2 * K + H) * f4 + T * F * f4 + NL * T * K * 8 + NL * sizeof(ms_mlp_replacement) + ms_state_bytes(c, (int)T, (int)T);
+    const uint64_t scoring = 3 * T * V * f4 + T * 8 + T * (F + 2 * K + H) * f4 + T * F * f4 + NL * T * K * 8 + NL * sizeof(ms_mlp_replacement) + ms_state_bytes_threads(c, (int)T, (int)T, ms_pool_threads(m->pool));
     /* the saved set */
     const uint64_t saved = L * n * f4;
     /* the structs themselves and malloc's headers (about 20 allocations per layer, 20 more) */

@@ -128,6 +128,8 @@ typedef struct { int64_t total, embedding, mlp, mixer, norms, head; } ms_param_c
 void ms_model_count(const ms_model *m, ms_param_counts *pc);
 /* Bytes the runtime state needs for a context of n_ctx tokens and batches of up to n_batch. */
 size_t ms_state_bytes(const ms_config *c, int n_ctx, int n_batch);
+/* ... exactly, as ms_state_create allocates it with n_threads work areas (ms_state_bytes: one) */
+size_t ms_state_bytes_threads(const ms_config *c, int n_ctx, int n_batch, int n_threads);
 /* Fetch row `row` of a (possibly quantized) matrix tensor as float. */
 void ms_tensor_row_f32(const ms_tensor *t, int64_t row, float *out);
 /* One element of a matrix as the kernels read it (row, col in range: the caller checks). */

@@ -43,10 +43,13 @@ static size_t plan(const ms_config *c, int n_ctx, int B, int chunk, int n_work, 
     return n;
 }
 
-size_t ms_state_bytes(const ms_config *c, int n_ctx, int n_batch) {
+size_t ms_state_bytes(const ms_config *c, int n_ctx, int n_batch) { return ms_state_bytes_threads(c, n_ctx, n_batch, 1); }
+
+size_t ms_state_bytes_threads(const ms_config *c, int n_ctx, int n_batch, int n_threads) {
     size_t n;
-    if (!plan(c, n_ctx, n_batch, MS_GDN_CHUNK_MAX, 1, &n)) return 0;
-    return n * sizeof(float) + sizeof(ms_state);
+    if (!plan(c, n_ctx, n_batch, MS_GDN_CHUNK_MAX, n_threads, &n)) return 0;
+    /* the floats, the struct, and the per-row squared norms of the DeltaNet state (doubles) */
+    return n * sizeof(float) + sizeof(ms_state) + (size_t)n_batch * (size_t)(c->lin_v_heads > 0 ? c->lin_v_heads : 1) * sizeof(double);
 }
 
 ms_state *ms_state_create(const ms_model *m, int n_ctx, int n_batch, ms_err *err) {

@@ -3,7 +3,7 @@
 import {
   loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES,
   topTokens, fmtBytes, createEngine, MlpscopeError, demoModelUrl, listCachedModels, deleteCachedModel,
-  klDivergence, WEIGHT_CLASSES, weightClassOf, jacobiEigen, topEigen, superWeights, type SuperWeightResult, type BilinearView, type BilinearGap, type WeightClassResult, type WeightClass, type Intervention, type PatchingResult, type Decomposition,
+  klDivergence, trainTranscoders, loadTranscoders, neuronsVsFeatures, featureCard, featuresOnText, transcoderMemory, WEIGHT_CLASSES, weightClassOf, jacobiEigen, topEigen, superWeights, type SuperWeightResult, type BilinearView, type BilinearGap, type WeightClassResult, type WeightClass, type Intervention, type PatchingResult, type Decomposition,
   type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo, type GenerationSummary,
 } from '../../js/index.js';
 
@@ -46,6 +46,18 @@ export async function usage(): Promise<void> {
   console.log(wt.top.length, (await w.neuronOutput(0, 1)).promoted.length, (await w.unembedDirection([1, 2])).suppressed.length);
   const wids: number[] = (await w.tokenizer?.encode('hello')) ?? [];
   console.log(wr.stats, wf.tokens, wids.length, (await w.info()).contextLength);
+  // transcoders, in-process and in the worker
+  const tr = await trainTranscoders(model, { layers: [1], features: 64, k: 4, tokens: 1024, onProgress: (p) => console.log(p.layers?.[0].fvu) });
+  const set = await loadTranscoders(model, tr.files);
+  console.log(transcoderMemory(model, { features: 64 }).parts.scoring, neuronsVsFeatures(model, set, probes).rows[0].neuronsToMatch);
+  console.log(featureCard(model, set, probes, { layer: 1, feature: 0 }).label?.heldOutAuc, featuresOnText(model, set, 'hi', { layer: 1 }).features.length);
+  console.log(model.decomposePrediction([1, 2], { transcoder: { set, layer: 1 } }).features?.error, set.featureOutput(1, 0).promoted.length);
+  console.log(findFeatureNeurons(model, probes, { transcoders: set, combine: [1, 2] }).best[0].combined?.[0].heldOutAuc);
+  const ws = await w.loadTranscoders(tr.files);
+  console.log((await w.findFeatureNeurons(probes, { transcoders: ws })).best.length, (await w.neuronsVsFeatures(ws, probes)).tokens);
+  console.log((await w.forward([1, 2], { transcoders: { set: ws } })).hooks, (await ws.featureOutput(1, 0)).norm);
+  await ws.dispose();
+  set.dispose();
   await w.dispose();
   {
     using scoped = await loadModel('weights/demo');

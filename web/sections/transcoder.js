@@ -14,12 +14,16 @@ const PUSH_TEXT = { zh: '我上周从巴黎飞到', en: 'I flew from Paris to' }
 const SEARCH_TEXT = { zh: '我上周从巴黎飞到东京。', en: 'I flew from Paris to Tokyo.' };
 
 export function mount() {
-  on('unload', () => { stop(); dropSet(); clear(); });
+  // a run of the previous model ends here: every later answer of it sees a newer run and drops out
+  on('unload', () => { my.run++; stop(); dropSet(); clear(); $('tc-train').disabled = true; $('tc-stop').disabled = true; });
   on('model', () => {
     fillLayerPicker($('tc-layer'), Math.floor(state.info.config.num_hidden_layers / 2));
-    const small = state.info.config.hidden_size < 512;
-    $('tc-train').disabled = !small || !state.model?.tokenizer;
-    setText($('tc-progress'), small ? null : { zh: '这个房间目前只在小模型上运行（Qwen3.5-0.8B 这种尺寸要先做内存预检和分块读取激活，还没做）。', en: 'This room runs on small models for now (the Qwen3.5-0.8B shapes need a memory preflight and activations streamed in chunks first, which are not done).' });
+    // a big model (Qwen3.5-0.8B: about 80 tokens a second on two threads) trains on fewer tokens
+    // and scores on fewer: minutes, not hours; the engine's preflight refuses what would not fit
+    const big = !small();
+    $('tc-tokens').value = big ? '20000' : '100000';
+    $('tc-train').disabled = !state.model?.tokenizer;
+    setText($('tc-progress'), big ? { zh: '这是个大模型：捕获激活的速度就是它的预填充速度（两线程每秒约 80 个 token），2 万个 token 要几分钟。', en: 'This is a big model: activations are captured at its prefill speed (about 80 tokens a second on two threads), so 20,000 tokens take minutes.' } : null);
   });
   on('settled', () => showCached());
   // the city neuron's layer is where the comparison means most: chosen once per model
@@ -60,42 +64,49 @@ function dropSet() { const s = my.set; my.set = null; my.layer = null; s?.dispos
 /** the reader's choice: layer, features, training tokens (k 32; each buffer of captured tokens
  *  trained on 4 times, which on the demo model takes 100,000 tokens from FVU 0.18 to 0.02 for
  *  about a quarter more time; 4096 held-out tokens) */
-const choice = () => ({ layers: [Number($('tc-layer').value)], features: Number($('tc-features').value), k: 32, tokens: Number($('tc-tokens').value), epochs: 4, valTokens: 4096 });
-const modelKey = () => state.info?.manifestSha256 ?? state.entry?.manifestSha256 ?? null;
-const cacheUrl = (c, file) => `https://mlpscope.cache/transcoders/${modelKey()}/${c.layers[0]}-${c.features}-${c.k}-${c.tokens}-${c.epochs}-${c.valTokens}/${file}`;
+const choice = () => ({ layers: [Number($('tc-layer').value)], features: Number($('tc-features').value), k: 32, tokens: Number($('tc-tokens').value), epochs: 4, valTokens: small() ? 4096 : 512 });
+const small = () => state.info.config.hidden_size < 512;
+/** the probe sentences: fewer for a big model (each is a pass through it; as the fires section) */
+const probeTexts = () => (state.probes && !small() ? state.probes.slice(0, 48) : state.probes);
+/** which weights a set belongs to: the weight set's manifest hash, or the hub checkpoint and dtype */
+const modelKey = () => state.info?.manifestSha256 ?? state.entry?.manifestSha256 ?? (state.entry?.kind === 'hf' ? `${state.entry.source}:${state.entry.dtype}` : null);
+const cacheUrl = (key, c, file) => `https://mlpscope.cache/transcoders/${encodeURIComponent(key)}/${c.layers[0]}-${c.features}-${c.k}-${c.tokens}-${c.epochs}-${c.valTokens}/${file}`;
+/** the run is still the page's latest, on the model it started with */
+const current = (run, m) => run === my.run && state.model === m;
 
-async function cacheGet(c) {
-  if (typeof caches === 'undefined' || !modelKey()) return null;
+async function cacheGet(key, c) {
+  if (typeof caches === 'undefined' || !key) return null;
   try {
     const cache = await caches.open(CACHE);
-    const [m, b, r] = await Promise.all(['manifest.json', 'transcoders.bin', 'result.json'].map((f) => cache.match(cacheUrl(c, f))));
+    const [m, b, r] = await Promise.all(['manifest.json', 'transcoders.bin', 'result.json'].map((f) => cache.match(cacheUrl(key, c, f))));
     if (!m || !b || !r) return null;
     return { ...(await r.json()), files: { 'manifest.json': await m.text(), 'transcoders.bin': new Uint8Array(await b.arrayBuffer()) } };
   } catch { return null; }
 }
-async function cachePut(c, r) {
-  if (typeof caches === 'undefined' || !modelKey()) return;
+async function cachePut(key, c, r) {
+  if (typeof caches === 'undefined' || !key) return;
   try {
     const cache = await caches.open(CACHE);
     const { files, ...rest } = r;
-    await cache.put(cacheUrl(c, 'manifest.json'), new Response(files['manifest.json']));
-    await cache.put(cacheUrl(c, 'transcoders.bin'), new Response(files['transcoders.bin']));
-    await cache.put(cacheUrl(c, 'result.json'), new Response(JSON.stringify(rest)));
+    await cache.put(cacheUrl(key, c, 'manifest.json'), new Response(files['manifest.json']));
+    await cache.put(cacheUrl(key, c, 'transcoders.bin'), new Response(files['transcoders.bin']));
+    await cache.put(cacheUrl(key, c, 'result.json'), new Response(JSON.stringify(rest)));
   } catch { /* storage full or off: train again next time */ }
 }
 
 /** a set trained earlier in this browser for the current choice: shown with its comparison */
 async function showCached() {
-  if (!state.model || my.ac) return; // not while training
+  const m = state.model;
+  if (!m || my.ac) return; // not while training
   const c = choice(), run = ++my.run;
-  const r = await cacheGet(c);
-  if (run !== my.run || !r) return;
+  const r = await cacheGet(modelKey(), c);
+  if (!current(run, m) || !r) return;
   my.points = r.points ?? [];
-  await finish(c, r, run, true);
+  await finish(m, c, r, run, true);
 }
 
 async function train() {
-  const m = state.model;
+  const m = state.model, key = modelKey();
   if (!m) return;
   stop();
   const c = choice(), run = ++my.run, ac = new AbortController();
@@ -107,24 +118,27 @@ async function train() {
   try {
     const r = await guard($('tc-card'), async () => {
       try { return await m.trainTranscoders({ ...c, signal: ac.signal, onProgress: (p) => progress(p, c, run) }); } catch (err) {
+        if (!current(run, m)) return null; // another model or run took over: its panel is not this one's
         if (err?.code !== 'E_ABORTED') throw err;
-        if (run === my.run) setText($('tc-progress'), { zh: '已停止。', en: 'Stopped.' });
+        setText($('tc-progress'), { zh: '已停止。', en: 'Stopped.' });
         return null; // the reader stopped it: not a failure of the card
       }
     }, null);
-    if (!r || run !== my.run) return;
+    // training is over: Stop has nothing more to stop (the comparison after it is short)
+    if (my.ac === ac) { my.ac = null; $('tc-stop').disabled = true; }
+    if (!r || !current(run, m)) return;
     r.points = my.points;
     r.pageSeconds = (performance.now() - t0) / 1000;
-    await cachePut(c, r);
-    await finish(c, r, run, false);
+    await cachePut(key, c, r);
+    await finish(m, c, r, run, false);
   } finally {
     if (my.ac === ac) my.ac = null;
-    $('tc-train').disabled = false; $('tc-stop').disabled = true;
+    if (current(run, m)) { $('tc-train').disabled = !m.tokenizer; $('tc-stop').disabled = true; }
   }
 }
 
 function progress(p, c, run) {
-  if (run !== my.run) return;
+  if (run !== my.run) return; // an older run's message
   const left = Number.isFinite(p.secondsLeft) ? Math.ceil(p.secondsLeft) : '–';
   if (p.phase === 'train') {
     const l = p.layers?.[0];
@@ -149,8 +163,9 @@ function draw(c) {
 }
 
 /** the held-out scores, then neurons against features on the page's probes */
-async function finish(c, r, run, cached) {
-  const m = state.model, s = r.scores.layers[0], L = c.layers[0];
+async function finish(m, c, r, run, cached) {
+  if (!current(run, m)) return;
+  const s = r.scores.layers[0], L = c.layers[0];
   my.result = r;
   draw(c);
   const how = cached ? { zh: '（这个浏览器里以前训练过，从缓存读出）', en: ' (trained in this browser before, read from its cache)' }
@@ -161,16 +176,19 @@ async function finish(c, r, run, cached) {
     en: `Layer ${L}, ${int(c.features)} features, at most ${c.k} per token, ${int(c.tokens)} training tokens (each buffer of captured activations trained on ${c.epochs} times)${how.en}. On ${int(r.scores.eval_tokens)} held-out tokens: FVU ${fmt(s.fvu)}, ${fmt(s.l0, 1)} features active per token on average (L0), ${fmt(100 * s.dead, 1)}% of the features never fired. With this layer's MLP replaced by the transcoder the mean next-token loss goes from ${fmt(r.scores.ce_model, 3)} to ${fmt(s.ce, 3)} (with the MLP removed: ${fmt(s.ce_zero, 3)}${rec !== null ? `; ${fmt(100 * rec, 1)}% recovered` : ''}).`,
   });
   $('tc-card').dataset.fvu = String(s.fvu);
-  if (!state.probes || !m.tokenizer) return;
+  const probes = probeTexts();
+  if (!probes || !m.tokenizer) return;
   dropSet();
   const cmp = await guard($('tc-card'), async () => {
-    const set = await m.loadTranscoders(r.files);
-    if (run !== my.run || state.model !== m) { set.dispose().catch(() => {}); return null; }
-    my.set = set; my.layer = L;
-    const byLang = modelLangs().includes('zh') && modelLangs().includes('en');
-    return m.neuronsVsFeatures(set, state.probes, { byLang, onProgress: (p) => { if (run === my.run) setText($('tc-compare-note'), { zh: `正在比较神经元和特征：${p.done} / ${p.total} 次探针计算`, en: `Comparing neurons and features: ${p.done} / ${p.total} probe passes` }); } });
+    try {
+      const set = await m.loadTranscoders(r.files);
+      if (!current(run, m)) { set.dispose().catch(() => {}); return null; }
+      my.set = set; my.layer = L;
+      const byLang = modelLangs().includes('zh') && modelLangs().includes('en') && probes.length === state.probes.length;
+      return await m.neuronsVsFeatures(set, probes, { byLang, onProgress: (p) => { if (current(run, m)) setText($('tc-compare-note'), { zh: `正在比较神经元和特征：${p.done} / ${p.total} 次探针计算`, en: `Comparing neurons and features: ${p.done} / ${p.total} probe passes` }); } });
+    } catch (err) { if (current(run, m)) throw err; return null; } // the model changed meanwhile: not this panel's failure
   }, null);
-  if (!cmp || run !== my.run) return;
+  if (!cmp || !current(run, m)) return;
   renderCompare(cmp, L);
   $('tc-search-box').hidden = false;
   $('tc-card').dataset.done = cached ? 'cache' : 'trained';
@@ -196,7 +214,7 @@ function renderCompare(cmp, L) {
 async function search() {
   const m = state.model, set = my.set, L = my.layer, text = $('tc-search-text').value;
   if (!set || !text.trim()) return;
-  const r = await guard($('tc-card'), () => m.featuresOnText(set, text, { layer: L, k: 3, top: 12 }), null);
+  const r = await guard($('tc-card'), () => m.featuresOnText(set, text, { layer: L, k: 3, top: 12 }).catch((err) => { if (set === my.set) throw err; return null; }), null);
   if (!r || set !== my.set) return;
   const pieces = r.tokens.map((t) => t.piece ?? '');
   $('tc-search-out').innerHTML = r.features.map((f) => `<button type="button" data-feature="${f.feature}" data-act="${f.activation}">#${f.feature} <small>${nl(pieces[f.token])} · ${f.activation.toFixed(2)}</small></button>`).join('')
@@ -209,7 +227,7 @@ async function showFeature(f) {
   if (!set || !state.probes) return;
   $('tc-feature').hidden = false;
   setText($('tc-f-title'), { zh: `第 ${L} 层转码器的特征 #${f}`, en: `Feature #${f} of layer ${L}'s transcoder` });
-  const c = await guard($('tc-card'), () => m.featureCard(set, state.probes, { layer: L, feature: f, k: 6, quantiles: [0.5, 0.9, 0.99, 0.999] }), null);
+  const c = await guard($('tc-card'), () => m.featureCard(set, probeTexts(), { layer: L, feature: f, k: 6, quantiles: [0.5, 0.9, 0.99, 0.999] }).catch((err) => { if (set === my.set) throw err; return null; }), null);
   if (!c || set !== my.set) return;
   my.card = c;
   $('tc-feature').dataset.feature = String(f);
@@ -246,8 +264,12 @@ function drawHist() {
 async function push() {
   const m = state.model, set = my.set, c = my.card, text = $('tc-push-text').value;
   if (!set || !c || !text.trim() || !(c.scale > 0)) return;
-  my.cities ??= await m.featureTokens(state.probes, { label: 'city' });
-  const r = await guard($('tc-card'), () => m.pushNeuron(text, { layer: my.layer, neuron: c.feature, values: [1, 2, 4].map((x) => x * c.scale), tokens: my.cities, k: 3, transcoders: set }), null);
+  const r = await guard($('tc-card'), async () => {
+    try {
+      my.cities ??= await m.featureTokens(state.probes, { label: 'city' });
+      return await m.pushNeuron(text, { layer: my.layer, neuron: c.feature, values: [1, 2, 4].map((x) => x * c.scale), tokens: my.cities, k: 3, transcoders: set });
+    } catch (err) { if (set === my.set) throw err; return null; }
+  }, null);
   if (!r || set !== my.set) return;
   const row = (label, x) => `<tr data-p="${x.p}"><th>${label}</th><td class="v">${(100 * x.p).toFixed(2)}%</td><td>${x.top.map((t) => `<code>${nl(t.text ?? '')}</code>`).join(' ')}</td></tr>`;
   $('tc-push-table').innerHTML = `<caption>${bi({ zh: `按它自己的尺度推（1 个单位 = 它在探针上最强的一次激活 ${c.scale.toFixed(2)}），每个位置都推：下一个词是城市的概率，和最可能的下一个词`, en: `Pushed in its own unit (1 = its strongest activation on the probes, ${c.scale.toFixed(2)}) at every position: the probability that a city comes next, and the likeliest next tokens` })}</caption><tbody>`
