@@ -39,6 +39,7 @@ export function mount() {
     const b = e.target.closest('button[data-feature]');
     if (b) showFeature(Number(b.dataset.feature));
   });
+  placeholders();
   $('tc-search').addEventListener('click', () => search());
   $('tc-push').addEventListener('click', () => push());
   on('lang', () => {
@@ -49,14 +50,22 @@ export function mount() {
 
 function clear() {
   my.points = []; my.result = null; my.bestLayer = null; my.cities = null;
-  for (const id of ['tc-chart', 'tc-scores', 'tc-compare', 'tc-compare-note', 'tc-chart-cap']) $(id).innerHTML = '';
+  for (const id of ['tc-scores', 'tc-compare', 'tc-compare-note', 'tc-chart-cap']) $(id).innerHTML = '';
   delete $('tc-card').dataset.done;
   hideFeature();
+  placeholders();
+}
+/** the charts before they have data: a line saying what will be drawn there */
+function placeholders() {
+  const say = (svg, H, s) => { const W = chartWidth(svg, H, () => placeholders()); svg.innerHTML = `<text x="${W / 2}" y="${H / 2}" text-anchor="middle">${biSvg(s)}</text>`; };
+  if (!my.points.length) say($('tc-chart'), 170, { zh: '训练时，这里画出每批的 FVU', en: 'While it trains, each batch’s FVU is drawn here' });
+  if (!my.card) say($('tc-f-hist'), 120, { zh: '点一个特征，这里画出它的激活分布', en: 'Click a feature: its activations are drawn here' });
 }
 function hideFeature() {
   my.card = null;
   $('tc-feature').hidden = true; $('tc-search-box').hidden = true;
-  for (const id of ['tc-search-out', 'tc-f-top', 'tc-f-range', 'tc-f-up', 'tc-f-down', 'tc-f-hist', 'tc-push-table', 'tc-f-title', 'tc-f-label', 'tc-f-hist-cap']) $(id).innerHTML = '';
+  for (const id of ['tc-search-out', 'tc-f-top', 'tc-f-range', 'tc-f-up', 'tc-f-down', 'tc-push-table', 'tc-f-title', 'tc-f-label', 'tc-f-hist-cap']) $(id).innerHTML = '';
+  placeholders();
 }
 function stop() { my.ac?.abort(); my.ac = null; }
 function dropSet() { const s = my.set; my.set = null; my.layer = null; s?.dispose().catch(() => {}); hideFeature(); }
@@ -111,6 +120,7 @@ async function train() {
   stop();
   const c = choice(), run = ++my.run, ac = new AbortController();
   my.ac = ac; my.points = []; my.result = null;
+  draw(c); // the previous line goes: the chart says what it will show
   delete $('tc-card').dataset.done;
   $('tc-train').disabled = true; $('tc-stop').disabled = false;
   for (const id of ['tc-scores', 'tc-compare', 'tc-compare-note']) $(id).innerHTML = '';
@@ -152,7 +162,7 @@ function progress(p, c, run) {
 function draw(c) {
   const svg = $('tc-chart'), H = 170, W = chartWidth(svg, H, () => draw(c)), x0 = 44, y0 = 12, w = W - x0 - 12, h = H - 50;
   const pts = my.points;
-  if (!pts.length) { svg.innerHTML = ''; return; }
+  if (!pts.length) { placeholders(); return; }
   const top = Math.max(0.2, ...pts.map((q) => q[1])) * 1.05, X = (t) => x0 + (t / c.tokens) * w, Y = (v) => y0 + h - (Math.min(v, top) / top) * h;
   const ticks = [0, top / 2, top].map((v) => `<text x="4" y="${Y(v) + 4}">${v.toFixed(2)}</text><line x1="${x0}" x2="${x0 + w}" y1="${Y(v)}" y2="${Y(v)}" stroke="#e5e2dc"/>`).join('');
   svg.innerHTML = `${ticks}<line x1="${x0}" y1="${y0 + h}" x2="${x0 + w}" y2="${y0 + h}" stroke="#999"/>
@@ -250,7 +260,7 @@ async function showFeature(f) {
 
 function drawHist() {
   const c = my.card, svg = $('tc-f-hist');
-  if (!c?.histogram.counts.length) { svg.innerHTML = ''; return; }
+  if (!c?.histogram.counts.length) { placeholders(); return; }
   const H = 120, W = chartWidth(svg, H, drawHist), x0 = 8, y0 = 8, w = W - 16, h = H - 36, n = c.histogram.counts.length;
   // most tokens sit at 0 (the feature is off): heights on a log scale so the firing tail shows
   const top = Math.log1p(Math.max(...c.histogram.counts));
