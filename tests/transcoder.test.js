@@ -28,6 +28,14 @@ function readLayer(manifest, bin, layer) {
   return { m, ...out };
 }
 
+/** the demo model with a small set trained on `layers` and loaded (the brute-force tests' start) */
+async function smallSet(layers, loadOpts = { threads: 1 }) {
+  const model = await loadModel(DEMO, loadOpts);
+  const r = await trainTranscoders(model, { ...SMALL, layers, valTokens: 0 });
+  const set = await loadTranscoders(model, r.files);
+  return { model, set, weights: (l) => readLayer(r.files['manifest.json'], r.files['transcoders.bin'], l) };
+}
+
 test('a saved transcoder set, read back by its manifest, gives the reported held-out FVU and L0 in float64', async () => {
   const model = await loadModel(DEMO, { threads: 1 });
   const r = await trainTranscoders(model, SMALL);
@@ -233,10 +241,8 @@ test('features as hooks: read (bit-identical logits), set to their own value (id
 });
 
 test('a prediction decomposed by transcoder feature: each feature\'s term, the bias and the error against float64 from the set\'s files; the terms sum to the MLP part', async () => {
-  const model = await loadModel(DEMO, { threads: 1, exact: true });
-  const r = await trainTranscoders(model, { ...SMALL, layers: [7], valTokens: 0 });
-  const set = await loadTranscoders(model, r.files);
-  const { W_enc, b_enc, W_dec, b_dec } = readLayer(r.files['manifest.json'], r.files['transcoders.bin'], 7);
+  const { model, set, weights } = await smallSet([7], { threads: 1, exact: true });
+  const { W_enc, b_enc, W_dec, b_dec } = weights(7);
   const H = model.config.hidden_size, F = SMALL.features, K = SMALL.k;
   const ids = model.tokenizer.encode('我上周从巴黎飞到东京，天气很好。', { addSpecial: true });
   const d = model.decomposePrediction(ids, { transcoder: { set, layer: 7 } });
@@ -278,9 +284,7 @@ test('a prediction decomposed by transcoder feature: each feature\'s term, the b
 });
 
 test('transcoder features searched like neurons: held-out AUCs, top activations and the neurons-read-together curve against brute force', async () => {
-  const model = await loadModel(DEMO, { threads: 1 });
-  const r = await trainTranscoders(model, { ...SMALL, layers: [2, 5], valTokens: 0 });
-  const set = await loadTranscoders(model, r.files);
+  const { model, set } = await smallSet([2, 5], { threads: 1 });
   const P = probes(5, 40), F = SMALL.features, I = model.config.intermediate_size;
   const res = findFeatureNeurons(model, P, { transcoders: set, top: 1, features: { city: DEFAULT_FEATURES.city } });
   const best = res.best[0];
@@ -344,10 +348,8 @@ test('transcoder features searched like neurons: held-out AUCs, top activations 
 });
 
 test('a feature\'s card (computed label, examples, histogram, what it writes), the features on a text, and a push calibrated to its scale, against brute force', async () => {
-  const model = await loadModel(DEMO, { threads: 1 });
-  const r = await trainTranscoders(model, { ...SMALL, layers: [3], valTokens: 0 });
-  const set = await loadTranscoders(model, r.files);
-  const { W_dec } = readLayer(r.files['manifest.json'], r.files['transcoders.bin'], 3);
+  const { model, set, weights } = await smallSet([3], { threads: 1 });
+  const { W_dec } = weights(3);
   const P = probes(4, 30), F = SMALL.features, H = model.config.hidden_size, hook = 'blocks.3.transcoder.hook_feature';
   // every probe token's features, by hand
   const split = Math.floor(P.length / 2), rows = [];
@@ -425,10 +427,8 @@ test('the memory preflight counts what a session allocates; a set that cannot fi
 });
 
 test('patching transcoder features: all of a layer\'s, or one alone, from the clean run = adding their decoder rows\' difference to the MLP output', async () => {
-  const model = await loadModel(DEMO, { threads: 1 });
-  const r = await trainTranscoders(model, { ...SMALL, layers: [5], valTokens: 0 });
-  const set = await loadTranscoders(model, r.files);
-  const { W_dec } = readLayer(r.files['manifest.json'], r.files['transcoders.bin'], 5);
+  const { model, set, weights } = await smallSet([5], { threads: 1 });
+  const { W_dec } = weights(5);
   const H = model.config.hidden_size, F = SMALL.features, hook = 'blocks.5.transcoder.hook_feature';
   const enc = (t) => model.tokenizer.encode(t, { addSpecial: true });
   const clean = enc('I flew from Paris to'), corrupted = enc('I flew from Tokyo to');
