@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // mlpscope command line (Node + the wasm engine: no C compiler needed).
 //   mlpscope convert (HF_FOLDER | hf:OWNER/NAME[@REV] | CKPT TOKENIZER) --out DIR [--dtype f32|f16|bf16|q8|q4] [--shard-size BYTES]
-//   mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] --out DIR
+//   mlpscope synth --config (qwen3.5-0.8b | gemma3-270m | gemma3-1b | llama-398m | FILE.json) [--seed S] [--dtype D] --out DIR
 //   mlpscope info DIR [--context N]
 //   mlpscope tokenize SOURCE --text T [--json]     SOURCE: a weight set or a tokenizer.json folder
 //   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
@@ -41,7 +41,7 @@ const USAGE = `usage:
   mlpscope --help | --version
   mlpscope convert (HF_FOLDER | hf:OWNER/NAME[@REV] | CKPT TOKENIZER) --out DIR [--dtype f32|f16|bf16|q8|q4] [--embed-dtype D]
                [--shard-size BYTES] [--hub-url URL]
-  mlpscope synth --config (qwen3.5-0.8b | llama-398m | FILE.json) [--seed S] [--dtype D] [--embed-dtype D] --out DIR
+  mlpscope synth --config (qwen3.5-0.8b | gemma3-270m | gemma3-1b | llama-398m | FILE.json) [--seed S] [--dtype D] [--embed-dtype D] --out DIR
   mlpscope info DIR [--context N]
   mlpscope run DIR (--prompt TEXT | --ids 1,2,3) [--max-tokens N] [--temperature T] [--seed S]
                [--top-k K] [--top-p P] [--top-logits K] [--json] [--threads N|auto] [--exact] [--stop S]
@@ -153,7 +153,7 @@ async function convert(argv) {
 async function synth(argv) {
   const a = parseArgs(argv, { config: 'v', seed: 'v', dtype: 'v', 'embed-dtype': 'v', out: 'v', 'shard-size': 'v' });
   if (!a.config || !a.out) throw new MlpscopeError('E_ARG', 'synth needs --config and --out\n' + USAGE);
-  const presets = ['qwen3.5-0.8b', 'llama-398m'];
+  const presets = ['qwen3.5-0.8b', 'gemma3-270m', 'gemma3-1b', 'llama-398m'];
   let text = a.config;
   if (!presets.includes(a.config)) {
     try { text = fs.readFileSync(a.config, 'utf8'); } catch (e) { throw new MlpscopeError('E_CONFIG', `${a.config}: not a preset (${presets.join(', ')}) and not a readable file`); }

@@ -19,17 +19,18 @@ export function byteToUnicode() {
   return out;
 }
 
-function hfName(family, name) {
+function hfName(family, name, layout) {
   if (name === 'lm_head') return 'lm_head.weight';
   const bare = /linear_attn\.(dt_bias|A_log)$/.test(name);
-  return (family === 'qwen3_5' ? 'model.language_model.' : 'model.') + name + (bare ? '' : '.weight');
+  const prefix = family === 'qwen3_5' || layout === 'multimodal' ? 'model.language_model.' : 'model.';
+  return prefix + name + (bare ? '' : '.weight');
 }
 
 /** The weight set's tensors with HF names, each read from its shard only when written (a 0.8B
  * checkpoint is gigabytes): f32 tensors become BF16 when asked (rounded to nearest even), bf16
  * tensors pass through as BF16.
  * @returns {{man: any, tensors: {name, dtype, shape, bytes: number, read: () => Uint8Array}[]}} */
-function tensorsOf(dir, dtype, family) {
+function tensorsOf(dir, dtype, family, layout) {
   const man = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
   const files = man.shards.map((s) => path.join(dir, s.file));
   const raw = (t) => {
@@ -41,7 +42,7 @@ function tensorsOf(dir, dtype, family) {
   for (const t of man.tensors) {
     if (t.dtype !== 'f32' && t.dtype !== 'bf16') throw new Error('hf-writer needs an f32 (or bf16) weight set');
     const keepF32 = /linear_attn\.(A_log|norm)$/.test(t.name); // as in the real checkpoint
-    const name = hfName(family, t.name);
+    const name = hfName(family, t.name, layout);
     if (t.dtype === 'bf16') { out.push({ name, dtype: 'BF16', shape: t.shape, bytes: t.bytes, read: () => raw(t) }); continue; }
     if (dtype === 'BF16' && !keepF32) {
       out.push({ name, dtype: 'BF16', shape: t.shape, bytes: t.bytes / 2, read: () => {
@@ -83,14 +84,21 @@ export function safetensorsBytes(tensors, opts) {
   return Buffer.concat([headerOf(tensors, opts), ...tensors.map((t) => Buffer.from(bytesOf(t)))]);
 }
 
-function extras(family) {
-  if (family !== 'qwen3_5') return [];
+function extras(family, layout) {
+  if (family !== 'qwen3_5' && layout !== 'multimodal') return [];
   const r = (n, dt, shape) => {
     const count = shape.reduce((a, b) => a * b, 1) * (dt === 'F32' ? 4 : dt === 'I64' ? 8 : 2);
     const d = new Uint8Array(count);
     for (let i = 0; i < count; i++) d[i] = (i * 37 + 11) & 255;
     return { name: n, dtype: dt, shape, data: d };
   };
+  if (family === 'gemma3') return [ // Gemma3ForConditionalGeneration: a SigLIP tower and the projector
+    r('model.vision_tower.vision_model.embeddings.patch_embedding.weight', 'BF16', [8, 3, 2, 2]),
+    r('model.vision_tower.vision_model.encoder.layers.0.mlp.fc1.bias', 'F32', [8]),
+    r('model.vision_tower.vision_model.post_layernorm.weight', 'BF16', [8]),
+    r('model.multi_modal_projector.mm_input_projection_weight', 'BF16', [8, 16]),
+    r('model.multi_modal_projector.mm_soft_emb_norm.weight', 'BF16', [8]),
+  ];
   return [
     r('model.visual.patch_embed.proj.weight', 'BF16', [8, 3, 2, 4, 4]),
     r('model.visual.patch_embed.proj.bias', 'F32', [8]),
@@ -106,16 +114,26 @@ function extras(family) {
 /**
  * @param {string} synthDir an f32 weight set (from `mlpscope synth`)
  * @param {string} outDir
- * @param {{dtype?: 'F32'|'BF16', shards?: number, tokenizer?: boolean}} [opts]
+ * @param {{dtype?: 'F32'|'BF16', shards?: number, tokenizer?: boolean, layout?: 'causal'|'multimodal'}} [opts]
+ *   layout (Gemma 3): Gemma3ForCausalLM ("model.X") or Gemma3ForConditionalGeneration
+ *   ("model.language_model.X", a text_config, vision tensors to skip)
  */
-export function writeHfCheckpoint(synthDir, outDir, { dtype = 'F32', shards = 1, tokenizer = true, tokenizerMinVocab = 300 } = {}) {
+export function writeHfCheckpoint(synthDir, outDir, { dtype = 'F32', shards = 1, tokenizer = true, tokenizerMinVocab = 300, layout = 'causal' } = {}) {
   fs.mkdirSync(outDir, { recursive: true });
   const fam0 = JSON.parse(fs.readFileSync(path.join(synthDir, 'manifest.json'), 'utf8')).family;
-  const { man, tensors } = tensorsOf(synthDir, dtype, fam0);
-  const all = [...tensors, ...extras(man.family)];
+  const { man, tensors } = tensorsOf(synthDir, dtype, fam0, layout);
+  const all = [...tensors, ...extras(man.family, layout)];
   const c = { ...man.config };
   let config;
-  if (man.family === 'qwen3_5') {
+  if (man.family === 'gemma3') {
+    delete c.rope_layout; delete c.partial_rotary_factor;
+    const text = { ...c, model_type: 'gemma3_text', attention_bias: false, attn_logit_softcapping: null, final_logit_softcapping: null,
+      use_bidirectional_attention: false, eos_token_id: [c.vocab_size - 9, c.vocab_size - 7], bos_token_id: 2, pad_token_id: 0 };
+    config = layout === 'multimodal'
+      ? { architectures: ['Gemma3ForConditionalGeneration'], model_type: 'gemma3', text_config: text, boi_token_index: 5, image_token_index: 6,
+        mm_tokens_per_image: 4, vision_config: { model_type: 'siglip_vision_model', hidden_size: 8, num_hidden_layers: 1 } }
+      : { architectures: ['Gemma3ForCausalLM'], ...text };
+  } else if (man.family === 'qwen3_5') {
     const tied = c.tie_word_embeddings;
     delete c.rope_layout;
     const rope_parameters = { rope_type: 'default', rope_theta: c.rope_theta, partial_rotary_factor: c.partial_rotary_factor, mrope_section: [2, 1, 1], mrope_interleaved: true };

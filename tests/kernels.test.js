@@ -322,6 +322,38 @@ test('silu_mul f32: SIMD128 and scalar equal float64 within a few ulp, any lengt
   e.free(np);
 });
 
+// gelu(g) * u with the tanh GELU (Gemma's GeGLU): both kernels against the float64 definition
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), any length, in place, without u, at the clamp
+// edges. The f32 cubic makes the error grow with |z| where gelu is small (x < 0), so the bound
+// scales with it.
+test('gelu_tanh_mul f32: SIMD128 and scalar equal float64 (tanh form) within a few ulp, any length, in place', () => {
+  const gelu64 = (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
+  let worst = 0, checked = 0;
+  for (const n of [1, 2, 3, 4, 5, 7, 8, 9, 17, 4099]) {
+    const g = rand(n, n * 5 + 3).map((v, i) => (i % 7 === 0 ? v * 40 : v * 8)), u = rand(n, n + 17);
+    if (n > 8) { g[1] = 0; g[2] = -0; g[3] = 9.5; g[4] = -9.5; g[5] = 1e-30; g[6] = -1e-30; g[7] = -0.7517916; }
+    for (const withU of [true, false]) {
+      for (const simd of [1, 0]) {
+        for (const inPlace of [false, true]) {
+          const gp = e.bytes(new Uint8Array(g.slice().buffer)), up = e.bytes(new Uint8Array(u.buffer)), yp = inPlace ? gp : e.malloc(4 * n);
+          e.c.dbg_gelu_tanh_mul(simd, yp, gp, withU ? up : 0, n);
+          const y = e.f32.slice(yp >> 2, (yp >> 2) + n);
+          for (let i = 0; i < n; i++) {
+            const x = g[i], ref = gelu64(x) * (withU ? u[i] : 1);
+            const z2 = Math.abs(2 * Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3));
+            const err = Math.abs(y[i] - ref), tol = (6 + 3 * z2) * 2 ** -23 * Math.abs(ref) + 1e-30;
+            assert.ok(err <= tol, `${simd ? 'simd' : 'scalar'} n=${n} u=${withU} [${i}] gelu(${x}): ${y[i]} vs ${ref}`);
+            checked++;
+            if (Math.abs(ref) > 1e-30 && z2 < 1) worst = Math.max(worst, err / Math.abs(ref) / 2 ** -24);
+          }
+          e.free(gp); e.free(up); if (!inPlace) e.free(yp);
+        }
+      }
+    }
+  }
+  assert.ok(checked > 15000 && worst > 0, `worst ${worst} half-ulps over ${checked}`);
+});
+
 // Softmax numerators and denominator, y = e^((x - shift) * scale) and their sum (attention scores;
 // the sampler's whole vocabulary, sum only): SIMD128 (float lanes moved into a double every 256
 // values) and scalar against float64, every tail, a 248k vocabulary, terms at the e^-87 edge,

@@ -229,9 +229,11 @@ static int cmd_forward(int argc, char **argv) {
     json_rows("mlp_out_l2", st->mlp_out_l2, L, n, 1);
     json_rows("resid_post_l2", st->resid_post_l2, L, n, 1);
     json_rows("mlp_ratio", st->mlp_ratio, L, n, 1);
-    json_rows("gdn_decay", st->gdn_decay, L, n, 1);
-    json_rows("gdn_beta", st->gdn_beta, L, n, 1);
-    if (st->gdn_heads) json_rows("gdn_state_norm", st->gdn_state_norm, L, n, st->gdn_heads);
+    if (st->gdn_heads) { /* only a model with Gated DeltaNet layers has these rows */
+        json_rows("gdn_decay", st->gdn_decay, L, n, 1);
+        json_rows("gdn_beta", st->gdn_beta, L, n, 1);
+        json_rows("gdn_state_norm", st->gdn_state_norm, L, n, st->gdn_heads);
+    }
     printf("}\n");
     free(ids); free(logits); ms_stats_free(st); ms_state_free(s); ms_model_free(m);
     return 0;

@@ -66,6 +66,12 @@ API(ms_dbg_silu_mul) void ms_dbg_silu_mul(int simd, float *y, const float *g, co
     k.silu_mul(y, g, u, (size_t)n);
 }
 
+API(ms_dbg_gelu_tanh_mul) void ms_dbg_gelu_tanh_mul(int simd, float *y, const float *g, const float *u, int n) {
+    ms_kernels k;
+    ms_kernels_init(&k, simd);
+    k.gelu_tanh_mul(y, g, u, (size_t)n);
+}
+
 API(ms_dbg_sumsq) double ms_dbg_sumsq(int simd, const float *x, int n) {
     ms_kernels k;
     ms_kernels_init(&k, simd);

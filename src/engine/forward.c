@@ -190,6 +190,8 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
         const int B = T - t0 < s->n_batch ? T - t0 : s->n_batch;
         const int pos0 = s->pos; /* the batch's first token in the sequence */
         for (int t = 0; t < B; t++) ms_tensor_row_f32(m->embed, ids[t0 + t], s->x + (size_t)t * H);
+        if (c->embed_scale != 1.0f) /* Gemma: the embedding times sqrt(hidden_size) */
+            for (size_t i = 0; i < (size_t)B * H; i++) s->x[i] *= c->embed_scale;
 
         for (int l = 0; l < c->n_layers; l++) {
             const ms_layer *L = &m->layers[l];
@@ -220,13 +222,16 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
                             st->gdn_log_decay_head[k] = s->gdn_g[th];
                         }
             }
+            if (L->attn_out_norm) /* Gemma 3: the mixer's output is normed before it joins the stream */
+                ms_rmsnorm_rows(m, s->mix_out, s->mix_out, L->attn_out_norm->data, B, H, c->eps, c->norm_offset);
             hook_point(o, l, MS_HOOK_ATTN_OUT, s->mix_out, H, t0, pos0, B);
             if (st) l2_rows(st->attn_out_l2 + at, s->mix_out, H, B);
             add_rows(s->x, s->mix_out, (size_t)B * H);
             hook_point(o, l, MS_HOOK_RESID_MID, s->x, H, t0, pos0, B);
             if (st) l2_rows(st->resid_mid_l2 + at, s->x, H, B);
 
-            /* SwiGLU MLP on the post-attention norm */
+            /* the gated MLP (SwiGLU; Gemma: GeGLU) on its input norm (post_attention_layernorm;
+             * Gemma: pre_feedforward_layernorm) */
             ms_rmsnorm_rows(m, s->xn, s->x, L->post_norm->data, B, H, c->eps, c->norm_offset);
             hook_point(o, l, MS_HOOK_LN2_NORMALIZED, s->xn, H, t0, pos0, B);
             ms_mlp_gate_up(s, l, s->xn, B);
@@ -238,6 +243,8 @@ int ms_forward(ms_state *s, const int32_t *ids, int T, const ms_forward_opts *o,
                 for (int t = 0; t < B; t++)
                     ms_topk_abs(s->gate + (size_t)t * I, I, st->topk, st->top_idx + (at + t) * st->topk, st->top_val + (at + t) * st->topk);
             ms_mlp_down(s, l, B, s->mlp_out);
+            if (L->mlp_out_norm) /* Gemma 3: post_feedforward_layernorm on what the MLP writes */
+                ms_rmsnorm_rows(m, s->mlp_out, s->mlp_out, L->mlp_out_norm->data, B, H, c->eps, c->norm_offset);
             if (o->replace && o->replace[l].tc) replace_mlp(s, &o->replace[l], t0, pos0, B);
             hook_point(o, l, MS_HOOK_MLP_OUT, s->mlp_out, H, t0, pos0, B);
             if (st) l2_rows(st->mlp_out_l2 + at, s->mlp_out, H, B);

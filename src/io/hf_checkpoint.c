@@ -1,6 +1,8 @@
 /* Hugging Face model folders -> conversion plan. Name mapping:
  *   qwen3_5: "model.language_model.X(.weight)" -> X; "lm_head.weight" -> lm_head;
  *            model.visual.* and mtp.* are skipped (vision tower, multi-token-prediction head)
+ *   gemma3:  "model.language_model.X" or "language_model.model.X" or "model.X" -> X; the vision
+ *            tower and multi-modal projector are skipped
  *   llama/qwen2/qwen3: "model.X(.weight)" -> X; "lm_head.weight" -> lm_head
  * A stored lm_head makes the head untied, whatever the config says; q_norm/k_norm tensors in a
  * llama-family checkpoint switch on per-head q/k norm. Everything the family needs must be present
@@ -56,6 +58,15 @@ static int map_name(int family, const char *hf, char *out, size_t cap) {
         if (!strncmp(hf, "model.visual.", 13) || !strncmp(hf, "mtp.", 4)) return 0;
         if (!strncmp(hf, "model.language_model.", 21)) rest = hf + 21;
         else if (!strncmp(hf, "model.", 6)) rest = hf + 6; /* text-only Qwen3_5ForCausalLM layout */
+    } else if (family == MS_FAMILY_GEMMA3) {
+        /* Gemma3ForConditionalGeneration: model.language_model.X (transformers >= 4.52) or
+         * language_model.model.X (older files); the vision tower and projector are skipped */
+        if (!strncmp(hf, "model.vision_tower.", 19) || !strncmp(hf, "vision_tower.", 13) ||
+            !strncmp(hf, "model.multi_modal_projector.", 28) || !strncmp(hf, "multi_modal_projector.", 22)) return 0;
+        if (!strcmp(hf, "language_model.lm_head.weight")) { snprintf(out, cap, "lm_head"); return 1; }
+        if (!strncmp(hf, "model.language_model.", 21)) rest = hf + 21;
+        else if (!strncmp(hf, "language_model.model.", 21)) rest = hf + 21;
+        else if (!strncmp(hf, "model.", 6)) rest = hf + 6; /* Gemma3ForCausalLM */
     } else if (!strncmp(hf, "model.", 6)) rest = hf + 6;
     if (!rest) return -1;
     if (strstr(rest, "rotary_emb.inv_freq")) return 0;

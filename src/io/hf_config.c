@@ -14,8 +14,26 @@ static const char LLAMA_398M[] =
     "\"vocab_size\": 32000, \"max_position_embeddings\": 4096, \"num_attention_heads\": 8, \"num_key_value_heads\": 8, "
     "\"head_dim\": 128, \"rms_norm_eps\": 1e-05, \"rope_theta\": 10000.0, \"tie_word_embeddings\": true}";
 
+/* Gemma 3 270M (google/gemma-3-270m config.json, the keys we read) */
+static const char GEMMA3_270M[] =
+    "{\"model_type\": \"gemma3_text\", \"hidden_size\": 640, \"intermediate_size\": 2048, \"num_hidden_layers\": 18, "
+    "\"vocab_size\": 262144, \"max_position_embeddings\": 32768, \"num_attention_heads\": 4, \"num_key_value_heads\": 1, "
+    "\"head_dim\": 256, \"rms_norm_eps\": 1e-06, \"hidden_activation\": \"gelu_pytorch_tanh\", \"query_pre_attn_scalar\": 256, "
+    "\"sliding_window\": 512, \"rope_theta\": 1000000.0, \"rope_local_base_freq\": 10000.0, \"rope_scaling\": null, "
+    "\"_sliding_window_pattern\": 6, \"tie_word_embeddings\": true}";
+
+/* Gemma 3 1B (google/gemma-3-1b-it config.json, the keys we read) */
+static const char GEMMA3_1B[] =
+    "{\"model_type\": \"gemma3_text\", \"hidden_size\": 1152, \"intermediate_size\": 6912, \"num_hidden_layers\": 26, "
+    "\"vocab_size\": 262144, \"max_position_embeddings\": 32768, \"num_attention_heads\": 4, \"num_key_value_heads\": 1, "
+    "\"head_dim\": 256, \"rms_norm_eps\": 1e-06, \"hidden_activation\": \"gelu_pytorch_tanh\", \"query_pre_attn_scalar\": 256, "
+    "\"sliding_window\": 512, \"rope_theta\": 1000000.0, \"rope_local_base_freq\": 10000.0, \"rope_scaling\": null, "
+    "\"sliding_window_pattern\": 6, \"tie_word_embeddings\": true}";
+
 const char *ms_config_preset(const char *name) {
     if (!name) return NULL;
+    if (!strcmp(name, "gemma3-270m")) return GEMMA3_270M;
+    if (!strcmp(name, "gemma3-1b")) return GEMMA3_1B;
     if (!strcmp(name, "qwen3.5-0.8b")) return QWEN35_08B;
     if (!strcmp(name, "llama-398m")) return LLAMA_398M;
     return NULL;
@@ -25,6 +43,7 @@ static int family_of_model_type(const char *mt, int *qk_norm) {
     *qk_norm = 0;
     if (!mt) return 0;
     if (!strcmp(mt, "qwen3_5") || !strcmp(mt, "qwen3_5_text")) return MS_FAMILY_QWEN3_5;
+    if (!strcmp(mt, "gemma3") || !strcmp(mt, "gemma3_text")) return MS_FAMILY_GEMMA3;
     if (!strcmp(mt, "qwen3")) { *qk_norm = 1; return MS_FAMILY_LLAMA; }
     if (!strcmp(mt, "llama") || !strcmp(mt, "qwen2") || !strcmp(mt, "mistral")) return MS_FAMILY_LLAMA;
     return 0;
@@ -51,7 +70,7 @@ int ms_config_from_text(const char *text, size_t len, ms_config *c, ms_err *err)
             obj = tc;
         } else family = family_of_model_type(mt, &qk);
         if (!family) {
-            rc = ms_fail(err, MS_E_CONFIG, "config: model_type \"%s\" is not supported (llama, qwen2, qwen3, qwen3_5)", mt ? mt : "(missing)");
+            rc = ms_fail(err, MS_E_CONFIG, "config: model_type \"%s\" is not supported (llama, qwen2, qwen3, qwen3_5, gemma3, gemma3_text)", mt ? mt : "(missing)");
             ms_json_free(&j); /* after the message: mt points into j */
             return rc;
         }

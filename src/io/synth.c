@@ -1,8 +1,8 @@
-/* Deterministic synthetic weight sets for any config of either family (tests, benchmarks).
+/* Deterministic synthetic weight sets for any config of every family (tests, benchmarks).
  * Values are uniform draws from a counter-based generator keyed by (seed, tensor name, index),
  * so any row block can be produced independently, identically on every platform.
  * Scaling keeps activations in a realistic range over many layers:
- *   embedding ~ unit variance; input projections std 1/sqrt(fan_in); output projections
+ *   embedding ~ unit variance (after Gemma's sqrt(hidden) scaling); input projections std 1/sqrt(fan_in); output projections
  *   (o_proj, out_proj, down_proj) std 1/sqrt(fan_in * 2 * layers); norm weights near their
  *   neutral value (1, or 0 for zero-centred norms); the V rows of in_proj_qkv get gain 4 so that
  *   Gated DeltaNet outputs stay well above the gated norm's epsilon (spec §9);
@@ -80,7 +80,7 @@ int ms_plan_synth(ms_conv_plan *p, const char *text, size_t len, uint64_t seed, 
         t->gen_split = INT64_MAX;
         t->gen_gain = 1;
         float a; /* half-width of the uniform range */
-        if (!strcmp(s->name, "embed_tokens")) a = sqrtf(3.0f);
+        if (!strcmp(s->name, "embed_tokens")) a = sqrtf(3.0f) / c.embed_scale; /* unit variance after Gemma's scaling */
         else if (ends_with(s->name, "dt_bias")) { t->gen = 2; a = 0; }
         else if (ends_with(s->name, "A_log")) { t->gen = 3; a = 0; }
         else if (ends_with(s->name, "conv1d")) a = 0.5f;

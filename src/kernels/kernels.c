@@ -70,6 +70,7 @@ void ms_kernels_init(ms_kernels *k, int level) {
     k->dot_rows = ms_dot_rows_f32_generic;
     k->gemm_acc = ms_gemm_acc_f32_generic;
     k->silu_mul = ms_silu_mul_f32_generic;
+    k->gelu_tanh_mul = ms_gelu_tanh_mul_f32_generic;
     k->exp_sum = ms_exp_sum_f32_generic;
     k->sumsq = ms_sumsq_f32_generic;
 #ifdef __wasm_simd128__
@@ -78,6 +79,7 @@ void ms_kernels_init(ms_kernels *k, int level) {
         k->dot_rows = ms_dot_rows_f32_4r_simd128;
         k->gemm_acc = ms_gemm_acc_f32_4x8_simd128;
         k->silu_mul = ms_silu_mul_f32_simd128;
+        k->gelu_tanh_mul = ms_gelu_tanh_mul_f32_simd128;
         k->exp_sum = ms_exp_sum_f32_simd128;
         k->sumsq = ms_sumsq_f32_simd128;
     }

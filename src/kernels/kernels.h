@@ -20,6 +20,9 @@ typedef void (*ms_gemm_acc_fn)(float *Out, size_t os, const float *A, size_t ars
                                int M, int K, int N, float sign);
 /* y[i] = silu(g[i]) * u[i] (u NULL: silu(g[i])), silu(x) = x / (1 + e^-x); y may alias g or u. */
 typedef void (*ms_silu_mul_fn)(float *y, const float *g, const float *u, size_t n);
+/* y[i] = gelu(g[i]) * u[i] (u NULL: gelu(g[i])) with the tanh GELU of Gemma's GeGLU,
+ * gelu(x) = x/2 (1 + tanh(z)) = x / (1 + e^(-2z)), z = sqrt(2/pi) (x + 0.044715 x^3); y may alias g or u. */
+typedef void (*ms_gelu_tanh_mul_fn)(float *y, const float *g, const float *u, size_t n);
 /* y[i] = e^((x[i] - shift) * scale) (y NULL: not stored; y may be x), returning their sum accumulated
  * in double: softmax numerators and denominator (attention scores, the sampler's vocabulary). For
  * exponents a <= 88; a term with a < -87 counts as 0; a NaN makes the sum NaN. */
@@ -40,6 +43,7 @@ typedef struct {
     ms_dot_rows_fn dot_rows;
     ms_gemm_acc_fn gemm_acc;
     ms_silu_mul_fn silu_mul;
+    ms_gelu_tanh_mul_fn gelu_tanh_mul;
     ms_exp_sum_fn exp_sum;
     ms_sumsq_fn sumsq;
 } ms_kernels;
@@ -98,6 +102,7 @@ float ms_dot_f32_generic(const float *a, const float *b, size_t n);
 void ms_dot_rows_f32_generic(float *y, const float *x, const float *A, size_t stride, size_t n, size_t k, float scale);
 void ms_gemm_acc_f32_generic(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
 void ms_silu_mul_f32_generic(float *y, const float *g, const float *u, size_t n);
+void ms_gelu_tanh_mul_f32_generic(float *y, const float *g, const float *u, size_t n);
 double ms_exp_sum_f32_generic(float *y, const float *x, size_t n, float shift, float scale);
 double ms_sumsq_f32_generic(const float *x, size_t n);
 #ifdef __wasm_simd128__
@@ -118,6 +123,7 @@ float ms_dot_f32_simd128(const float *a, const float *b, size_t n);
 void ms_dot_rows_f32_4r_simd128(float *y, const float *x, const float *A, size_t stride, size_t n, size_t k, float scale);
 void ms_gemm_acc_f32_4x8_simd128(float *Out, size_t os, const float *A, size_t ars, size_t acs, const float *B, size_t bs, int M, int K, int N, float sign);
 void ms_silu_mul_f32_simd128(float *y, const float *g, const float *u, size_t n);
+void ms_gelu_tanh_mul_f32_simd128(float *y, const float *g, const float *u, size_t n);
 double ms_exp_sum_f32_simd128(float *y, const float *x, size_t n, float shift, float scale);
 double ms_sumsq_f32_simd128(const float *x, size_t n);
 #endif

@@ -3,8 +3,8 @@
 /* Rotary position embedding. Frequency i (0 <= i < rotary_dim/2) turns by pos * theta^(-2i/rotary_dim).
  *  pairs  (llama2.c): rotates (x[2i], x[2i+1])
  *  halves (Hugging Face rotate_half): rotates (x[i], x[i + rotary_dim/2])
- * Head h starts at x + h*head_stride. Angles are computed in double so long contexts keep their precision. */
-void ms_rope(float *x, int n_heads, int head_stride, int rotary_dim, int pos, double theta, int layout) {
+ * Head h starts at x + h*head_stride. pos is a double for linear RoPE scaling (pos / factor). Angles are computed in double so long contexts keep their precision. */
+void ms_rope(float *x, int n_heads, int head_stride, int rotary_dim, double pos, double theta, int layout) {
     int half = rotary_dim / 2;
     for (int i = 0; i < half; i++) {
         double ang = pos * pow(theta, -2.0 * i / rotary_dim);

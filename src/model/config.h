@@ -9,7 +9,9 @@
 #define MS_MAX_LAYERS 256
 #define MS_MAX_CONV_KERNEL 16 /* Gated DeltaNet convolution taps */
 
-typedef enum { MS_FAMILY_LLAMA = 1, MS_FAMILY_QWEN3_5 = 2 } ms_family;
+typedef enum { MS_FAMILY_LLAMA = 1, MS_FAMILY_QWEN3_5 = 2, MS_FAMILY_GEMMA3 = 3 } ms_family;
+/* the gated MLP's gate: SwiGLU (silu) or GeGLU (GELU, tanh approximation: Gemma) */
+typedef enum { MS_GATE_SILU = 0, MS_GATE_GELU_TANH = 1 } ms_gate_act;
 typedef enum { MS_MIXER_ATTENTION = 0, MS_MIXER_GDN = 1 } ms_mixer;
 typedef enum { MS_ROPE_PAIRS = 0, MS_ROPE_HALVES = 1 } ms_rope_layout;
 
@@ -32,6 +34,15 @@ typedef struct {
     /* Gated DeltaNet */
     int lin_k_heads, lin_v_heads, lin_k_dim, lin_v_dim, conv_kernel;
     uint8_t mixer[MS_MAX_LAYERS]; /* ms_mixer per layer */
+    /* Gemma 3 */
+    int gate_act;        /* ms_gate_act */
+    int sandwich_norms;  /* post_attention_layernorm on the mixer's output, pre/post_feedforward_layernorm around the MLP */
+    float embed_scale;   /* the embedding row is multiplied by this (Gemma: sqrt(hidden_size)); 1 otherwise */
+    double query_scalar; /* scores are q.k / sqrt(query_scalar): head_dim, or Gemma's query_pre_attn_scalar */
+    int sliding_window;  /* sliding layers see the last sliding_window positions (their own included) */
+    double rope_theta_local; /* sliding layers' RoPE base (rope_local_base_freq) */
+    double rope_scale;   /* global layers' linear RoPE scaling: positions divided by this (1: none) */
+    uint8_t sliding[MS_MAX_LAYERS]; /* 1: a sliding-window (local) attention layer */
 } ms_config;
 
 /* Reads `config` (an object node of j) for the given family. */

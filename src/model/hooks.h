@@ -11,13 +11,13 @@
 /* X(ID, name, width, what): width is MS_WIDTH_HIDDEN (d_model) or MS_WIDTH_MLP (d_mlp) */
 #define MS_HOOK_LIST(X)                                                                                           \
     X(RESID_PRE, "hook_resid_pre", MS_WIDTH_HIDDEN, "the residual stream entering the block")                   \
-    X(ATTN_OUT, "hook_attn_out", MS_WIDTH_HIDDEN, "what the mixer (attention or Gated DeltaNet) adds")           \
+    X(ATTN_OUT, "hook_attn_out", MS_WIDTH_HIDDEN, "what the mixer (attention or Gated DeltaNet) adds (Gemma: after post_attention_layernorm)")           \
     X(RESID_MID, "hook_resid_mid", MS_WIDTH_HIDDEN, "the stream after the mixer, before the MLP")                \
-    X(MLP_OUT, "hook_mlp_out", MS_WIDTH_HIDDEN, "what the MLP adds (down_proj output)")                           \
+    X(MLP_OUT, "hook_mlp_out", MS_WIDTH_HIDDEN, "what the MLP adds (down_proj output; Gemma: after post_feedforward_layernorm)")                           \
     X(RESID_POST, "hook_resid_post", MS_WIDTH_HIDDEN, "the stream leaving the block")                            \
-    X(MLP_PRE, "mlp.hook_pre", MS_WIDTH_MLP, "gate_proj of the normed stream, before SiLU")                      \
+    X(MLP_PRE, "mlp.hook_pre", MS_WIDTH_MLP, "gate_proj of the normed stream, before the gate's SiLU (Gemma: GELU)")                      \
     X(MLP_PRE_LINEAR, "mlp.hook_pre_linear", MS_WIDTH_MLP, "up_proj of the normed stream")                      \
-    X(MLP_POST, "mlp.hook_post", MS_WIDTH_MLP, "silu(gate) * up: the neurons, the input of down_proj")          \
+    X(MLP_POST, "mlp.hook_post", MS_WIDTH_MLP, "act(gate) * up, act SiLU or GELU: the neurons, the input of down_proj")          \
     X(LN1_NORMALIZED, "ln1.hook_normalized", MS_WIDTH_HIDDEN, "the mixer's input: the stream after RMSNorm and its weight") \
     X(LN2_NORMALIZED, "ln2.hook_normalized", MS_WIDTH_HIDDEN, "the MLP's input: the stream after RMSNorm and its weight (a transcoder's input)")
 

@@ -76,6 +76,10 @@ static int build_specs(const ms_config *c, spec_list *s) {
             (void)kd;
         }
         ok &= add_spec(s, 0, H, 0, 0, "layers.%d.post_attention_layernorm", l);
+        if (c->sandwich_norms) {
+            ok &= add_spec(s, 0, H, 0, 0, "layers.%d.pre_feedforward_layernorm", l);
+            ok &= add_spec(s, 0, H, 0, 0, "layers.%d.post_feedforward_layernorm", l);
+        }
         ok &= add_spec(s, 1, I, H, 0, "layers.%d.mlp.gate_proj", l);
         ok &= add_spec(s, 1, I, H, 0, "layers.%d.mlp.up_proj", l);
         ok &= add_spec(s, 1, H, I, 0, "layers.%d.mlp.down_proj", l);
@@ -106,7 +110,11 @@ static int bind(ms_model *m) {
     for (int l = 0; l < m->cfg.n_layers; l++) {
         ms_layer *L = &m->layers[l];
         memset(L, 0, sizeof *L);
-        B(input_norm, "input_layernorm"); B(post_norm, "post_attention_layernorm");
+        B(input_norm, "input_layernorm");
+        if (m->cfg.sandwich_norms) {
+            B(attn_out_norm, "post_attention_layernorm"); B(post_norm, "pre_feedforward_layernorm");
+            B(mlp_out_norm, "post_feedforward_layernorm");
+        } else B(post_norm, "post_attention_layernorm");
         B(wq, "self_attn.q_proj"); B(wk, "self_attn.k_proj"); B(wv, "self_attn.v_proj"); B(wo, "self_attn.o_proj");
         B(q_norm, "self_attn.q_norm"); B(k_norm, "self_attn.k_norm");
         B(in_qkv, "linear_attn.in_proj_qkv"); B(in_z, "linear_attn.in_proj_z"); B(in_b, "linear_attn.in_proj_b");
@@ -328,7 +336,7 @@ static int parse_manifest(ms_model *m, const ms_json *j, ms_err *err) {
         return ms_fail(err, MS_E_MANIFEST, "manifest: unsupported 'version' (this engine reads version 1)");
     const char *fam = ms_json_str(j, ms_json_get(j, 0, "family"));
     int family = ms_family_from_name(fam);
-    if (!family) return ms_fail(err, MS_E_CONFIG, "manifest: unknown family \"%s\" (expected \"llama\" or \"qwen3_5\")", fam ? fam : "(missing)");
+    if (!family) return ms_fail(err, MS_E_CONFIG, "manifest: unknown family \"%s\" (expected \"llama\", \"qwen3_5\" or \"gemma3\")", fam ? fam : "(missing)");
     int32_t cfg = ms_json_get(j, 0, "config");
     if (cfg < 0) return ms_fail(err, MS_E_MANIFEST, "manifest: 'config' missing");
     if ((rc = ms_config_from_json(&m->cfg, family, j, cfg, err))) return rc;

@@ -26,7 +26,8 @@ typedef struct {
 } ms_tensor;
 
 typedef struct {
-    ms_tensor *input_norm, *post_norm;
+    ms_tensor *input_norm, *post_norm; /* the mixer's and the MLP's input norms (Gemma 3: input_layernorm, pre_feedforward_layernorm) */
+    ms_tensor *attn_out_norm, *mlp_out_norm; /* Gemma 3's norms on the two outputs (post_attention / post_feedforward_layernorm) */
     /* softmax attention */
     ms_tensor *wq, *wk, *wv, *wo, *q_norm, *k_norm;
     /* Gated DeltaNet */

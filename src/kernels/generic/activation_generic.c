@@ -10,6 +10,15 @@ void ms_silu_mul_f32_generic(float *y, const float *g, const float *u, size_t n)
     }
 }
 
+/* y = gelu(g) * u with the tanh GELU written as x / (1 + e^(-2z)) (kernels.h); y may be g. */
+void ms_gelu_tanh_mul_f32_generic(float *y, const float *g, const float *u, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const float x = g[i], z2 = 1.5957691216f * (x + 0.044715f * x * x * x); /* 2 sqrt(2/pi) = 1.5957691216 */
+        const float s = x / (1.0f + expf(-z2));
+        y[i] = u ? s * u[i] : s;
+    }
+}
+
 double ms_exp_sum_f32_generic(float *y, const float *x, size_t n, float shift, float scale) {
     double z = 0;
     for (size_t i = 0; i < n; i++) {

@@ -54,6 +54,27 @@ void ms_silu_mul_f32_simd128(float *y, const float *g, const float *u, size_t n)
     }
 }
 
+static inline v128_t gelu_tanh_f32x4(v128_t x) {
+    const v128_t x3 = wasm_f32x4_mul(wasm_f32x4_mul(x, x), x);
+    const v128_t z2 = wasm_f32x4_mul(wasm_f32x4_splat(1.5957691216f), wasm_f32x4_add(x, wasm_f32x4_mul(wasm_f32x4_splat(0.044715f), x3)));
+    return wasm_f32x4_div(x, wasm_f32x4_add(wasm_f32x4_splat(1.0f), exp_f32x4(wasm_f32x4_neg(z2))));
+}
+
+/* y = gelu(g) * u, the tanh GELU as x / (1 + e^(-2z)) (kernels.h); the tail as in silu_mul. */
+void ms_gelu_tanh_mul_f32_simd128(float *y, const float *g, const float *u, size_t n) {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const v128_t a = gelu_tanh_f32x4(wasm_v128_load(g + i));
+        wasm_v128_store(y + i, u ? wasm_f32x4_mul(a, wasm_v128_load(u + i)) : a);
+    }
+    if (i < n) {
+        float tg[4] = {0, 0, 0, 0}, tu[4] = {1, 1, 1, 1}, ty[4];
+        for (size_t k = i; k < n; k++) { tg[k - i] = g[k]; if (u) tu[k - i] = u[k]; }
+        wasm_v128_store(ty, wasm_f32x4_mul(gelu_tanh_f32x4(wasm_v128_load(tg)), wasm_v128_load(tu)));
+        for (size_t k = i; k < n; k++) y[k] = ty[k - i];
+    }
+}
+
 /* e^((x - shift) * scale) for four lanes; a term below e^-87 (where exp_f32x4 clamps) counts as
  * 0, as expf would give (nearly) 0 there too. */
 static inline v128_t exp_term_f32x4(v128_t x, v128_t shift, v128_t scale) {
