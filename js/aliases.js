@@ -17,7 +17,7 @@ export const TL3_ALIASES = Object.freeze([
  * A TransformerLens 3 name resolved for this model: null when `name` is not one; otherwise the
  * layer and either our hook (`hook`: its full name) or the statistic (`stat`), or `error` when the
  * layer has no Gated DeltaNet (or does not exist).
- * @param {string} name @param {('full'|'linear')[]} mixers
+ * @param {string} name @param {('full'|'linear'|'sliding')[]} mixers
  * @returns {null | {layer: number, alias: string, hook?: string, stat?: string, error?: string}}
  */
 export function resolveAlias(name, mixers) {
@@ -26,6 +26,6 @@ export function resolveAlias(name, mixers) {
   if (!row) return null;
   const layer = Number(m[1]);
   if (layer >= mixers.length) return { layer, alias: name, error: `hook "${name}": layer ${layer} does not exist (the model has ${mixers.length})` };
-  if (mixers[layer] !== 'linear') return { layer, alias: name, error: `hook "${name}": layer ${layer} is a full-attention layer, which has no linear_attn (Gated DeltaNet)` };
+  if (mixers[layer] !== 'linear') return { layer, alias: name, error: `hook "${name}": layer ${layer} is an attention layer, which has no linear_attn (Gated DeltaNet)` };
   return row.hook ? { layer, alias: name, hook: `blocks.${layer}.${row.hook}` } : { layer, alias: name, stat: row.stat };
 }

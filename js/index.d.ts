@@ -259,7 +259,7 @@ export interface ChatMessage { role: string; content: string }
 export interface GeneratedToken { id: number; text: string; logprob: number }
 
 export interface ModelInfo {
-  family: 'llama' | 'qwen3_5';
+  family: 'llama' | 'qwen3_5' | 'gemma3';
   kernels: string;
   config: Record<string, unknown>;
   params: { total: number; embedding: number; mlp: number; mixer: number; norms: number; lm_head: number };
@@ -272,7 +272,8 @@ export interface ModelInfo {
   manifestSha256: string | null;
   /** bytes: the weights, the sequence state at full context, the wasm memory, and the part of it in use now */
   memory: { weights: number; state: number; heap: number; heapUsed: number };
-  mixers: ('full' | 'linear')[];
+  /** per layer: full attention, Gated DeltaNet ('linear') or sliding-window attention (Gemma 3's local layers) */
+  mixers: ('full' | 'linear' | 'sliding')[];
   /** which build runs: thread count, SIMD128 or scalar kernels, int8 activations, and why */
   build: { threads: number; simd: boolean; activations: ActivationMode | 'f32'; int8Activations: boolean; why: string;
     /** which kernel level the q8 matrices run at, and why (the timing that chose it, or why relaxed SIMD is not used) */

@@ -45,7 +45,7 @@ export class Model {
         relaxedSimd: { isa: this._kernels.isa, used: this._kernels.level >= 2, why: this._kernels.why, timings: this._kernels.timings } },
       tokenizer: i.tokenizer, contextLength: this.contextLength, source: this.source, manifestSha256: this._manifestSha256,
       memory: { weights: i.weight_bytes, state: this.e.c.model_state_bytes(this.m, this.contextLength, 64), heap: this.e.heapBytes, heapUsed: this.e.c.heap_used() },
-      mixers: i.config.layer_types.map((t) => (t === 'linear_attention' ? 'linear' : 'full')),
+      mixers: i.config.layer_types.map((t) => (t === 'linear_attention' ? 'linear' : t === 'sliding_attention' ? 'sliding' : 'full')),
       // the hook points of every block as the engine lists them, with their widths for this model
       hooks: this.e.info.hooks.map((h) => ({ name: h.name, width: i.config[h.width], what: h.what })),
       interventions: this.e.info.interventions,
@@ -265,19 +265,23 @@ export class Model {
     } finally { e.free(u); if (w) e.free(w); }
   }
 
-  /** Layer l's MLP write at position p split per neuron: h[j] · (downᵀ u)[j] · scale (u: the head's read-out). */
+  /** Layer l's MLP write at position p split per neuron: h[j] · (downᵀ (g ⊙ u))[j] · k · scale (u: the
+   *  head's read-out; Gemma 3's post-MLP norm: g its gain, k = 1/rms(down h) at p; else g = k = 1). */
   _neuronParts(l, hookPost, p, [a, b], scale) {
     const e = this.e, H = this.config.hidden_size, I = this.config.intermediate_size;
-    const u = e.malloc(H * 4), w = e.malloc(I * 4);
+    const u = e.malloc(H * 4), w = e.malloc(I * 4), hp = e.malloc(I * 4), kp = e.malloc(4);
     try {
       e.c.head_readout(this.m, a, b, u);
       e.c.mlp_down_readout(this.m, l, u, w);
-      const readout = e.f32.subarray(w >> 2, (w >> 2) + I), h = hookPost.subarray(p * I, (p + 1) * I);
+      const h = hookPost.subarray(p * I, (p + 1) * I);
+      e.f32.set(h, hp >> 2);
+      e.c.mlp_write_scale(this.m, l, hp, 1, kp);
+      const readout = e.f32.subarray(w >> 2, (w >> 2) + I), k = e.f32[kp >> 2];
       const values = new Float32Array(I);
       let sum = 0;
-      for (let j = 0; j < I; j++) { values[j] = h[j] * readout[j] * scale; sum += h[j] * readout[j] * scale; }
+      for (let j = 0; j < I; j++) { values[j] = h[j] * readout[j] * k * scale; sum += h[j] * readout[j] * k * scale; }
       return { layer: l, values, sum };
-    } finally { e.free(u); e.free(w); }
+    } finally { e.free(u); e.free(w); e.free(hp); e.free(kp); }
   }
 
   /**
@@ -324,7 +328,8 @@ export class Model {
 
   /**
    * What neuron `neuron` of layer `layer` writes: its column of down_proj (the direction added to
-   * the residual stream per unit of mlp.hook_post) and that direction read by the head, i.e. its
+   * the residual stream per unit of mlp.hook_post; Gemma 3: times the post_feedforward_layernorm
+   * gain, the direction written up to that norm's per-token 1/rms) and that direction read by the head, i.e. its
    * direct effect on the logits, lm_head · ((offset + final_norm) ⊙ column), ignoring the layers
    * after it. promoted / suppressed: the k tokens of the real vocabulary it raises / lowers most.
    * @param {number} layer @param {number} neuron @param {{k?: number}} [opts]

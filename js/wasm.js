@@ -56,7 +56,7 @@ export const ABI = {
   model_state_bytes: ['f', 'p', 'i', 'i'], model_n_shards: ['i', 'p'], model_shard_segments: ['i', 'p', 'i', 'p'],
   model_n_tensors: ['i', 'p'], model_info: ['json', 'p'], model_set_kernels: ['rc', 'p', 'i', 'err'], model_time_kernels: ['text!', 'p', 'i', 'i', 'i', 'err'],
   mlp_down_column: ['rc', 'p', 'i', 'i', 'p', 'err'], unembed_direction: ['rc', 'p', 'p', 'p', 'err'],
-  mlp_down_readout: ['rc', 'p', 'i', 'p', 'p', 'err'], mlp_neuron_geometry: ['rc', 'p', 'i', 'i', 'p', 'err'], mlp_interaction: ['rc', 'p', 'i', 'p', 'i', 'p', 'err'], weight_get: ['rc', 'p', 's0', 'i', 'i', 'p', 'err'], weight_row: ['rc', 'p', 's0', 'i', 'p', 'err'], weight_cols: ['i!', 'p', 's0', 'err'], weight_zero: ['rc', 'p', 's0', 'i', 'i', 'p', 'err'], weight_restore: ['rc', 'p', 's0', 'i', 'i', 'i', 'err'], head_readout: ['rc', 'p', 'i', 'i', 'p', 'err'],
+  mlp_down_readout: ['rc', 'p', 'i', 'p', 'p', 'err'], mlp_write_scale: ['rc', 'p', 'i', 'p', 'i', 'p', 'err'], mlp_neuron_geometry: ['rc', 'p', 'i', 'i', 'p', 'err'], mlp_interaction: ['rc', 'p', 'i', 'p', 'i', 'p', 'err'], weight_get: ['rc', 'p', 's0', 'i', 'i', 'p', 'err'], weight_row: ['rc', 'p', 's0', 'i', 'p', 'err'], weight_cols: ['i!', 'p', 's0', 'err'], weight_zero: ['rc', 'p', 's0', 'i', 'i', 'p', 'err'], weight_restore: ['rc', 'p', 's0', 'i', 'i', 'i', 'err'], head_readout: ['rc', 'p', 'i', 'i', 'p', 'err'],
   // threads (js/threads.js)
   pool_create: ['p!', 'i', 'err'], pool_destroy: ['v', 'p'], pool_enter: ['v', 'p', 'i'], pool_running: ['i', 'p'],
   pool_caller_can_block: ['v', 'p', 'i'],

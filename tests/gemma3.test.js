@@ -196,3 +196,26 @@ test('what the family does not cover ends in typed errors naming the key', async
     await assert.rejects(loadModel(dir), (e) => e instanceof MlpscopeError && e.code === 'E_CONFIG' && re.test(e.message), String(re));
   }
 });
+
+test('analysis on Gemma 3: neuron terms sum to the MLP part (through the post-MLP norm), neuronOutput is the gained column, patching itself changes nothing, the tools run', async () => {
+  const hf = hfOf['gemma3-a'];
+  const model = await loadModel(convert(hf, ['--dtype', 'f32']), { activations: 'exact' });
+  const W = weightsFromHf(hf), H = 64, I = 160;
+  const ids = idsFor(11, 300);
+  for (const l of [0, 4]) {
+    const d = model.decomposePrediction(ids, { neurons: l });
+    const mlp = d.parts.find((p) => p.kind === 'mlp' && p.layer === l).value;
+    assert.ok(Math.abs(d.neurons.sum - mlp) < 1e-4 * Math.max(1, Math.abs(mlp)), `layer ${l}: neurons ${d.neurons.sum} vs the MLP part ${mlp}`);
+    assert.ok(Math.abs(d.sum - d.logit) < 1e-3 * Math.max(1, Math.abs(d.logit)), `parts ${d.sum} vs logit ${d.logit}`);
+  }
+  // the direction a neuron writes: (1 + w_post_ffn) ⊙ down[:, j]
+  const o = model.neuronOutput(2, 9, { k: 3 });
+  for (let h = 0; h < H; h++) assert.ok(Math.abs(o.direction[h] - (1 + W['layers.2.post_feedforward_layernorm'][h]) * W['layers.2.mlp.down_proj'][h * I + 9]) < 1e-6);
+  const same = model.activationPatching(ids, ids, { metric: { logitDiff: [3, 4] }, hook: 'hook_mlp_out' });
+  for (const row of same.value) for (const v of row) assert.ok(Math.abs(v - same.clean) < 1e-6 * Math.max(1, Math.abs(same.clean)));
+  // the weight-based classes and the bilinear view read the same folded directions; they run and are finite
+  const cls = model.neuronWeightClass(1, 5);
+  assert.ok(Number.isFinite(cls.cosInOut ?? cls.cos_in_out ?? 0));
+  assert.ok(model.bilinearGap(ids, { layers: [1] }));
+  model.dispose();
+});

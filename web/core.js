@@ -272,7 +272,7 @@ export function layerRatios(run = state.run) {
   return run.stats.mlp_ratio.map((r) => r.reduce((a, b) => a + b, 0) / r.length);
 }
 /** a mixer's name */
-export const mixerName = (kind) => (kind === 'linear' || kind === 'deltanet' ? { zh: 'DeltaNet', en: 'DeltaNet' } : { zh: '注意力', en: 'attention' });
+export const mixerName = (kind) => (kind === 'linear' || kind === 'deltanet' ? { zh: 'DeltaNet', en: 'DeltaNet' } : kind === 'sliding' ? { zh: '局部注意力', en: 'local attention' } : { zh: '注意力', en: 'attention' });
 /** Fills a <select> with the loaded model's layers ("3 · DeltaNet"); the chosen layer stays when the
  *  new model has it, else `fallback` is chosen. Returns the select. */
 export function fillLayerPicker(s, fallback = 0) {

@@ -55,10 +55,12 @@ int ms_mlp_neuron_geometry(const ms_model *m, int layer, int fold_norm, float *o
         free(downT); free(rows); free(gain);
         return ms_fail(err, MS_E_MEMORY, "cannot allocate %zu bytes for layer %d's neuron geometry", (size_t)I * H * sizeof(float), layer);
     }
-    /* down_proj [hidden][intermediate], dequantized row by row into its transpose */
+    /* down_proj [hidden][intermediate], dequantized row by row into its transpose; folding the
+     * norms also folds Gemma 3's post-MLP norm gain into w_out (the direction written) */
     for (int h = 0; h < H; h++) {
         ms_tensor_row_f32(L->down, h, rows);
-        for (int k = 0; k < I; k++) downT[(size_t)k * H + h] = rows[k];
+        const float g = fold_norm && L->mlp_out_norm ? c->norm_offset + ((const float *)L->mlp_out_norm->data)[h] : 1.0f;
+        for (int k = 0; k < I; k++) downT[(size_t)k * H + h] = rows[k] * g;
     }
     if (gain)
         for (int h = 0; h < H; h++) gain[h] = c->norm_offset + ((const float *)L->post_norm->data)[h];

@@ -29,8 +29,9 @@ enum {
 /* out[intermediate][MS_GEO__COUNT] for every neuron of layer `layer`: the three cosines and three
  * norms, accumulated in double from the weights as stored (q8 / q4 rows dequantized exactly). With
  * fold_norm, w_gate and w_in are first multiplied element-wise by the MLP's RMSNorm gain
- * (norm_offset + post_attention_layernorm): the directions of the residual stream they read (up
- * to the norm's positive 1/rms). Split over the model's threads by neuron. */
+ * (norm_offset + post_attention_layernorm; Gemma 3: pre_feedforward_layernorm): the directions of
+ * the residual stream they read (up to the norm's positive 1/rms), and Gemma 3's w_out by its
+ * post_feedforward_layernorm gain, the direction written. Split over the model's threads by neuron. */
 int ms_mlp_neuron_geometry(const ms_model *m, int layer, int fold_norm, float *out, ms_err *err);
 
 /* The MLP of layer `layer` as a bilinear form (Pearce et al. 2025, "Bilinear MLPs enable

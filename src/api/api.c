@@ -118,6 +118,7 @@ API(ms_run_lens) int ms_run_lens(ms_run *r, const int32_t *positions, int n, int
 API(ms_mlp_down_column) int ms_mlp_down_column_api(ms_model *m, int layer, int neuron, float *out, ms_err *err) { return ms_mlp_down_column(m, layer, neuron, out, err); }
 API(ms_unembed_direction) int ms_unembed_direction_api(ms_model *m, const float *v, float *logits, ms_err *err) { return ms_unembed_direction(m, v, logits, err); }
 API(ms_mlp_down_readout) int ms_mlp_down_readout_api(ms_model *m, int layer, const float *u, float *out, ms_err *err) { return ms_mlp_down_readout(m, layer, u, out, err); }
+API(ms_mlp_write_scale) int ms_mlp_write_scale_api(ms_model *m, int layer, const float *h, int T, float *out, ms_err *err) { return ms_mlp_write_scale(m, layer, h, T, out, err); }
 API(ms_mlp_neuron_geometry) int ms_mlp_neuron_geometry_api(ms_model *m, int layer, int fold_norm, float *out, ms_err *err) { return ms_mlp_neuron_geometry(m, layer, fold_norm, out, err); }
 API(ms_mlp_interaction) int ms_mlp_interaction_api(ms_model *m, int layer, const float *c, int fold_norm, float *q, ms_err *err) { return ms_mlp_interaction(m, layer, c, fold_norm, q, err); }
 API(ms_weight_get) int ms_weight_get(ms_model *m, const char *name, int row, int col, float *out, ms_err *err) {

@@ -83,7 +83,9 @@ function rmsNorm(x, w, eps) {
   const r = 1 / Math.sqrt(x.reduce((s, v) => s + v * v, 0) / x.length + eps);
   return x.map((v, i) => v * r * (1 + w[i]));
 }
-export const geluTanh = (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
+/** the tanh GELU, 0.5 x (1 + tanh z), z = sqrt(2/pi) (x + 0.044715 x^3), written as x / (1 + e^(-2z)),
+ * which is the same number without the cancellation in 1 + tanh z for negative x */
+export const geluTanh = (x) => x / (1 + Math.exp(-2 * Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
 /** rotate-half RoPE over the whole head */
 function rope(v, pos, theta) {
   const d = v.length, half = d / 2, out = Float64Array.from(v);

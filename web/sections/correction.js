@@ -71,7 +71,8 @@ function renderBars() {
   const ratios = layerRatios(), mixers = state.info.mixers;
   setText($('bars-note'), barsSummary(ratios, { random: state.entry?.kind === 'random' }));
   const kinds = [...new Set(mixers)];
-  $('bars-legend').innerHTML = kinds.length > 1 ? kinds.map((k) => `<span class="key ${k}"></span>${bi(k === 'linear' ? { zh: '线性注意力（Gated DeltaNet）层', en: 'linear-attention (Gated DeltaNet) layer' } : { zh: '全量注意力层', en: 'full-attention layer' })}`).join(' ') : '';
+  const layerKind = { linear: { zh: '线性注意力（Gated DeltaNet）层', en: 'linear-attention (Gated DeltaNet) layer' }, sliding: { zh: '滑动窗口（局部）注意力层', en: 'sliding-window (local) attention layer' }, full: { zh: '全量注意力层', en: 'full-attention layer' } };
+  $('bars-legend').innerHTML = kinds.length > 1 ? kinds.map((k) => `<span class="key ${k}"></span>${bi(layerKind[k] ?? layerKind.full)}`).join(' ') : '';
   // an absolute 0-100% axis: a bar's height is its ratio, so "small" looks small
   $('bars').innerHTML = [100, 75, 50, 25].map((g) => `<div class="grid${g === 50 ? ' half' : ''}" style="bottom:${g}%"><span>${g}%</span></div>`).join('') +
     ratios.map((r, l) => `<div class="bar ${mixers[l]}" role="button" tabindex="0" data-layer="${l}" data-ratio="${r}" data-mixer="${mixers[l]}"
@@ -80,7 +81,7 @@ function renderBars() {
     const pick = () => {
       $('bars').querySelectorAll('.bar').forEach((x) => x.classList.toggle('sel', x === b));
       const l = Number(b.dataset.layer), r = Number(b.dataset.ratio), pct = (100 * r).toFixed(1);
-      const kind = b.dataset.mixer === 'linear' ? { zh: '线性注意力（Gated DeltaNet）', en: 'linear attention (Gated DeltaNet)' } : { zh: '全量注意力', en: 'full attention' };
+      const kind = b.dataset.mixer === 'linear' ? { zh: '线性注意力（Gated DeltaNet）', en: 'linear attention (Gated DeltaNet)' } : b.dataset.mixer === 'sliding' ? { zh: '滑动窗口注意力', en: 'sliding-window attention' } : { zh: '全量注意力', en: 'full attention' };
       setText($('bar-readout'), { zh: `第 ${l} 层 · MLP / layer-output ratio = ${pct}% · 混合器：${kind.zh}`, en: `Layer ${l} · MLP / layer-output ratio = ${pct}% · mixer: ${kind.en}` });
       $('bar-readout').dataset.layer = l;
       $('bar-readout').dataset.ratio = r;
