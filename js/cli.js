@@ -28,6 +28,7 @@ import { trainTranscoders, TRANSCODER_DEFAULTS, loadTranscoders } from './transc
 import { topTokens } from './model.js';
 import { loadTokenizer } from './tokenizer.js';
 import { createEngine } from './wasm.js';
+import { CONFIG_PRESETS } from './config.js';
 import { nodeHost } from './node-host.js';
 import { progressLine } from './progress.js';
 import { statsTable, statsJson } from './stats-table.js';
@@ -153,7 +154,7 @@ async function convert(argv) {
 async function synth(argv) {
   const a = parseArgs(argv, { config: 'v', seed: 'v', dtype: 'v', 'embed-dtype': 'v', out: 'v', 'shard-size': 'v' });
   if (!a.config || !a.out) throw new MlpscopeError('E_ARG', 'synth needs --config and --out\n' + USAGE);
-  const presets = ['qwen3.5-0.8b', 'gemma3-270m', 'gemma3-1b', 'llama-398m'];
+  const presets = CONFIG_PRESETS;
   let text = a.config;
   if (!presets.includes(a.config)) {
     try { text = fs.readFileSync(a.config, 'utf8'); } catch (e) { throw new MlpscopeError('E_CONFIG', `${a.config}: not a preset (${presets.join(', ')}) and not a readable file`); }

@@ -392,6 +392,13 @@ export interface NeuronOutput extends DirectionLogits { direction: Float32Array;
  *  converted in the cache (browsers: the Cache API; Node: cacheDir, default $MLPSCOPE_CACHE or
  *  ~/.cache/mlpscope). */
 export function loadModel(source: string | URL, opts?: LoadOptions): Promise<Model>;
+/** the engine's built-in shapes ('qwen3.5-0.8b', 'gemma3-270m', 'gemma3-1b', 'llama-398m') */
+export const CONFIG_PRESETS: readonly string[];
+/** A configuration (preset name, config.json text or object, or {family, config}) without weights:
+ *  its family, its keys as the engine reads them, and its parameter counts. */
+export function configSummary(config: string | object, opts?: { engine?: unknown }): Promise<{
+  family: 'llama' | 'qwen3_5' | 'gemma3'; config: Record<string, unknown>;
+  params: { total: number; embedding: number; mlp: number; mixer: number; norms: number; lm_head: number; mlp_per_layer: number } }>;
 /** The demo model shipped in the package (weights/demo/): a file: URL in Node, beside the package's files in a browser. */
 export const demoModelUrl: URL;
 /** Only a tokenizer: from a weight set, or from a Hugging Face folder with tokenizer.json. */

@@ -13,4 +13,5 @@ export { WEIGHT_CLASSES, weightClassOf } from './geometry.js';
 export { jacobiEigen, topEigen } from './bilinear.js';
 export { languageNeurons, languageSwitch, languageLoss, cjkShare } from './language.js';
 export { superWeights } from './superweights.js';
+export { configSummary, CONFIG_PRESETS } from './config.js';
 export { trainTranscoders, corpusSequences, TRANSCODER_DEFAULTS, loadTranscoders, TranscoderSet, transcoderMemory } from './transcoder.js';

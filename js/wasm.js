@@ -80,7 +80,7 @@ export const ABI = {
   // sha256 of shards as they stream in
   sha_new: ['p!'], sha_update: ['v', 'p', 'p', 'i'], sha_final: ['v', 'p', 'p'],
   // converter and synthetic weight sets (host I/O through the imports below)
-  convert: ['rc', 's0', 's0', 'i', 'i', 'i', 'f', 'err'], synth: ['rc', 'sz', 'f', 'i', 'i', 'f', 'err'],
+  convert: ['rc', 's0', 's0', 'i', 'i', 'i', 'f', 'err'], synth: ['rc', 'sz', 'f', 'i', 'i', 'f', 'err'], config_summary: ['text!', 'sz', 'err'],
   // conversion while a Hugging Face checkpoint streams in (js/hub.js)
   conv_open_hf: ['p!', 'i', 'i', 'f', 'err'], conv_manifest: ['text!', 'p', 's0', 'err'], conv_plan_json: ['json', 'p'],
   conv_rows: ['rc', 'p', 'i', 'p', 'f', 'f', 'p', 'err'], conv_tokenizer: ['p', 'p', 'p'], conv_close: ['v', 'p'],

@@ -12,6 +12,7 @@
 #include "../engine/sampler.h"
 #include "../io/conv_stream.h"
 #include "../io/hf_checkpoint.h"
+#include "../io/hf_config.h"
 #include "../io/llama2c_checkpoint.h"
 #include "../io/synth.h"
 #include "../kernels/quant.h"
@@ -245,6 +246,11 @@ API(ms_convert) int ms_convert(const char *src, const char *tok, int hf_dir, int
     ms_io io = {NULL, io_open, io_close, io_size, io_read, io_write, io_log, io_progress};
     ms_conv_opts o = {.dtype = dtype, .embed_dtype = embed_dtype, .shard_bytes = (uint64_t)shard_bytes};
     return hf_dir ? ms_convert_hf(&io, src, &o, err) : ms_convert_llama2c(&io, src, tok && *tok ? tok : NULL, &o, err);
+}
+/* A config (JSON text or a preset name) as JSON: its family, keys and parameter counts (hf_config.h). */
+API(ms_config_summary) char *ms_config_summary_api(const char *text, size_t len, ms_err *err) {
+    char *out = NULL;
+    return ms_config_summary(text, len, &out, err) ? NULL : out;
 }
 /* Synthetic weight set from a config (JSON text or a preset name) into the host's output folder. */
 API(ms_synth) int ms_synth(const char *config_or_preset, size_t len, double seed, int dtype, int embed_dtype, double shard_bytes, ms_err *err) {

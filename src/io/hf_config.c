@@ -1,4 +1,6 @@
 #include "hf_config.h"
+#include "../model/model.h"
+#include <stdlib.h>
 #include <string.h>
 
 static const char QWEN35_08B[] =
@@ -88,4 +90,31 @@ int ms_config_from_text(const char *text, size_t len, ms_config *c, ms_err *err)
     if (!rc && qk) c->qk_norm = 1;
     ms_json_free(&j);
     return rc;
+}
+
+int ms_config_summary(const char *text, size_t len, char **out, ms_err *err) {
+    *out = NULL;
+    const char *preset = NULL;
+    char name[64];
+    if (len < sizeof name) { memcpy(name, text, len); name[len] = 0; preset = ms_config_preset(name); }
+    if (preset) { text = preset; len = strlen(preset); }
+    ms_config c;
+    int rc = ms_config_from_text(text, len, &c, err);
+    if (rc) return rc;
+    ms_tensor *specs;
+    int n;
+    if (!ms_model_specs(&c, &specs, &n)) return ms_fail(err, MS_E_MEMORY, "out of memory");
+    ms_param_counts pc;
+    ms_tensors_count(specs, n, &pc);
+    free(specs);
+    ms_buf b = {0};
+    ms_buf_printf(&b, "{\"family\": \"%s\", \"config\": ", ms_family_name(c.family));
+    ms_config_to_json(&c, &b);
+    ms_buf_printf(&b, ", \"params\": {\"total\": %lld, \"embedding\": %lld, \"mlp\": %lld, \"mixer\": %lld, \"norms\": %lld, "
+                      "\"lm_head\": %lld, \"mlp_per_layer\": %lld}}",
+                  (long long)pc.total, (long long)pc.embedding, (long long)pc.mlp, (long long)pc.mixer, (long long)pc.norms,
+                  (long long)pc.head, (long long)3 * c.hidden * c.intermediate);
+    if (b.oom) { ms_buf_free(&b); return ms_fail(err, MS_E_MEMORY, "out of memory"); }
+    *out = b.p;
+    return MS_OK;
 }

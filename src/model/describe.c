@@ -30,10 +30,11 @@ char *ms_describe_model(const ms_model *m) {
                   c->rope_layout == MS_ROPE_PAIRS ? "pairs" : "halves", c->lin_k_heads, c->lin_v_heads, c->lin_k_dim,
                   c->lin_v_dim, c->conv_kernel);
     for (int l = 0; l < c->n_layers; l++)
-        ms_buf_printf(&b, "%s\"%s\"", l ? "," : "", c->mixer[l] == MS_MIXER_GDN ? "linear_attention" : "full_attention");
-    ms_buf_printf(&b, "]},\"params\":{\"total\":%lld,\"embedding\":%lld,\"mlp\":%lld,\"mixer\":%lld,\"norms\":%lld,\"lm_head\":%lld},"
+        ms_buf_printf(&b, "%s\"%s\"", l ? "," : "", c->mixer[l] == MS_MIXER_GDN ? "linear_attention" : c->sliding[l] ? "sliding_attention" : "full_attention");
+    ms_buf_printf(&b, "],\"hidden_activation\":\"%s\",\"sliding_window\":%d,\"query_pre_attn_scalar\":%.17g},\"params\":{\"total\":%lld,\"embedding\":%lld,\"mlp\":%lld,\"mixer\":%lld,\"norms\":%lld,\"lm_head\":%lld},"
                       "\"weight_bytes\":%zu,\"tokenizer\":{\"kind\":\"%s\",\"file\":\"%s\",\"sha256\":\"%s\",\"bytes\":%llu,"
                       "\"vocab_size\":%d,\"bos_token_id\":%d,\"eos_token_ids\":[",
+                  c->gate_act == MS_GATE_GELU_TANH ? "gelu_pytorch_tanh" : "silu", c->sliding_window, c->query_scalar,
                   (long long)pc.total, (long long)pc.embedding, (long long)pc.mlp, (long long)pc.mixer, (long long)pc.norms,
                   (long long)pc.head, m->weight_bytes, m->tok.kind, m->tok.file, m->tok.sha256, (unsigned long long)m->tok.bytes,
                   m->tok.vocab_size, m->tok.bos_id);

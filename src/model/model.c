@@ -628,10 +628,10 @@ int ms_model_finish(ms_model *m, int activations, ms_err *err) {
     return ms_model_finalize(m, err);
 }
 
-void ms_model_count(const ms_model *m, ms_param_counts *pc) {
+void ms_tensors_count(const ms_tensor *ts, int n_tensors, ms_param_counts *pc) {
     memset(pc, 0, sizeof *pc);
-    for (int k = 0; k < m->n_tensors; k++) {
-        const ms_tensor *t = &m->tensors[k];
+    for (int k = 0; k < n_tensors; k++) {
+        const ms_tensor *t = &ts[k];
         int64_t n = t->rows * t->cols;
         pc->total += n;
         if (strcmp(t->name, "embed_tokens") == 0) pc->embedding += n;
@@ -641,6 +641,8 @@ void ms_model_count(const ms_model *m, ms_param_counts *pc) {
         else pc->mixer += n;
     }
 }
+
+void ms_model_count(const ms_model *m, ms_param_counts *pc) { ms_tensors_count(m->tensors, m->n_tensors, pc); }
 
 void ms_tensor_row_f32(const ms_tensor *t, int64_t row, float *out) {
     size_t cols = (size_t)t->cols, r = (size_t)row;

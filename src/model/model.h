@@ -127,6 +127,8 @@ int ms_model_specs(const ms_config *c, ms_tensor **out, int *n);
 /* Parameter counts (embedding counted once when tied). */
 typedef struct { int64_t total, embedding, mlp, mixer, norms, head; } ms_param_counts;
 void ms_model_count(const ms_model *m, ms_param_counts *pc);
+/* the same over a tensor list (ms_model_specs: a config's tensors, before any weights exist) */
+void ms_tensors_count(const ms_tensor *ts, int n_tensors, ms_param_counts *pc);
 /* Bytes the runtime state needs for a context of n_ctx tokens and batches of up to n_batch. */
 size_t ms_state_bytes(const ms_config *c, int n_ctx, int n_batch);
 /* ... exactly, as ms_state_create allocates it with n_threads work areas (ms_state_bytes: one) */
