@@ -71,7 +71,7 @@ test('budget bars: 8 h², 12 h², 8 h² (break-even), 10.5 h² (~30% more) with 
   for (const [t, w] of totals) assert.ok(Math.abs(w - (t * 100) / 12) < 0.01, `bar length ${w}% proportional to the parameter count ${t} h²`);
   await p.click('#budget-qwen');
   assert.match(await seen('#budget-total'), /31%/);
-  assert.deepEqual(await p.$$eval('#budget-bars .btrack', (ts) => ts.map((t) => Number(t.dataset.total))), [8, 12, 8, 10.5]);
+  assert.deepEqual(await p.$$eval("#budget-bars .btrack", (ts) => ts.map((t) => Number(t.dataset.total))), [8, 12, 8, 10.5, 9.6]);
   assert.equal(await p.getAttribute('#budget-bars .brow.sel', 'data-key'), 'qwen');
 });
 

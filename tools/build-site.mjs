@@ -2,8 +2,9 @@
 // Assembles the static site (the lesson page) into build/site: the page (web/), the package's JS
 // and wasm at the same relative places, the model list, the probe sentences, and the weight sets:
 // the committed demo model, llama2.c's stories260K when a copy is found (MLPSCOPE_SHARED/models, by
-// default the folder `shared` beside the checkout; optional), and a small synthetic Qwen3.5-shaped
-// model (random weights, the demo tokenizer) made on the spot. Any static host can serve the folder.
+// default the folder `shared` beside the checkout; optional), and small synthetic Qwen3.5- and
+// Gemma-3-shaped models (random weights, the demo tokenizer) made on the spot; sizes.json holds the
+// real models' parameter counts computed from their configs. Any static host can serve the folder.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -58,7 +59,30 @@ if (models.some((m) => m.id === 'demo')) {
   man.tokenizer = demo.tokenizer;
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(man, null, 1));
   models.push({ id: 'qwen35-synth', url: 'weights/qwen35-synth/', kind: 'random', label: { zh: 'Qwen3.5 结构的小模型（随机权重）', en: 'a small Qwen3.5-shaped model (random weights)' } });
+  // Gemma 3 layout (GeGLU, norms around both sublayers, five local layers to one global), random
+  // weights, the demo tokenizer: the page's SwiGLU-vs-GeGLU section runs on it
+  const gcfg = { family: 'gemma3', config: { hidden_size: 128, intermediate_size: 512, num_hidden_layers: 6, vocab_size: demoVocab, num_attention_heads: 4,
+    num_key_value_heads: 1, head_dim: 64, query_pre_attn_scalar: 64, sliding_window: 16, sliding_window_pattern: 6, max_position_embeddings: 512 } };
+  const gFile = path.join(out, 'synth-gemma.json');
+  fs.writeFileSync(gFile, JSON.stringify(gcfg));
+  const gdir = path.join(W, 'gemma3-synth');
+  execFileSync(process.execPath, [cli, 'synth', '--config', gFile, '--seed', '7', '--dtype', 'q8', '--out', gdir], { stdio: 'pipe' });
+  fs.rmSync(gFile);
+  const gman = JSON.parse(fs.readFileSync(path.join(gdir, 'manifest.json')));
+  fs.copyFileSync(path.join(W, 'demo', demo.tokenizer.file), path.join(gdir, demo.tokenizer.file));
+  gman.tokenizer = demo.tokenizer;
+  fs.writeFileSync(path.join(gdir, 'manifest.json'), JSON.stringify(gman, null, 1));
+  models.push({ id: 'gemma3-synth', url: 'weights/gemma3-synth/', kind: 'random', label: { zh: 'Gemma 3 结构的小模型（GeGLU，随机权重）', en: 'a small Gemma-3-shaped model (GeGLU, random weights)' } });
 }
+// the real models' sizes from their configs (no weights): the budget section's table
+const { configSummary } = await import('../js/config.js');
+const sizes = [];
+for (const [id, name] of [['qwen3.5-0.8b', 'Qwen3.5-0.8B'], ['gemma3-270m', 'Gemma 3 270M']]) {
+  const s = await configSummary(id);
+  sizes.push({ id, name, family: s.family, hidden: s.config.hidden_size, intermediate: s.config.intermediate_size, layers: s.config.num_hidden_layers,
+    vocab: s.config.vocab_size, activation: s.family === 'gemma3' ? 'GELU (tanh)' : 'SiLU', params: s.params });
+}
+fs.writeFileSync(path.join(out, 'sizes.json'), JSON.stringify({ sizes }, null, 1));
 // pin each manifest by its sha256, so the page verifies the root of every shard hash as well
 const { createHash } = await import('node:crypto');
 for (const m of models) m.manifestSha256 = createHash('sha256').update(fs.readFileSync(path.join(out, m.url, 'manifest.json'))).digest('hex');

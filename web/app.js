@@ -12,6 +12,7 @@ import * as perToken from './sections/per-token.js';
 import * as gated from './sections/gated.js';
 import * as neurons from './sections/neurons.js';
 import * as siluSection from './sections/silu.js';
+import * as geglu from './sections/geglu.js';
 import * as budget from './sections/budget.js';
 import * as fires from './sections/fires.js';
 import * as transcoderRoom from './sections/transcoder.js';
@@ -20,7 +21,7 @@ import * as correction from './sections/correction.js';
 import * as tryIt from './sections/try.js';
 import * as takeaways from './sections/takeaways.js';
 
-for (const s of [header, deeper, toc, intro, perToken, gated, neurons, siluSection, budget, fires, transcoderRoom, story, correction, tryIt, takeaways]) s.mount();
+for (const s of [header, deeper, toc, intro, perToken, gated, neurons, siluSection, geglu, budget, fires, transcoderRoom, story, correction, tryIt, takeaways]) s.mount();
 
 async function start() {
   let lang = 'zh';

@@ -30,6 +30,13 @@ export function mount() {
     $('hub-note').hidden = true;
     if (state.entry) { sel.value = state.entry.id; $('url-box').hidden = state.entry.id !== 'url'; }
   };
+  // a section asking for one of the site's models by id (geglu: the Gemma-3-shaped one)
+  on('want-model', async (id) => {
+    const m = models.find((x) => x.id === id);
+    if (!m || state.entry?.id === id) return;
+    sel.value = id;
+    await load(m);
+  });
   $('model-load').onclick = () => { const u = $('model-url').value.trim(); if (u) load({ id: 'url', url: u, label: { zh: u, en: u }, kind: 'unknown' }); };
 }
 function renderLangToggle() {
