@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // The engine's benchmark (Node 20, wasm). Prints markdown tables.
-//   node bench/engine.mjs [--quick]
+//   node bench/engine.mjs [--quick | --gemma]   (--gemma: only the Gemma 3 shapes)
 // The default path (what loadModel, the Worker, the page and the CLI run: int8 activations,
 // statistics on) comes first; then exact activations (`exact: true`), then the plain f32-activation
 // kernels the default used before (for the before/after ratio), then the scalar build.
 // Models are generated on the spot with `mlpscope synth` into build/bench/ (kept between runs):
 // the Qwen3.5-0.8B shapes (q8 and q4 layers with a q8 head) and the Llama shape of the wasm-peer
-// comparison (hidden 1024, 24 layers, SwiGLU 3584, 8 heads of 128, vocab 32000, tied; q8).
+// comparison (hidden 1024, 24 layers, SwiGLU 3584, 8 heads of 128, vocab 32000, tied; q8); and the
+// Gemma 3 shapes (270M: hidden 640, 18 layers, GeGLU 2048, 4 heads / 1 KV head of 256, vocab 262144,
+// tied; 1B: hidden 1152, 26 layers, GeGLU 6912), q8 and q4 with a q8 head.
 import { progressLine } from '../js/progress.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { createEngine, loadModel } from '../js/index.js';
 import { root, cache, synth } from './models.mjs';
 
-const quick = process.argv.includes('--quick');
+const quick = process.argv.includes('--quick'), gemmaOnly = process.argv.includes('--gemma');
 
 // ---- streaming bandwidth in wasm
 const e = await createEngine({ build: 'test' });
@@ -192,7 +194,16 @@ const plan = [
   [L8, 'Llama 398M (wllama shape)', { threads: 1, activations: 'plain' }, { reps: 1 }],
   [Q8, 'Qwen3.5-0.8B shapes', { simd: false, threads: 1, activations: 'plain' }, { prompt: 16, decode: 4, long: 0, reps: 1 }],
 ];
-const todo = quick ? plan.slice(0, 2) : plan, line = progressLine('bench configurations');
+const G8 = synth('gemma3-270m', 'q8'), G4 = synth('gemma3-270m', 'q4', 'q8');
+const gemmaPlan = [
+  [G8, 'Gemma 3 270M shapes', { threads: 1 }],
+  [G8, 'Gemma 3 270M shapes', { threads: 2 }],
+  [G4, 'Gemma 3 270M shapes', { threads: 1 }],
+  [G4, 'Gemma 3 270M shapes', { threads: 2 }],
+  ...(gemmaOnly ? [[synth('gemma3-1b', 'q8'), 'Gemma 3 1B shapes', { threads: 1 }], [synth('gemma3-1b', 'q8'), 'Gemma 3 1B shapes', { threads: 2 }]] : []),
+];
+plan.splice(6, 0, ...gemmaPlan.slice(0, 2));
+const todo = gemmaOnly ? gemmaPlan : quick ? plan.slice(0, 2) : plan, line = progressLine('bench configurations');
 for (const [dir, label, opts, sizes] of todo) { line?.(rows.length, todo.length); rows.push(await run(dir, label, opts, sizes)); }
 line?.(rows.length, todo.length);
 
