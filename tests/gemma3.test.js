@@ -150,14 +150,19 @@ test('the gate hooks carry the GELU gate: mlp.hook_post = gelu_tanh(hook_pre) * 
   model.dispose();
 });
 
-test('hf:owner/name loads a Gemma 3 checkpoint (multimodal layout) bit-equal to `mlpscope convert --dtype q8`', async () => {
+test('hf:owner/name loads a Gemma 3 checkpoint (multimodal layout): f32 matches the float64 reference, q8 is bit-equal to `mlpscope convert --dtype q8`', async () => {
   const q8 = convert(hfOf['gemma3-b'], ['--dtype', 'q8']);
   const hub = await startHub({ 'google/gemma-3-tiny': hfOf['gemma3-b'] });
   try {
+    const ids = idsFor(30, 352);
+    const f = await loadModel('hf:google/gemma-3-tiny', { hubUrl: hub.url, cache: false, dtype: 'f32' });
+    const w = worstLogits(f.forward(ids, { logits: 'all' }), Gemma3Reference.fromHf(hfOf['gemma3-b']).run(ids), 352);
+    assert.ok(w < 5e-4, `hf: f32 vs the reference: ${w}`);
+    f.dispose();
     const m = await loadModel('hf:google/gemma-3-tiny', { hubUrl: hub.url, cache: false });
     const c = await loadModel(q8);
     assert.equal(m.info().family, 'gemma3');
-    const ids = idsFor(30, 352);
+    assert.deepEqual(m.info().mixers, ['sliding', 'full', 'sliding', 'full']);
     assert.deepEqual(Array.from(m.forward(ids).logits), Array.from(c.forward(ids).logits));
     m.dispose(); c.dispose();
   } finally { await hub.close(); }

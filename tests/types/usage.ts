@@ -3,7 +3,7 @@
 import {
   loadModel, loadTokenizer, loadModelInWorker, findFeatureNeurons, neuronTopActivations, auc, tokenOffsets, DEFAULT_FEATURES,
   topTokens, fmtBytes, createEngine, MlpscopeError, demoModelUrl, listCachedModels, deleteCachedModel,
-  klDivergence, trainTranscoders, loadTranscoders, neuronsVsFeatures, featureCard, featuresOnText, transcoderMemory, WEIGHT_CLASSES, weightClassOf, jacobiEigen, topEigen, superWeights, type SuperWeightResult, type BilinearView, type BilinearGap, type WeightClassResult, type WeightClass, type Intervention, type PatchingResult, type Decomposition,
+  klDivergence, trainTranscoders, loadTranscoders, neuronsVsFeatures, featureCard, featuresOnText, transcoderMemory, WEIGHT_CLASSES, weightClassOf, jacobiEigen, topEigen, superWeights, configSummary, CONFIG_PRESETS, type SuperWeightResult, type BilinearView, type BilinearGap, type WeightClassResult, type WeightClass, type Intervention, type PatchingResult, type Decomposition,
   type Model, type Probe, type FeatureResult, type ForwardResult, type ModelInfo, type GenerationSummary,
 } from '../../js/index.js';
 
@@ -81,6 +81,9 @@ export async function usage(): Promise<void> {
   edit.restore();
   const sw: SuperWeightResult = superWeights(model, 'Once upon a time', { k: 1 });
   console.log(model.weight('layers.0.mlp.down_proj', 0, 1), sw.candidates[0]?.control.dLoss);
+  const sizes = await configSummary(CONFIG_PRESETS[1]);
+  const mixers: ('full' | 'linear' | 'sliding')[] = model.info().mixers;
+  console.log(sizes.family === 'gemma3' && sizes.params.mlp_per_layer, mixers.length);
   const e = await createEngine({ threads: 1 });
   console.log(e.info.neuron_geometry[0]);
   e.shutdown();
