@@ -13,7 +13,7 @@ const tmp = fs.mkdtempSync('/tmp/mlpscope-seeds-');
 const put = (t, name, data) => { fs.mkdirSync(path.join(C, t), { recursive: true }); fs.writeFileSync(path.join(C, t, name), data); };
 const cli = (...a) => execFileSync(process.execPath, [path.join(root, 'bin/mlpscope.js'), ...a], { stdio: 'pipe' });
 
-for (const cfg of ['qwen35-a', 'llama-hf']) {
+for (const cfg of ['qwen35-a', 'llama-hf', 'gemma3-a']) {
   const out = path.join(tmp, cfg);
   cli('synth', '--config', path.join(root, 'tests/configs', cfg + '.json'), '--out', out);
   const man = fs.readFileSync(path.join(out, 'manifest.json'));
