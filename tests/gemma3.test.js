@@ -4,7 +4,7 @@
 // typed errors for what the family does not cover.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadModel, MlpscopeError } from '../js/index.js';
@@ -223,4 +223,19 @@ test('analysis on Gemma 3: neuron terms sum to the MLP part (through the post-ML
   assert.ok(Number.isFinite(cls.cosInOut ?? cls.cos_in_out ?? 0));
   assert.ok(model.bilinearGap(ids, { layers: [1] }));
   model.dispose();
+});
+
+test('under AddressSanitizer + UndefinedBehaviorSanitizer: the Gemma 3 forward (prefill across the window, split, batches of 7) reports nothing and agrees with wasm', async () => {
+  const out = convert(hfOf['gemma3-b'], ['--dtype', 'q8']);
+  const ids = idsFor(80, 352);
+  const wasm = await loadModel(out, { activations: 'exact' });
+  const want = wasm.forward(ids).logits;
+  wasm.dispose();
+  for (const extra of [['--split', '33'], ['--batch', '7']]) {
+    const r = spawnSync(path.join(ROOT, 'build/asan/mlpscope-native'), ['forward', out, '--ids', ids.join(','), ...extra], {
+      encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /(AddressSanitizer|LeakSanitizer|runtime error)/, r.stderr);
+    if (extra[0] === '--batch') assert.ok(relVec(JSON.parse(r.stdout).logits, want) < 5e-2, 'native int8 activations near the exact wasm logits');
+  }
 });
