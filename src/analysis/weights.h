@@ -35,7 +35,8 @@ enum {
 int ms_mlp_neuron_geometry(const ms_model *m, int layer, int fold_norm, float *out, ms_err *err);
 
 /* The MLP of layer `layer` as a bilinear form (Pearce et al. 2025, "Bilinear MLPs enable
- * weight-based mechanistic interpretability"): near z = 0, silu(z) = z/2 + z²/4 − …, so with
+ * weight-based mechanistic interpretability"): near z = 0, silu(z) = z/2 + z²/4 − … (Gemma's
+ * GELU: z/2 + z²/√(2π) + …, the same first term), so with
  * SiLU replaced by z/2 neuron k gives (w_gate,k · x)(w_in,k · x)/2 and a read-out of the MLP's
  * output with weights c (c_k = u · w_out,k for an output direction u; one-hot for one neuron) is
  *     Σ_k c_k (w_gate,k · x)(w_in,k · x)/2 = xᵀ Q x,   Q = ¼ Σ_k c_k (w_gate,k w_in,kᵀ + w_in,k w_gate,kᵀ)
