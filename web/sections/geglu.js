@@ -40,7 +40,7 @@ function draw(z) {
     <path d="${path(geluTanh)}" fill="none" stroke="#2f7d6d" stroke-width="3" stroke-dasharray="7 4"/>
     <circle cx="${X(SILU_MIN.z)}" cy="${Y(SILU_MIN.v)}" r="4" fill="var(--mlp)"/><circle cx="${X(GELU_MIN.z)}" cy="${Y(GELU_MIN.v)}" r="4" fill="#2f7d6d"/>
     <text x="${Math.max(4, X(SILU_MIN.z) - 150)}" y="${Y(SILU_MIN.v) + 22}">SiLU min −0.278 @ −1.278</text>
-    <text x="${X(GELU_MIN.z) + 8}" y="${Y(GELU_MIN.v) + 36}">GELU min −0.170 @ −0.752</text>
+    <text x="${Math.min(X(GELU_MIN.z) + 8, x0 + w - 180)}" y="${Y(GELU_MIN.v) + 36}">GELU min −0.170 @ −0.752</text>
     <line x1="${X(z)}" y1="${y0}" x2="${X(z)}" y2="${y0 + h}" stroke="var(--accent)"/>
     <circle cx="${X(z)}" cy="${Y(silu(z))}" r="5" fill="var(--mlp)"/><circle cx="${X(z)}" cy="${Y(geluTanh(z))}" r="5" fill="#2f7d6d"/>
     <text x="${x0 + 8}" y="${y0 + 14}" fill="var(--mlp)">${biSvg({ zh: 'SiLU（SwiGLU，Qwen3.5）', en: 'SiLU (SwiGLU, Qwen3.5)' })}</text>
