@@ -330,8 +330,8 @@ static int split_piece(const ms_pre_op *op, const char *s, size_t a, size_t b, s
         case MS_SPLIT_MERGED_PREV:
             if (delim && !prev_delim && have) out->b[out->n - 1] = (uint32_t)pb; else r = span_push(out, pa, pb);
             break;
-        case MS_SPLIT_MERGED_NEXT:
-            if (prev_delim && have) out->b[out->n - 1] = (uint32_t)pb; else r = span_push(out, pa, pb);
+        case MS_SPLIT_MERGED_NEXT: /* a delimiter joins the part after it unless that is a delimiter too */
+            if (prev_delim && !delim && have) out->b[out->n - 1] = (uint32_t)pb; else r = span_push(out, pa, pb);
             break;
         default: /* Contiguous: consecutive delimiters join */
             if (delim && prev_delim && have) out->b[out->n - 1] = (uint32_t)pb; else r = span_push(out, pa, pb);
