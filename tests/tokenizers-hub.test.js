@@ -26,11 +26,19 @@ const JS_WS_DIFF = /[\u0085\ufeff]/;
 
 const CASES = [
   // name, the pattern uses \s (see above)
-  ['llama2', false],
-  ['gemma3', false],
-  ['gpt4o', true],
-  ['gptoss', true],
-  ['deepseek_v3', true],
+  ['llama2', false], // SentencePiece BPE: Prepend + Replace normalizers, byte fallback, Strip decoder
+  ['gemma3', false], // Replace normalizer, Split " " MergedWithPrevious, 6,415 added tokens, 262k vocabulary
+  ['gemma', false],
+  ['gemma2', false],
+  ['baichuan2', false],
+  ['internlm2', false], // Strip after Fuse without a Prepend: a leading space is dropped (by the reference too)
+  ['yi', false],
+  ['gpt4o', true], // Split (Removed, invert) with case classes \p{Lu}\p{Lt}\p{Lm}\p{Lo}, then ByteLevel
+  ['gptoss', true], // the same pattern, Isolated; ignore_merges
+  ['mistral_nemo', true], // a Split pattern of the GPT-4o family; ignore_merges
+  ['deepseek_v3', true], // a Sequence of three Isolated Splits (digits, CJK ranges, words/punctuation)
+  ['gpt4', true], // cl100k: the fixed Llama-3 pre-tokenizer (a control)
+  ['qwen2_5', true], // NFC + the fixed Qwen2 pre-tokenizer (a control)
 ];
 
 const loaded = new Map();
@@ -119,15 +127,20 @@ test('Gemma 3: added tokens that are ordinary text (turn markers, newline and �
   assert.equal(ours.decode(rid), rare);
 });
 
-test('long inputs: 200k characters encode in linear-ish time (no quadratic work)', async () => {
+test('long inputs: 10x the text takes about 10x the time (no quadratic work)', async () => {
   for (const name of ['gemma3', 'gpt4o']) {
     const { ours } = await pair(name);
     const unit = 'The quick brown fox 跳过了 lazy dog. 12345 ';
-    const time = (n) => { const s = unit.repeat(n); const t0 = process.hrtime.bigint(); ours.encode(s, { addSpecial: false }); return Number(process.hrtime.bigint() - t0) / 1e6; };
-    time(200);
-    const small = time(1000), big = time(5000);
-    console.log(`# ${name}: ${unit.length * 1000} chars ${small.toFixed(0)} ms, ${unit.length * 5000} chars ${big.toFixed(0)} ms`);
-    assert.ok(big < small * 5 * 3 + 50, `5x the text took ${(big / small).toFixed(1)}x the time`);
+    // the best of three runs, so that a busy machine does not make the check flaky
+    const time = (n) => {
+      const s = unit.repeat(n);
+      let best = Infinity;
+      for (let r = 0; r < 3; r++) { const t0 = process.hrtime.bigint(); ours.encode(s, { addSpecial: false }); best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6); }
+      return best;
+    };
+    const small = time(1000), big = time(10000);
+    console.log(`# ${name}: ${unit.length * 1000} chars ${small.toFixed(0)} ms, ${unit.length * 10000} chars ${big.toFixed(0)} ms`);
+    assert.ok(big < small * 30 + 100, `10x the text took ${(big / small).toFixed(1)}x the time`);
   }
 });
 
@@ -215,6 +228,8 @@ test('still unsupported: refused with E_TOKEN naming the field or the regex cons
     [(j) => { j.decoder = { type: 'WordPiece', prefix: '##' }; }, /decoder "WordPiece" is not supported/],
     [(j) => { j.normalizer = { type: 'Replace', pattern: { Regex: ' +' }, content: '▁' }; }, /normalizer Replace: only a non-empty String pattern/],
     [(j) => { j.model.dropout = 0.1; }, /model\.dropout/],
+    // a real file: Claude's tokenizer.json normalizes with NFKC, which the engine does not implement
+    [(j) => { Object.assign(j, readJson(pkgDir('claude'), 'tokenizer.json')); }, /normalizer "NFKC" is not supported/],
   ];
   for (const [edit, re] of cases) {
     const { dir } = await variant('refused', edit);
