@@ -85,7 +85,9 @@ export class Tokenizer {
 
   /**
    * The pieces the pre-tokenizer cuts text into before BPE (after NFC). Special tokens are not
-   * separated here. Tokenizers without a pre-tokenizer (llama2c) return the whole text.
+   * separated here. Tokenizers without a pre-tokenizer (llama2c) return the whole text; those on
+   * the general pipeline (docs/format.md) show their pre-tokenizers' cuts alone (no normalizer;
+   * text a Split removes joins the next piece).
    * @param {string} text @returns {string[]}
    */
   pretokenize(text) {
