@@ -138,9 +138,10 @@ test('long inputs: 10x the text takes about 10x the time (no quadratic work)', a
       for (let r = 0; r < 3; r++) { const t0 = process.hrtime.bigint(); ours.encode(s, { addSpecial: false }); best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6); }
       return best;
     };
-    const small = time(1000), big = time(10000);
-    console.log(`# ${name}: ${unit.length * 1000} chars ${small.toFixed(0)} ms, ${unit.length * 10000} chars ${big.toFixed(0)} ms`);
-    assert.ok(big < small * 30 + 100, `10x the text took ${(big / small).toFixed(1)}x the time`);
+    const small = time(2000), big = time(20000);
+    console.log(`# ${name}: ${unit.length * 2000} chars ${small.toFixed(0)} ms, ${unit.length * 20000} chars ${big.toFixed(0)} ms`);
+    // linear work gives about 10x, quadratic 100x; the bound leaves room for a busy machine
+    assert.ok(big < small * 40 + 200, `10x the text took ${(big / small).toFixed(1)}x the time`);
   }
 });
 
@@ -228,6 +229,8 @@ test('still unsupported: refused with E_TOKEN naming the field or the regex cons
     [(j) => { j.decoder = { type: 'WordPiece', prefix: '##' }; }, /decoder "WordPiece" is not supported/],
     [(j) => { j.normalizer = { type: 'Replace', pattern: { Regex: ' +' }, content: '▁' }; }, /normalizer Replace: only a non-empty String pattern/],
     [(j) => { j.model.dropout = 0.1; }, /model\.dropout/],
+    // the library matches such a token in the normalized text; the engine matches in the raw text
+    [(j) => { j.added_tokens.push({ id: 32000, content: '<x>', special: false, normalized: true }); }, /added token "<x>" has normalized: true/],
     // a real file: Claude's tokenizer.json normalizes with NFKC, which the engine does not implement
     [(j) => { Object.assign(j, readJson(pkgDir('claude'), 'tokenizer.json')); }, /normalizer "NFKC" is not supported/],
   ];

@@ -47,7 +47,7 @@ static uint32_t rd(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] <<
 
 void ms_bpe_free(ms_tok_bpe *t) {
     free(t->off); free(t->blob); free(t->mkey); free(t->mrank); free(t->mres); free(t->vh);
-    free(t->a_id); free(t->a_flags); free(t->a_off); free(t->a_len); free(t->a_blob);
+    free(t->a_id); free(t->a_flags); free(t->a_off); free(t->a_len); free(t->a_blob); free(t->a_order);
     if (t->pipe) ms_pipeline_free(t->pipe);
     free(t->pipe); free(t->doff); free(t->dblob);
     memset(t, 0, sizeof *t);
@@ -203,9 +203,17 @@ static int load_added(ms_tok_bpe *t, const uint8_t *d, size_t n, size_t p, ms_er
         while (k > 0 && t->a_len[k - 1] < l) { t->a_id[k] = t->a_id[k - 1]; t->a_flags[k] = t->a_flags[k - 1]; t->a_off[k] = t->a_off[k - 1]; t->a_len[k] = t->a_len[k - 1]; k--; }
         t->a_id[k] = id; t->a_flags[k] = fl; t->a_off[k] = (uint32_t)ao; t->a_len[k] = l;
         memcpy(t->a_blob + ao, d + p + 12, l);
-        t->a_first[d[p + 12] >> 3] |= (uint8_t)(1u << (d[p + 12] & 7));
         ao += l;
         p += 12 + l;
+    }
+    /* buckets by first byte, keeping the longest-first order inside each */
+    if (!(t->a_order = malloc((t->n_added + 1) * sizeof *t->a_order))) BAD("tokenizer: out of memory");
+    uint32_t fill[256] = {0};
+    for (uint32_t a = 0; a < t->n_added; a++) t->a_start[t->a_blob[t->a_off[a]] + 1]++;
+    for (int b = 0; b < 256; b++) t->a_start[b + 1] += t->a_start[b];
+    for (uint32_t a = 0; a < t->n_added; a++) {
+        uint8_t b = t->a_blob[t->a_off[a]];
+        t->a_order[t->a_start[b] + fill[b]++] = a;
     }
     return MS_OK;
 }
@@ -434,9 +442,11 @@ int ms_bpe_encode(const ms_tok_bpe *t, const char *text, size_t len, int add_bos
     size_t seg = 0, i = 0;
     while (i <= len && !rc) {
         int hit = -1;
-        if (i < len && (t->a_first[(uint8_t)text[i] >> 3] >> ((uint8_t)text[i] & 7) & 1))
-            for (uint32_t a = 0; a < t->n_added; a++)
+        if (i < len)
+            for (uint32_t q = t->a_start[(uint8_t)text[i]]; q < t->a_start[(uint8_t)text[i] + 1]; q++) {
+                uint32_t a = t->a_order[q];
                 if (t->a_len[a] <= len - i && !memcmp(text + i, t->a_blob + t->a_off[a], t->a_len[a])) { hit = (int)a; break; }
+            }
         if (hit < 0 && i < len) { i++; continue; }
         size_t seg_end = i, next = hit >= 0 ? i + t->a_len[hit] : len;
         if (hit >= 0 && (t->a_flags[hit] & 2)) /* lstrip: the token takes the spaces before it */

@@ -43,7 +43,8 @@ typedef struct {
     /* added tokens, longest first */
     uint32_t *a_id, *a_flags, *a_off, *a_len;
     uint8_t *a_blob;
-    uint8_t a_first[32];      /* bitset of first bytes of added tokens */
+    uint32_t a_start[257];    /* a_order[a_start[b] .. a_start[b + 1]): the added tokens starting */
+    uint32_t *a_order;        /* with byte b, longest first (Gemma 3 has 6,415 of them) */
     /* the general pipeline (pretok 0): normalizers, pre-tokenizers, decoders; the model's
      * unknown token (-1: none), fuse_unk, byte_fallback (byte_id then holds the <0xNN> ids) */
     ms_pipeline *pipe;

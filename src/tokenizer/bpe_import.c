@@ -235,11 +235,12 @@ int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, cons
     uint32_t flags = ign ? MS_BPE_IGNORE_MERGES : 0;
     uint32_t pretok = fb ? 0 : fixed_pretok(&j, &flags);
     ms_pipeline pipe;
-    int chars = 0;
+    int chars = 0, rewrites = 0; /* rewrites: a normalizer other than NFC changes the text */
     if (!pretok) { /* the general pipeline: checked here, rebuilt by the loader from the same JSON */
         flags &= ~(uint32_t)MS_BPE_NFC;
         if ((rc = ms_pipeline_parse(&pipe, &j, ms_json_get(&j, 0, "normalizer"), ms_json_get(&j, 0, "pre_tokenizer"), ms_json_get(&j, 0, "decoder"), err))) goto done;
         chars = !pipe.byte_level;
+        for (int k = 0; k < pipe.n_norm; k++) rewrites |= pipe.norm[k].kind != MS_NORM_NFC;
         ms_pipeline_free(&pipe);
         if (!chars && fb) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: model.byte_fallback with a ByteLevel pre-tokenizer is not supported"); goto done; }
         if (chars) flags |= MS_BPE_CHARS;
@@ -343,8 +344,14 @@ int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, cons
     for (int32_t e = n_added ? j.nodes[added].child : -1; e >= 0; e = j.nodes[e].next) {
         const char *ct = ms_json_str(&j, ms_json_get(&j, e, "content"));
         if (!ct || !*ct || !ms_json_int(&j, ms_json_get(&j, e, "id"), 0, n_vocab - 1, &id)) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: an added token has no content or a bad id"); goto done; }
-        int sp = 0, ls = 0, rs = 0;
+        int sp = 0, ls = 0, rs = 0, nz = 0;
         ms_json_bool(&j, ms_json_get(&j, e, "special"), &sp);
+        /* such a token is matched in the normalized text by the Hugging Face library; the engine
+         * matches added tokens in the raw text, which is the same unless Prepend/Replace rewrote it */
+        if (rewrites && ms_json_bool(&j, ms_json_get(&j, e, "normalized"), &nz) && nz) {
+            rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: added token \"%s\" has normalized: true under a Prepend/Replace normalizer (not supported)", ct);
+            goto done;
+        }
         ms_json_bool(&j, ms_json_get(&j, e, "lstrip"), &ls);
         ms_json_bool(&j, ms_json_get(&j, e, "rstrip"), &rs);
         put32(&b, (uint32_t)id); put32(&b, (uint32_t)(sp | ls << 1 | rs << 2)); put32(&b, (uint32_t)strlen(ct)); put(&b, ct, strlen(ct));
