@@ -393,7 +393,11 @@ static int encode_pipeline(const ms_tok_bpe *t, const char *s, size_t n, int fir
     uint32_t *a = NULL, *b = NULL;
     int rc = MS_OK, np = 0;
     if (!norm || ms_pipeline_metaspace(t->pipe, norm, nl, first, &meta, &ml)) { rc = ms_fail(err, MS_E_MEMORY, "tokenizer: out of memory"); goto done; }
-    if ((np = ms_pipeline_pieces(t->pipe, meta, ml, &a, &b)) < 0) { rc = ms_fail(err, MS_E_MEMORY, "tokenizer: out of memory"); goto done; }
+    if ((np = ms_pipeline_pieces(t->pipe, meta, ml, &a, &b)) < 0) {
+        rc = np == -2 ? ms_fail(err, MS_E_TOKEN, "tokenizer: a Split pattern backtracks too much on this text (regex step budget)")
+                      : ms_fail(err, MS_E_MEMORY, "tokenizer: out of memory");
+        goto done;
+    }
     for (int q = 0; q < np && !rc; q++) {
         const uint8_t *p = (const uint8_t *)meta + a[q];
         rc = (t->flags & MS_BPE_CHARS) ? bpe_chars(t, p, b[q] - a[q], w, err) : bpe_word(t, p, b[q] - a[q], w, err);

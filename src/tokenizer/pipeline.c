@@ -312,13 +312,15 @@ static int split_piece(const ms_pre_op *op, const char *s, size_t a, size_t b, s
         int delim;
         if (!matched || ms < i) {
             size_t from = i - a;
+            int f;
             matched = 0;
-            while (find(op, s + a, b - a, from, &ms, &me)) {
+            while ((f = find(op, s + a, b - a, from, &ms, &me)) > 0) {
                 if (me > ms) { matched = 1; ms += a; me += a; break; }
                 from = ms + 1;
                 while (a + from < b && ((unsigned char)s[a + from] & 0xC0) == 0x80) from++;
                 if (a + from >= b) break;
             }
+            if (f < 0) return -2;
             if (!matched) ms = me = b;
         }
         if (ms > i) { pa = i; pb = ms; delim = op->invert; }  /* the gap before the match */
@@ -357,7 +359,7 @@ int ms_pipeline_pieces(const ms_pipeline *p, const char *s, size_t n, uint32_t *
         spans t = cur; cur = nx; nx = t;
     }
     free(nx.a); free(nx.b);
-    if (rc) { free(cur.a); free(cur.b); return -1; }
+    if (rc) { free(cur.a); free(cur.b); return rc; }
     if (!cur.n) { /* keep the pointers valid (malloc'd) for the caller */
         free(cur.a); free(cur.b);
         cur.a = malloc(4); cur.b = malloc(4);

@@ -53,7 +53,8 @@ char *ms_pipeline_normalize(const ms_pipeline *p, const char *s, size_t n, size_
 /* Metaspace's rewrite of a (normalized) segment: NULL when out of memory; *out == s when there is
  * no Metaspace step. first: the segment begins the text. */
 int ms_pipeline_metaspace(const ms_pipeline *p, const char *s, size_t n, int first, char **out, size_t *out_len);
-/* Pre-tokenizes s[0..n) into pieces [starts[k], ends[k]); returns the count, -1 when out of memory.
+/* Pre-tokenizes s[0..n) into pieces [starts[k], ends[k]); returns the count, -1 when out of memory,
+ * -2 when a Split regex ran out of its backtracking budget (regex.h).
  * *starts and *ends are malloc'd (free them). */
 int ms_pipeline_pieces(const ms_pipeline *p, const char *s, size_t n, uint32_t **starts, uint32_t **ends);
 /* One token's text through the per-token decoders (malloc'd, *out_len); NULL when out of memory. */

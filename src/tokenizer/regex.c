@@ -43,6 +43,8 @@ static int fail_at(parser *ps, size_t at, const char *what) {
 
 static int32_t new_node(parser *ps, int type) {
     ms_regex *re = ps->re;
+    /* matching recurses at most once per node: this bounds the stack */
+    if (re->n_nodes >= MS_REGEX_MAX_NODES) return fail_at(ps, ps->i, "a pattern of more than 4096 items");
     GROW(re->nodes, re->n_nodes, re->cap_nodes);
     rnode *nd = &re->nodes[re->n_nodes];
     memset(nd, 0, sizeof *nd);
@@ -306,7 +308,7 @@ ms_regex *ms_regex_compile(const char *pat, size_t n, ms_err *err) {
 
 /* ---- matching ---- */
 typedef struct kont { int32_t node; const struct kont *up; } kont;
-typedef struct { const ms_regex *re; const unsigned char *s; size_t n, end; } mctx;
+typedef struct { const ms_regex *re; const unsigned char *s; size_t n, end; uint64_t steps, limit; } mctx;
 
 /* case folding for (?i: ): ASCII, plus the two non-ASCII code points whose simple case folding
  * is an ASCII letter (U+017F long s -> s, U+212A Kelvin sign -> k), as Oniguruma folds them */
@@ -348,6 +350,7 @@ static size_t one(const mctx *x, const rnode *nd, size_t i) {
 
 static int m(mctx *x, int32_t node, size_t pos, const kont *k) {
     for (;;) {
+        if (++x->steps > x->limit) return 0; /* search reports it */
         if (node < 0) {
             if (!k) { x->end = pos; return 1; }
             node = k->node;
@@ -390,7 +393,7 @@ static int m(mctx *x, int32_t node, size_t pos, const kont *k) {
         if (nd->next < 0 && !k) { x->end = j; return 1; } /* nothing follows: the longest run wins */
         for (;;) {
             if (m(x, nd->next, j, k)) return 1;
-            if (cnt == nd->min) return 0;
+            if (cnt == nd->min || x->steps > x->limit) return 0;
             do j--; while (j > pos && (x->s[j] & 0xC0) == 0x80);
             cnt--;
         }
@@ -398,9 +401,12 @@ static int m(mctx *x, int32_t node, size_t pos, const kont *k) {
 }
 
 int ms_regex_search(const ms_regex *re, const char *s, size_t n, size_t from, size_t *ms, size_t *me) {
-    mctx x = {re, (const unsigned char *)s, n, 0};
+    /* a budget of backtracking steps: patterns of real tokenizers take a few per character; one
+     * that backtracks exponentially ends in -1 instead of running for ever */
+    mctx x = {re, (const unsigned char *)s, n, 0, 0, 1000000 + 256 * (uint64_t)(n - from)};
     for (size_t i = from; i <= n;) {
         if (m(&x, re->root, i, NULL)) { *ms = i; *me = x.end; return 1; }
+        if (x.steps > x.limit) return -1;
         if (i == n) break;
         i++;
         while (i < n && (x.s[i] & 0xC0) == 0x80) i++;

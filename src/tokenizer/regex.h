@@ -12,7 +12,7 @@
  * repeated groups, inline flags other than (?i: ) is refused at compile time with E_TOKEN naming
  * the construct and its byte offset, rather than matched differently. Matching recurses only
  * along the pattern (runs of one character are counted in a loop), so its depth is bounded by
- * the pattern, not by the text. */
+ * the pattern (at most MS_REGEX_MAX_NODES items), not by the text. */
 #ifndef MS_REGEX_H
 #define MS_REGEX_H
 #include <stddef.h>
@@ -23,7 +23,10 @@ typedef struct ms_regex ms_regex;
 /* Compiles pat[0..n); NULL with err set on a construct outside the subset or a syntax error. */
 ms_regex *ms_regex_compile(const char *pat, size_t n, ms_err *err);
 void ms_regex_free(ms_regex *re);
+#define MS_REGEX_MAX_NODES 4096
 /* The leftmost match in s[0..n) starting at or after byte `from` (a character boundary): 1 and
- * its bytes [*ms, *me), or 0 when there is none. s must be valid UTF-8. */
+ * its bytes [*ms, *me), 0 when there is none, -1 when the search ran out of its backtracking
+ * budget (about a million steps plus 256 per byte: a pattern that backtracks exponentially).
+ * s must be valid UTF-8. */
 int ms_regex_search(const ms_regex *re, const char *s, size_t n, size_t from, size_t *ms, size_t *me);
 #endif

@@ -16,7 +16,7 @@ static void matches(const char *pat, const char *s, const char *want) {
     if (!re) return;
     char got[256] = "";
     size_t n = strlen(s), at = 0, ms, me, o = 0;
-    while (at <= n && ms_regex_search(re, s, n, at, &ms, &me)) {
+    while (at <= n && ms_regex_search(re, s, n, at, &ms, &me) > 0) {
         o += (size_t)snprintf(got + o, sizeof got - o, "%s%.*s", o ? "|" : "", (int)(me - ms), s + ms);
         at = me > ms ? me : ms + 1;
         if (o >= sizeof got - 1) break;
@@ -71,8 +71,24 @@ static void test_regex(void) {
     const char *pat = "\\s+(?!\\S)|\\s+";
     ms_regex *re = ms_regex_compile(pat, strlen(pat), &e);
     size_t ms = 0, me = 0;
-    CHECK(re && ms_regex_search(re, big, n + 1, 0, &ms, &me) && ms == 0 && me == n - 1, "long run: [%zu, %zu)", ms, me);
+    CHECK(re && ms_regex_search(re, big, n + 1, 0, &ms, &me) == 1 && ms == 0 && me == n - 1, "long run: [%zu, %zu)", ms, me);
     ms_regex_free(re);
+    /* exponential backtracking ends in -1 (the step budget), not in a hang */
+    const char *evil = "(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)(?:a?)"
+                       "aaaaaaaaaaaaaaaaaaaaaaaab";
+    re = ms_regex_compile(evil, strlen(evil), &e);
+    CHECK(re && ms_regex_search(re, "aaaaaaaaaaaaaaaaaaaaaaaa", 24, 0, &ms, &me) == -1, "exponential pattern: not cut off");
+    ms_regex_free(re);
+    /* the pattern size is bounded (so is the matcher's recursion) */
+    char *long_pat = malloc(2 * 5000 + 1);
+    if (long_pat) {
+        for (int k = 0; k < 5000; k++) memcpy(long_pat + 2 * k, "a?", 2);
+        long_pat[10000] = 0;
+        re = ms_regex_compile(long_pat, 10000, &e);
+        CHECK(!re && strstr(e.msg, "more than 4096 items"), "a 5000-item pattern: %s", re ? "compiled" : e.msg);
+        ms_regex_free(re);
+        free(long_pat);
+    }
     free(big);
 }
 
