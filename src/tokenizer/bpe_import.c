@@ -190,7 +190,8 @@ static uint32_t fixed_pretok(const ms_json *j, uint32_t *flags) {
         ms_json_bool(j, ms_json_get(j, second, "use_regex"), &use_regex);
         ms_json_bool(j, ms_json_get(j, second, "add_prefix_space"), &prefix);
         ms_json_bool(j, ms_json_get(j, first, "invert"), &invert);
-        if (type_is(j, first, "Split") && pat && beh && !strcmp(beh, "Isolated") && !invert && type_is(j, second, "ByteLevel") &&
+        /* (files written before the engine read "behavior" may leave it out: Isolated, as before) */
+        if (type_is(j, first, "Split") && pat && (!beh || !strcmp(beh, "Isolated")) && !invert && type_is(j, second, "ByteLevel") &&
             !use_regex && !prefix && j->nodes[second].next < 0) {
             if (!strcmp(pat, PAT_QWEN2)) return MS_PRE_QWEN2;
             if (!strcmp(pat, PAT_QWEN35)) return MS_PRE_QWEN35;
