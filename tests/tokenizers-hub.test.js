@@ -178,6 +178,17 @@ test('Metaspace pre-tokenizer and decoder (Llama 2 vocabulary, prepend_scheme fi
   assert.deepEqual(ids.map((i) => ours.idToToken(i)), ['▁a', '</s>', 'b']);
   console.log(`# Metaspace variant: ${n} strings identical`);
   ours.dispose();
+  // split: true (the library's default; the reference never splits): pieces start at each ▁, as
+  // Split MergedWithNext on the replacement would cut them, so no token spans a word boundary
+  const { dir: d2 } = await variant('metaspace-split', (j) => {
+    j.normalizer = null;
+    j.pre_tokenizer = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true };
+  });
+  const split = await loadTokenizer(d2, { engine });
+  const unsplit = TokenizerLoader.fromPreTrained({ tokenizerJSON: json, tokenizerConfig: llama2Cfg });
+  assert.deepEqual(unsplit.encode('a    b', { add_special_tokens: false }).map((i) => unsplit.model.vocab[i]), ['▁a', '▁▁▁', '▁b']);
+  assert.deepEqual(split.encode('a    b', { addSpecial: false }).map((i) => split.idToToken(i)), ['▁a', '▁', '▁', '▁', '▁b']);
+  split.dispose();
 });
 
 test('Split behaviors follow the Hugging Face definitions ("the-final--countdown" split on "-")', async () => {
