@@ -168,7 +168,7 @@ if [ "$what" = all ] || [ "$what" = site ]; then
   node tools/build-site.mjs
 fi
 
-FUZZ_TARGETS="json manifest config safetensors llama2c_checkpoint tokenizer_bin msbpe tokenizer_json bpe_encode chat"
+FUZZ_TARGETS="json manifest config safetensors llama2c_checkpoint tokenizer_bin msbpe tokenizer_json bpe_encode chat regex sp_encode"
 if { [ "$what" = all ] || [ "$what" = fuzz ]; } && ! fresh build/fuzz/chat src fuzz/fuzz_targets.c build.sh; then
   if command -v clang >/dev/null 2>&1 && echo 'int LLVMFuzzerTestOneInput(const char*d,long n){(void)d;(void)n;return 0;}' | clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
     mkdir -p build/fuzz

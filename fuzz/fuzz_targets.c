@@ -201,6 +201,93 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
     free(ids);
     return 0;
 }
+#elif defined(TARGET_regex)
+/* a pattern (up to the first NUL byte) and a subject (the rest, when it is UTF-8): every match
+ * must lie inside the subject on character boundaries */
+#include "../src/tokenizer/regex.h"
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    const uint8_t *z = memchr(d, 0, n);
+    size_t pl = z ? (size_t)(z - d) : n;
+    const char *subj = z ? (const char *)z + 1 : "";
+    size_t sl = z ? n - pl - 1 : 0;
+    ms_err e;
+    ms_regex *re = ms_regex_compile((const char *)d, pl, &e);
+    if (!re) return 0;
+    if (ms_utf8_valid(subj, sl)) {
+        size_t at = 0, ms, me;
+        while (at <= sl && ms_regex_search(re, subj, sl, at, &ms, &me) > 0) {
+            if (ms < at || me < ms || me > sl) abort();
+            if ((ms < sl && (subj[ms] & 0xC0) == 0x80) || (me < sl && (subj[me] & 0xC0) == 0x80)) abort();
+            at = me > ms ? me : ms + 1;
+            while (at < sl && (subj[at] & 0xC0) == 0x80) at++;
+        }
+    }
+    ms_regex_free(re);
+    return 0;
+}
+#elif defined(TARGET_sp_encode)
+/* a fixed small SentencePiece-style tokenizer (characters, byte fallback, Prepend/Replace
+ * normalizers, a DeepSeek-like Split sequence, Strip decoder), arbitrary bytes as text; checks
+ * decode(encode(x)) == x for UTF-8 text without U+2581 (which decodes to a space) */
+static ms_tokenizer *tok;
+static int has(const char *s, size_t n, const char *w, size_t wl) {
+    for (size_t i = 0; i + wl <= n; i++) if (!memcmp(s + i, w, wl)) return 1;
+    return 0;
+}
+static void init(void) {
+    ms_buf b = {0};
+    ms_buf_puts(&b, "{\"model\": {\"type\": \"BPE\", \"unk_token\": \"<unk>\", \"fuse_unk\": true, \"byte_fallback\": true, \"vocab\": {\"<unk>\": 0, \"<s>\": 1, \"</s>\": 2");
+    for (int k = 0; k < 256; k++) ms_buf_printf(&b, ", \"<0x%02X>\": %d", k, 3 + k);
+    ms_buf_puts(&b, ", \"\\u2581\": 259, \"a\": 260, \"b\": 261, \"\\u2581a\": 262, \"ab\": 263, \"\\u2581ab\": 264, \"1\": 265, \"\\u4e2d\": 266},"
+                    " \"merges\": [\"\\u2581 a\", \"a b\", \"\\u2581a b\"]},"
+                    " \"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", \"prepend\": \"\\u2581\"},"
+                    " {\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\": \"\\u2581\"}]},"
+                    " \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": ["
+                    "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\p{N}{1,3}\"}, \"behavior\": \"Isolated\", \"invert\": false},"
+                    "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"[\\u4e00-\\u9fa5]+\"}, \"behavior\": \"MergedWithNext\", \"invert\": false},"
+                    "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t)|[^\\\\s\\\\p{L}]?\\\\p{L}+|\\\\s+(?!\\\\S)|\\\\s+|.\"}, \"behavior\": \"Removed\", \"invert\": true}]},"
+                    " \"decoder\": {\"type\": \"Sequence\", \"decoders\": [{\"type\": \"Replace\", \"pattern\": {\"String\": \"\\u2581\"}, \"content\": \" \"},"
+                    " {\"type\": \"ByteFallback\"}, {\"type\": \"Fuse\"}, {\"type\": \"Strip\", \"content\": \" \", \"start\": 1, \"stop\": 0}]},"
+                    " \"added_tokens\": [{\"id\": 2, \"content\": \"</s>\", \"special\": true}]}");
+    uint8_t *blob;
+    size_t bl;
+    ms_err e;
+    if (b.oom || ms_bpe_import(b.p, b.n, NULL, 0, NULL, &blob, &bl, NULL, &e)) abort();
+    tok = ms_tokenizer_load("bpe-bytelevel", blob, bl, 0, &e);
+    if (!tok) abort();
+    free(blob);
+    ms_buf_free(&b);
+}
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
+    if (!tok) init();
+    const char *s = (const char *)d;
+    int cap = (int)ms_tokenizer_max_ids(n), k = 0;
+    int32_t *ids = malloc((size_t)cap * 4);
+    if (!ids) return 0;
+    ms_err e;
+    int rc = ms_tokenizer_encode(tok, s, n, 0, ids, cap, &k, &e);
+    if (ms_utf8_valid(s, n) != (rc == 0)) abort(); /* valid UTF-8 always encodes (these patterns never exhaust the step budget) */
+    /* the last Split keeps every character (its pattern ends in '.', and \s+ takes newlines), so
+     * without U+2581 (read back as a space) and </s> (after which Prepend adds a space) the text
+     * comes back exactly: the one ▁ prepended is stripped by the decoder */
+    if (!rc && !has(s, n, "\xe2\x96\x81", 3) && !has(s, n, "</s>", 4)) {
+        char *back = malloc(n + 16);
+        size_t o = 0;
+        if (!back) abort();
+        for (int i = 0; i < k; i++) {
+            const char *p;
+            char buf[4];
+            size_t l = ms_tokenizer_piece(tok, i ? ids[i - 1] : -1, ids[i], &p, buf);
+            if (o + l > n) abort();
+            memcpy(back + o, p, l);
+            o += l;
+        }
+        if (o != n || memcmp(back, s, n)) abort();
+        free(back);
+    }
+    free(ids);
+    return 0;
+}
 #elif defined(TARGET_chat)
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
     if (n < 1) return 0;

@@ -5,7 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-20}; shift || true
-targets=${*:-json manifest config safetensors llama2c_checkpoint tokenizer_bin msbpe tokenizer_json bpe_encode chat}
+targets=${*:-json manifest config safetensors llama2c_checkpoint tokenizer_bin msbpe tokenizer_json bpe_encode chat regex sp_encode}
 [ -x build/fuzz/json ] || ./build.sh fuzz || exit 1
 work=$(mktemp -d)
 run() {

@@ -307,7 +307,8 @@ export class Tokenizer {
   idToToken(id: number): string | undefined;
   /** inverse of idToToken */
   tokenToId(token: string): number | undefined;
-  /** the pieces the pre-tokenizer cuts text into before BPE */
+  /** the pieces the pre-tokenizer cuts (NFC) text into before BPE; for files on the general
+   *  pipeline, the pre-tokenizers alone (no normalizer; text a Split removes joins the next piece) */
   pretokenize(text: string): string[];
   /** messages rendered with the tokenizer's chat template */
   applyChatTemplate(messages: ChatMessage[], opts?: { addGenerationPrompt?: boolean; enableThinking?: boolean }): string;

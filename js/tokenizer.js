@@ -85,7 +85,9 @@ export class Tokenizer {
 
   /**
    * The pieces the pre-tokenizer cuts text into before BPE (after NFC). Special tokens are not
-   * separated here. Tokenizers without a pre-tokenizer (llama2c) return the whole text.
+   * separated here. Tokenizers without a pre-tokenizer (llama2c) return the whole text; those on
+   * the general pipeline (docs/format.md) show their pre-tokenizers' cuts alone (no normalizer;
+   * text a Split removes joins the next piece).
    * @param {string} text @returns {string[]}
    */
   pretokenize(text) {
@@ -96,7 +98,7 @@ export class Tokenizer {
     const ep = e.malloc(4 * (len + 1));
     try {
       const n = e.c.tok_pretokenize(this.ptr, tp, len, ep, len + 1);
-      const bytes = e.u8.slice(tp, tp + len), td = new TextDecoder();
+      const bytes = e.u8.slice(tp, tp + len), td = new TextDecoder('utf-8', { ignoreBOM: true });
       const out = [];
       let start = 0;
       for (let k = 0; k < n; k++) { const end = e.i32[(ep >> 2) + k]; out.push(td.decode(bytes.subarray(start, end))); start = end; }
@@ -136,7 +138,7 @@ export class Tokenizer {
     for (let i = 0; i < total;) {
       const len = utf8Length(all, i);
       if (!len) { out[owner[i]].text += hex(all[i]); i++; continue; } // a byte that starts no valid character
-      const ch = new TextDecoder().decode(all.subarray(i, i + len)), first = owner[i], last = owner[i + len - 1];
+      const ch = new TextDecoder('utf-8', { ignoreBOM: true }).decode(all.subarray(i, i + len)), first = owner[i], last = owner[i + len - 1];
       for (let t = first; t <= last; t++) {
         out[t].text += ch;
         // part/of: the token's first character when it began in an earlier token (part > 1),
@@ -215,7 +217,7 @@ export class Tokenizer {
     const lp = e.malloc(8);
     try {
       const p = e.c.tok_chat(this.ptr, JSON.stringify(messages), addGenerationPrompt ? 1 : 0, enableThinking === undefined ? -1 : enableThinking ? 1 : 0, lp);
-      const s = new TextDecoder().decode(e.u8.slice(p, p + e.i32[lp >> 2]));
+      const s = new TextDecoder('utf-8', { ignoreBOM: true }).decode(e.u8.slice(p, p + e.i32[lp >> 2]));
       e.free(p);
       return s;
     } finally { e.free(lp); }
@@ -223,7 +225,7 @@ export class Tokenizer {
 
   /** Streaming decoder: push ids one by one; never emits half a UTF-8 character. */
   decoder() {
-    const td = new TextDecoder('utf-8', { fatal: false });
+    const td = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
     let prev = -1;
     return {
       push: (id) => { const b = this.pieceBytes(prev, id); prev = id; return td.decode(b, { stream: true }); },

@@ -14,5 +14,5 @@ test(`fuzz smoke run: every target for ${SECONDS} s`, { skip: built ? false : 'c
   const out = r.stdout + r.stderr;
   console.log(out.trim().split('\n').map((l) => `# ${l}`).join('\n'));
   assert.equal(r.status, 0, out);
-  assert.equal((out.match(/^ok /gm) ?? []).length, 10, out);
+  assert.equal((out.match(/^ok /gm) ?? []).length, 12, out);
 });

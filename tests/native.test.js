@@ -8,7 +8,7 @@ import path from 'node:path';
 import { ROOT, SHARED, tmpDir, NEEDS_STORIES } from './helpers.js';
 
 for (const variant of ['native', 'asan']) {
-  for (const [what, groups, skip] of [['units, trainer, interventions, streamed conversion, transcoders', ['units', 'train', 'interventions', 'convert_stream', 'transcoder'], false], ['stories260K: llama2.c goldens, bad inputs', ['llama', 'bad_inputs'], NEEDS_STORIES]]) {
+  for (const [what, groups, skip] of [['units, trainer, interventions, streamed conversion, transcoders, tokenizer pipeline', ['units', 'train', 'interventions', 'convert_stream', 'transcoder', 'tokenizer'], false], ['stories260K: llama2.c goldens, bad inputs', ['llama', 'bad_inputs'], NEEDS_STORIES]]) {
     test(`C tests (${variant} build): ${what}`, { skip }, () => {
       const bin = path.join(ROOT, 'build', variant, 'ms_tests');
       const r = spawnSync(bin, [path.join(SHARED, 'models'), tmpDir(`c-${variant}`), ...groups], {

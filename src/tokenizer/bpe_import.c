@@ -1,8 +1,13 @@
 /* tokenizer.json (Hugging Face `tokenizers`) -> the binary bpe-bytelevel file (bpe.h).
- * Accepted: model BPE (no byte fallback), normalizer none/NFC, byte-level pre-tokenization with
- * one of the known split patterns (GPT-2, Qwen2/Qwen3, Qwen3.5, Llama-3), ByteLevel decoder.
- * Anything else is refused with E_TOKEN naming the field, rather than tokenized differently. */
+ * Accepted: model BPE. Byte-level files whose normalizer is none/NFC and whose pre-tokenizer is
+ * one of the known split patterns (GPT-2, Qwen2/Qwen3, Qwen3.5, Llama-3) keep the fixed, hand-
+ * compiled pre-tokenizer (pretokenize.h); every other file goes through the general pipeline
+ * (pipeline.h: Split with any regex the engine takes, Metaspace, Replace/Prepend normalizers,
+ * SentencePiece-style decoders), on bytes (a ByteLevel pre-tokenizer) or on characters with
+ * byte_fallback / unk_token / fuse_unk. Anything else is refused with E_TOKEN naming the field,
+ * rather than tokenized differently. */
 #include "bpe.h"
+#include "pipeline.h"
 #include "pretokenize.h"
 #include "unicode.h"
 #include "../util/json.h"
@@ -134,6 +139,68 @@ char *ms_chat_info_text(const char *cj, size_t clen, const char *tpl_override, m
     return out;
 }
 
+/* node n of j written back as JSON (the pipeline section keeps tokenizer.json's own objects) */
+static void write_json(ms_buf *b, const ms_json *j, int32_t n, int depth) {
+    if (n < 0 || depth > MS_JSON_MAX_DEPTH) { ms_buf_puts(b, "null"); return; }
+    const ms_jnode *x = &j->nodes[n];
+    switch (x->type) {
+    case MS_JNULL: ms_buf_puts(b, "null"); break;
+    case MS_JBOOL: ms_buf_puts(b, x->boolean ? "true" : "false"); break;
+    case MS_JNUM: ms_buf_printf(b, "%.17g", x->num); break;
+    case MS_JSTR: ms_buf_json_str(b, ms_json_str(j, n)); break;
+    default:
+        ms_buf_puts(b, x->type == MS_JARR ? "[" : "{");
+        for (int32_t e = x->child; e >= 0; e = j->nodes[e].next) {
+            if (e != x->child) ms_buf_puts(b, ",");
+            if (x->type == MS_JOBJ) { ms_buf_json_str(b, ms_json_key(j, e)); ms_buf_puts(b, ":"); }
+            write_json(b, j, e, depth + 1);
+        }
+        ms_buf_puts(b, x->type == MS_JARR ? "]" : "}");
+    }
+}
+
+/* the fixed byte-level pre-tokenizer this file's normalizer / pre_tokenizer / decoder name, 0 if
+ * none; *flags gets NFC */
+static uint32_t fixed_pretok(const ms_json *j, uint32_t *flags) {
+    int32_t norm = ms_json_get(j, 0, "normalizer");
+    if (norm >= 0 && j->nodes[norm].type != MS_JNULL) {
+        if (type_is(j, norm, "NFC")) *flags |= MS_BPE_NFC;
+        else if (type_is(j, norm, "Sequence")) {
+            int32_t list = ms_json_get(j, norm, "normalizers");
+            for (int32_t e = list >= 0 ? j->nodes[list].child : -1; e >= 0; e = j->nodes[e].next) {
+                if (type_is(j, e, "NFC")) *flags |= MS_BPE_NFC;
+                else return 0;
+            }
+        } else return 0;
+    }
+    if (!type_is(j, ms_json_get(j, 0, "decoder"), "ByteLevel")) return 0;
+    int32_t pt = ms_json_get(j, 0, "pre_tokenizer");
+    if (type_is(j, pt, "ByteLevel")) {
+        int use_regex = 1, prefix = 0;
+        ms_json_bool(j, ms_json_get(j, pt, "use_regex"), &use_regex);
+        ms_json_bool(j, ms_json_get(j, pt, "add_prefix_space"), &prefix);
+        return use_regex && !prefix ? MS_PRE_GPT2 : 0;
+    }
+    if (type_is(j, pt, "Sequence")) {
+        int32_t list = ms_json_get(j, pt, "pretokenizers");
+        int32_t first = list >= 0 ? j->nodes[list].child : -1, second = first >= 0 ? j->nodes[first].next : -1;
+        const char *pat = ms_json_str(j, ms_json_get(j, ms_json_get(j, first, "pattern"), "Regex"));
+        const char *beh = ms_json_str(j, ms_json_get(j, first, "behavior"));
+        int use_regex = 1, invert = 0, prefix = 0;
+        ms_json_bool(j, ms_json_get(j, second, "use_regex"), &use_regex);
+        ms_json_bool(j, ms_json_get(j, second, "add_prefix_space"), &prefix);
+        ms_json_bool(j, ms_json_get(j, first, "invert"), &invert);
+        /* (files written before the engine read "behavior" may leave it out: Isolated, as before) */
+        if (type_is(j, first, "Split") && pat && (!beh || !strcmp(beh, "Isolated")) && !invert && type_is(j, second, "ByteLevel") &&
+            !use_regex && !prefix && j->nodes[second].next < 0) {
+            if (!strcmp(pat, PAT_QWEN2)) return MS_PRE_QWEN2;
+            if (!strcmp(pat, PAT_QWEN35)) return MS_PRE_QWEN35;
+            if (!strcmp(pat, PAT_LLAMA3)) return MS_PRE_LLAMA3;
+        }
+    }
+    return 0;
+}
+
 int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, const char *tpl_override, uint8_t **out, size_t *out_len,
                   int *bos_out, ms_err *err) {
     ms_json j = {0}, c = {0};
@@ -150,43 +217,35 @@ int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, cons
     if (ms_json_parse(&j, tj, tlen, jerr, sizeof jerr)) return ms_fail(err, MS_E_TOKEN, "tokenizer.json: %s", jerr);
     if (cj && clen && ms_json_parse(&c, cj, clen, jerr, sizeof jerr)) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer_config.json: %s", jerr); goto done; }
     int32_t model = ms_json_get(&j, 0, "model");
-    if (!type_is(&j, model, "BPE")) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: model.type must be \"BPE\""); goto done; }
-    int fb = 0, ign = 0;
+    if (!type_is(&j, model, "BPE")) {
+        const char *mt = ms_json_str(&j, ms_json_get(&j, model, "type"));
+        rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: model.type \"%s\" is not supported (only \"BPE\")", mt ? mt : "(none)");
+        goto done;
+    }
+    int fb = 0, ign = 0, fuse = 0;
+    double dropout = 0;
     ms_json_bool(&j, ms_json_get(&j, model, "byte_fallback"), &fb);
     ms_json_bool(&j, ms_json_get(&j, model, "ignore_merges"), &ign);
-    if (fb) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: model.byte_fallback is not supported (SentencePiece-style BPE)"); goto done; }
+    ms_json_bool(&j, ms_json_get(&j, model, "fuse_unk"), &fuse);
+    if (ms_json_num(&j, ms_json_get(&j, model, "dropout"), &dropout) && dropout > 0) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: model.dropout is not supported"); goto done; }
+    const char *keys[2] = {"continuing_subword_prefix", "end_of_word_suffix"};
+    for (int k = 0; k < 2; k++) {
+        const char *val = ms_json_str(&j, ms_json_get(&j, model, keys[k]));
+        if (val && *val) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: model.%s is not supported", keys[k]); goto done; }
+    }
     uint32_t flags = ign ? MS_BPE_IGNORE_MERGES : 0;
-    int32_t norm = ms_json_get(&j, 0, "normalizer");
-    if (norm >= 0 && j.nodes[norm].type != MS_JNULL) {
-        if (type_is(&j, norm, "NFC")) flags |= MS_BPE_NFC;
-        else if (type_is(&j, norm, "Sequence")) {
-            int32_t list = ms_json_get(&j, norm, "normalizers");
-            for (int32_t e = list >= 0 ? j.nodes[list].child : -1; e >= 0; e = j.nodes[e].next) {
-                if (type_is(&j, e, "NFC")) flags |= MS_BPE_NFC;
-                else { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: normalizer \"%s\" is not supported", ms_json_str(&j, ms_json_get(&j, e, "type"))); goto done; }
-            }
-        } else { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: normalizer \"%s\" is not supported", ms_json_str(&j, ms_json_get(&j, norm, "type"))); goto done; }
+    uint32_t pretok = fb ? 0 : fixed_pretok(&j, &flags);
+    ms_pipeline pipe;
+    int chars = 0, rewrites = 0; /* rewrites: a normalizer other than NFC changes the text */
+    if (!pretok) { /* the general pipeline: checked here, rebuilt by the loader from the same JSON */
+        flags &= ~(uint32_t)MS_BPE_NFC;
+        if ((rc = ms_pipeline_parse(&pipe, &j, ms_json_get(&j, 0, "normalizer"), ms_json_get(&j, 0, "pre_tokenizer"), ms_json_get(&j, 0, "decoder"), err))) goto done;
+        chars = !pipe.byte_level;
+        for (int k = 0; k < pipe.n_norm; k++) rewrites |= pipe.norm[k].kind != MS_NORM_NFC;
+        ms_pipeline_free(&pipe);
+        if (!chars && fb) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: model.byte_fallback with a ByteLevel pre-tokenizer is not supported"); goto done; }
+        if (chars) flags |= MS_BPE_CHARS;
     }
-    uint32_t pretok = 0;
-    int32_t pt = ms_json_get(&j, 0, "pre_tokenizer");
-    if (type_is(&j, pt, "ByteLevel")) {
-        int use_regex = 1;
-        ms_json_bool(&j, ms_json_get(&j, pt, "use_regex"), &use_regex);
-        if (use_regex) pretok = MS_PRE_GPT2;
-    } else if (type_is(&j, pt, "Sequence")) {
-        int32_t list = ms_json_get(&j, pt, "pretokenizers");
-        int32_t first = list >= 0 ? j.nodes[list].child : -1, second = first >= 0 ? j.nodes[first].next : -1;
-        const char *pat = ms_json_str(&j, ms_json_get(&j, ms_json_get(&j, first, "pattern"), "Regex"));
-        int use_regex = 1;
-        ms_json_bool(&j, ms_json_get(&j, second, "use_regex"), &use_regex);
-        if (type_is(&j, first, "Split") && pat && type_is(&j, second, "ByteLevel") && !use_regex && j.nodes[second].next < 0) {
-            if (!strcmp(pat, PAT_QWEN2)) pretok = MS_PRE_QWEN2;
-            else if (!strcmp(pat, PAT_QWEN35)) pretok = MS_PRE_QWEN35;
-            else if (!strcmp(pat, PAT_LLAMA3)) pretok = MS_PRE_LLAMA3;
-        }
-    }
-    if (!pretok) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: pre_tokenizer is not one of the supported byte-level patterns (GPT-2, Qwen2/3, Qwen3.5, Llama-3)"); goto done; }
-    if (!type_is(&j, ms_json_get(&j, 0, "decoder"), "ByteLevel")) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: decoder must be ByteLevel"); goto done; }
 
     /* vocabulary */
     int32_t vocab = ms_json_get(&j, model, "vocab"), added = ms_json_get(&j, 0, "added_tokens");
@@ -212,7 +271,8 @@ int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, cons
         size_t kl = (size_t)j.nodes[e].keylen;
         if (kl > 4096) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: token %lld is too long", (long long)id); goto done; }
         if (v[id].raw) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: id %lld is used by two tokens", (long long)id); goto done; }
-        size_t rl = unbyte(inv, k, kl, buf);
+        size_t rl = chars ? kl : unbyte(inv, k, kl, buf);
+        if (chars) memcpy(buf, k, kl);
         if (!rl) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: empty token for id %lld", (long long)id); goto done; }
         if (id_of(&m, buf, rl) >= 0) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: token \"%s\" (id %lld) duplicates another token's bytes", k, (long long)id); goto done; }
         v[id].raw = malloc(rl);
@@ -240,9 +300,28 @@ int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, cons
     int32_t merges = ms_json_get(&j, model, "merges");
     uint32_t n_merges = merges >= 0 && j.nodes[merges].type == MS_JARR ? (uint32_t)j.nodes[merges].count : 0;
     uint32_t n_added = added >= 0 && j.nodes[added].type == MS_JARR ? (uint32_t)j.nodes[added].count : 0;
+    ms_buf ext = {0};
+    if (!pretok) {
+        int64_t unk = -1;
+        const char *us = ms_json_str(&j, ms_json_get(&j, model, "unk_token"));
+        if (us) {
+            size_t ul = strlen(us);
+            if (ul <= 4096) unk = chars ? id_of(&m, (const uint8_t *)us, ul) : id_of(&m, buf, unbyte(inv, us, ul, buf));
+        }
+        ms_buf_puts(&ext, "{\"normalizer\":");
+        write_json(&ext, &j, ms_json_get(&j, 0, "normalizer"), 0);
+        ms_buf_puts(&ext, ",\"pre_tokenizer\":");
+        write_json(&ext, &j, ms_json_get(&j, 0, "pre_tokenizer"), 0);
+        ms_buf_puts(&ext, ",\"decoder\":");
+        write_json(&ext, &j, ms_json_get(&j, 0, "decoder"), 0);
+        ms_buf_printf(&ext, ",\"unk\":%lld,\"fuse_unk\":%s,\"byte_fallback\":%s}", (long long)unk, fuse ? "true" : "false", fb ? "true" : "false");
+        if (ext.oom) { ms_buf_free(&ext); rc = ms_fail(err, MS_E_MEMORY, "tokenizer: out of memory"); goto done; }
+    }
     put(&b, "MSBPE\0v1", 8);
     put32(&b, flags); put32(&b, pretok); put32(&b, (uint32_t)chat_kind(tpl)); put32(&b, (uint32_t)bos);
-    put32(&b, n_vocab); put32(&b, n_merges); put32(&b, n_added); put32(&b, 0);
+    put32(&b, n_vocab); put32(&b, n_merges); put32(&b, n_added); put32(&b, (uint32_t)ext.n);
+    if (ext.n) put(&b, ext.p, ext.n);
+    ms_buf_free(&ext);
     for (uint32_t i = 0; i < n_vocab; i++) { put32(&b, v[i].len); if (v[i].len) put(&b, v[i].raw, v[i].len); }
     uint32_t r = 0;
     for (int32_t e = n_merges ? j.nodes[merges].child : -1; e >= 0; e = j.nodes[e].next, r++) {
@@ -257,7 +336,8 @@ int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, cons
             if (a && bb) { la = (size_t)j.nodes[x].len; lb = (size_t)j.nodes[j.nodes[x].next].len; }
         }
         if (!a || !bb || la > 2048 || lb > 2048) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: merge %u is malformed", r); goto done; }
-        size_t ra = unbyte(inv, a, la, buf), rb = unbyte(inv, bb, lb, buf + ra);
+        size_t ra = chars ? la : unbyte(inv, a, la, buf), rb = chars ? lb : unbyte(inv, bb, lb, buf + ra);
+        if (chars) { memcpy(buf, a, la); memcpy(buf + la, bb, lb); }
         int ia = id_of(&m, buf, ra), ib = id_of(&m, buf + ra, rb), ic = id_of(&m, buf, ra + rb);
         if (ia < 0 || ib < 0 || ic < 0) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: merge %u (\"%.*s\" + \"%.*s\") uses a token that is not in the vocabulary", r, (int)la, a, (int)lb, bb); goto done; }
         put32(&b, (uint32_t)ia); put32(&b, (uint32_t)ib); put32(&b, (uint32_t)ic);
@@ -265,8 +345,14 @@ int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, cons
     for (int32_t e = n_added ? j.nodes[added].child : -1; e >= 0; e = j.nodes[e].next) {
         const char *ct = ms_json_str(&j, ms_json_get(&j, e, "content"));
         if (!ct || !*ct || !ms_json_int(&j, ms_json_get(&j, e, "id"), 0, n_vocab - 1, &id)) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: an added token has no content or a bad id"); goto done; }
-        int sp = 0, ls = 0, rs = 0;
+        int sp = 0, ls = 0, rs = 0, nz = 0;
         ms_json_bool(&j, ms_json_get(&j, e, "special"), &sp);
+        /* such a token is matched in the normalized text by the Hugging Face library; the engine
+         * matches added tokens in the raw text, which is the same unless Prepend/Replace rewrote it */
+        if (rewrites && ms_json_bool(&j, ms_json_get(&j, e, "normalized"), &nz) && nz) {
+            rc = ms_fail(err, MS_E_TOKEN, "tokenizer.json: added token \"%s\" has normalized: true under a Prepend/Replace normalizer (not supported)", ct);
+            goto done;
+        }
         ms_json_bool(&j, ms_json_get(&j, e, "lstrip"), &ls);
         ms_json_bool(&j, ms_json_get(&j, e, "rstrip"), &rs);
         put32(&b, (uint32_t)id); put32(&b, (uint32_t)(sp | ls << 1 | rs << 2)); put32(&b, (uint32_t)strlen(ct)); put(&b, ct, strlen(ct));

@@ -40,7 +40,7 @@ int ms_tokenizer_encode(const ms_tokenizer *t, const char *text, size_t len, int
 
 size_t ms_tokenizer_piece(const ms_tokenizer *t, int prev, int id, const char **out, char *buf) {
     if (t->kind == MS_TOK_LLAMA2C) return ms_l2c_piece(&t->l2c, prev, id, out, buf);
-    return ms_bpe_piece(&t->bpe, id, out);
+    return ms_bpe_piece(&t->bpe, prev, id, out);
 }
 
 int ms_tokenizer_vocab(const ms_tokenizer *t) { return t->kind == MS_TOK_LLAMA2C ? t->l2c.vocab_size : (int)t->bpe.n_vocab; }
@@ -63,6 +63,17 @@ int ms_tokenizer_token_id(const ms_tokenizer *t, const char *s, size_t n) {
 int ms_tokenizer_pretokenize(const ms_tokenizer *t, const char *s, size_t n, int32_t *ends, int cap) {
     int k = 0;
     if (t->kind != MS_TOK_BPE) { if (cap < 1) return -1; ends[0] = (int32_t)n; return n ? 1 : 0; }
+    if (t->bpe.pipe) { /* the pre-tokenizers alone (no normalizer); removed text joins the next piece */
+        uint32_t *a, *b;
+        int np = ms_pipeline_pieces(t->bpe.pipe, s, n, &a, &b);
+        if (np < 0) return -1;
+        for (int q = 0; q < np && k < cap; q++) ends[k++] = (int32_t)b[q];
+        free(a); free(b);
+        if (k < np) return -1;
+        if (!k && n) { if (cap < 1) return -1; ends[k++] = (int32_t)n; }
+        if (k) ends[k - 1] = (int32_t)n;
+        return k;
+    }
     for (size_t i = 0; i < n;) {
         size_t l = ms_pretok_next((int)t->bpe.pretok, s, n, i);
         if (!l) l = 1;

@@ -28,6 +28,17 @@ int ms_uni_flags(uint32_t cp) {
     return f;
 }
 
+int ms_uni_gc_of(uint32_t cp) {
+    int lo = 0, hi = ms_uni_gc_n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (cp < ms_uni_gc[mid][0]) hi = mid - 1;
+        else if (cp > ms_uni_gc[mid][1]) lo = mid + 1;
+        else return (int)ms_uni_gc[mid][2];
+    }
+    return MS_GC_Cn;
+}
+
 size_t ms_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp) {
     if (!n) return 0;
     unsigned c = s[0];

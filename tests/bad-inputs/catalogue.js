@@ -118,11 +118,14 @@ const tj = (d) => json(d, 'tokenizer.json');
 const editTj = (f) => (d) => { const t = tj(d); f(t); wjson(d, 'tokenizer.json', t); };
 export const tokenizerJsonCases = [
   { id: 'tj-not-json', code: 'E_TOKEN', match: /tokenizer\.json/, build: (d) => wr(d, 'tokenizer.json', '{"model": {"type": "BPE", "vocab": {') },
-  { id: 'tj-not-bpe', code: 'E_TOKEN', match: /model\.type must be "BPE"/, build: editTj((t) => { t.model.type = 'WordPiece'; }) },
-  { id: 'tj-byte-fallback', code: 'E_TOKEN', match: /byte_fallback/, build: editTj((t) => { t.model.byte_fallback = true; }) },
+  { id: 'tj-not-bpe', code: 'E_TOKEN', match: /model\.type "WordPiece" is not supported/, build: editTj((t) => { t.model.type = 'WordPiece'; }) },
+  { id: 'tj-byte-fallback', code: 'E_TOKEN', match: /byte_fallback with a ByteLevel pre-tokenizer/, build: editTj((t) => { t.model.byte_fallback = true; }) },
   { id: 'tj-normalizer', code: 'E_TOKEN', match: /normalizer "NFKC"/, build: editTj((t) => { t.normalizer = { type: 'NFKC' }; }) },
-  { id: 'tj-pretokenizer', code: 'E_TOKEN', match: /pre_tokenizer/, build: editTj((t) => { t.pre_tokenizer.pretokenizers[0].pattern.Regex = '\\w+'; }) },
-  { id: 'tj-decoder', code: 'E_TOKEN', match: /decoder must be ByteLevel/, build: editTj((t) => { t.decoder = { type: 'Metaspace' }; }) },
+  { id: 'tj-pretokenizer', code: 'E_TOKEN', match: /pre-tokenizer Split pattern: .*unsupported escape \\w at offset 0/, build: editTj((t) => { t.pre_tokenizer.pretokenizers[0].pattern.Regex = '\\w+'; }) },
+  { id: 'tj-decoder', code: 'E_TOKEN', match: /needs the ByteLevel decoder/, build: editTj((t) => { t.decoder = { type: 'Metaspace' }; }) },
+  { id: 'tj-unigram', code: 'E_TOKEN', match: /model\.type "Unigram" is not supported/, build: editTj((t) => { t.model = { type: 'Unigram', unk_id: 0, vocab: [['<unk>', 0]] }; }) },
+  { id: 'tj-regex-lookbehind', code: 'E_TOKEN', match: /unsupported group kind .* at offset 2/, build: editTj((t) => { t.pre_tokenizer.pretokenizers[0].pattern.Regex = 'a|(?<=b)c'; }) },
+  { id: 'tj-split-behavior', code: 'E_TOKEN', match: /Split has an unknown behavior/, build: editTj((t) => { t.pre_tokenizer.pretokenizers[0].behavior = 'Sideways'; }) },
   { id: 'tj-bad-merge', code: 'E_TOKEN', match: /merge 0 .* not in the vocabulary/, build: editTj((t) => { t.model.merges[0] = ['zz', 'qq']; }) },
   { id: 'tj-merge-shape', code: 'E_TOKEN', match: /merge 1 is malformed/, build: editTj((t) => { t.model.merges[1] = ['a']; }) },
   { id: 'tj-duplicate-id', code: 'E_TOKEN', match: /used by two tokens/, build: editTj((t) => { t.model.vocab.zzzz = t.model.vocab.a; }) },

@@ -18,4 +18,5 @@ void test_train(const ms_t_env *env);
 void test_interventions(const ms_t_env *env);
 void test_convert_stream(const ms_t_env *env);
 void test_transcoder(const ms_t_env *env);
+void test_tokenizer(const ms_t_env *env);
 #endif

@@ -32,7 +32,7 @@ struct ms_model *ms_t_synth_model(const ms_t_env *env, const char *tag, const ch
 }
 
 static const struct { const char *name; void (*run)(const ms_t_env *); } GROUPS[] = {
-    {"units", test_units}, {"llama", test_llama}, {"bad_inputs", test_bad_inputs}, {"train", test_train}, {"interventions", test_interventions}, {"convert_stream", test_convert_stream}, {"transcoder", test_transcoder},
+    {"units", test_units}, {"llama", test_llama}, {"bad_inputs", test_bad_inputs}, {"train", test_train}, {"interventions", test_interventions}, {"convert_stream", test_convert_stream}, {"transcoder", test_transcoder}, {"tokenizer", test_tokenizer},
 };
 enum { N_GROUPS = sizeof GROUPS / sizeof GROUPS[0] };
 
