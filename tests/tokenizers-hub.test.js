@@ -127,23 +127,9 @@ test('Gemma 3: added tokens that are ordinary text (turn markers, newline and �
   assert.equal(ours.decode(rid), rare);
 });
 
-test('long inputs: 10x the text takes about 10x the time (no quadratic work)', async () => {
-  for (const name of ['gemma3', 'gpt4o']) {
-    const { ours } = await pair(name);
-    const unit = 'The quick brown fox 跳过了 lazy dog. 12345 ';
-    // the best of three runs, so that a busy machine does not make the check flaky
-    const time = (n) => {
-      const s = unit.repeat(n);
-      let best = Infinity;
-      for (let r = 0; r < 3; r++) { const t0 = process.hrtime.bigint(); ours.encode(s, { addSpecial: false }); best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6); }
-      return best;
-    };
-    const small = time(2000), big = time(20000);
-    console.log(`# ${name}: ${unit.length * 2000} chars ${small.toFixed(0)} ms, ${unit.length * 20000} chars ${big.toFixed(0)} ms`);
-    // linear work gives about 10x, quadratic 100x; the bound leaves room for a busy machine
-    assert.ok(big < small * 40 + 200, `10x the text took ${(big / small).toFixed(1)}x the time`);
-  }
-});
+// How encoding time grows with the text is measured by bench/tokenizer.mjs, never asserted here
+// (no test asserts a duration); the regex engine's step budget (tests/native/test_tokenizer.c)
+// bounds the work of every search.
 
 // ---- synthetic files: pipeline pieces the real ones do not exercise ----
 const llama2Json = readJson(pkgDir('llama2'), 'tokenizer.json');
