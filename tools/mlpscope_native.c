@@ -285,7 +285,7 @@ static int cmd_tokenize(int argc, char **argv) {
         uint8_t *blob = NULL;
         size_t bl = 0;
         if (!tj) ms_fail(&e, MS_E_TOKEN, "%s: neither manifest.json nor tokenizer.json", src);
-        else if (!ms_bpe_import((char *)tj, len, cj ? (char *)cj : NULL, cj ? l2 : 0, NULL, &blob, &bl, NULL, &e))
+        else if (!ms_bpe_import((char *)tj, len, cj ? (char *)cj : NULL, cj ? l2 : 0, NULL, 0, &blob, &bl, NULL, &e))
             tok = ms_tokenizer_load("bpe-bytelevel", blob, bl, 0, &e);
         free(tj); free(cj); free(blob);
     }

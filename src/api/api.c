@@ -206,7 +206,7 @@ API(ms_tok_pretokenize) int ms_tok_pretokenize(const ms_tokenizer *t, const char
 /* tokenizer.json (+ tokenizer_config.json, may be empty) -> bpe-bytelevel bytes (malloc'd) */
 API(ms_tok_import) uint8_t *ms_tok_import(const char *tj, size_t tl, const char *cj, size_t cl, size_t *out_len, ms_err *err) {
     uint8_t *out = NULL;
-    if (ms_bpe_import(tj, tl, cl ? cj : NULL, cl, NULL, &out, out_len, NULL, err)) return NULL;
+    if (ms_bpe_import(tj, tl, cl ? cj : NULL, cl, NULL, 0, &out, out_len, NULL, err)) return NULL;
     return out;
 }
 

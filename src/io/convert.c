@@ -229,7 +229,10 @@ static int write_shard(const ms_conv_plan *p, const ms_io *io, const int *in, in
             pos += n;
         }
         size_t rows = (size_t)t->shape[0], cols = ms_conv_tensor_cols(t), row_src = ms_conv_row_src_bytes(t);
-        size_t per = BLOCK_BYTES / row_src ? BLOCK_BYTES / row_src : 1;
+        /* a block's rows fit both buffers: the converted rows can be larger than the source's (BF16
+         * or F16 read, f32 written), so the larger row decides */
+        const size_t row_dst = ms_dtype_bytes(t->dtype, 1, cols), row_max = row_src > row_dst ? row_src : row_dst;
+        size_t per = BLOCK_BYTES / row_max ? BLOCK_BYTES / row_max : 1;
         for (size_t r0 = 0; r0 < rows && !rc; r0 += per) {
             size_t nr = rows - r0 < per ? rows - r0 : per;
             if (t->src_mem) memcpy(sbuf, (const uint8_t *)t->src_mem + r0 * row_src, nr * row_src);

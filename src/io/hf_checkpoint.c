@@ -131,7 +131,7 @@ static void read_tokenizer_facts(ms_conv_plan *p, const ms_io *io, const char *d
 }
 
 /* tokenizer.json -> tokenizer.msbpe (bpe-bytelevel), when the folder has one */
-static int import_tokenizer(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err) {
+static int import_tokenizer(ms_conv_plan *p, const ms_io *io, const char *dir, int rows, ms_err *err) {
     char path[700];
     size_t tl = 0, cl = 0;
     snprintf(path, sizeof path, "%s/tokenizer.json", dir);
@@ -146,7 +146,7 @@ static int import_tokenizer(ms_conv_plan *p, const ms_io *io, const char *dir, m
     char *jt = exists(io, path) ? read_all(io, path, &jl, 1u << 20, MS_E_TOKEN, err) : NULL;
     int bos = -1;
     int rc = exists(io, path) && !jt ? MS_E_TOKEN : MS_OK;
-    if (!rc) rc = ms_bpe_import(tj, tl, cj, cl, jt, &p->tok_blob, &p->tok_blob_len, &bos, err);
+    if (!rc) rc = ms_bpe_import(tj, tl, cj, cl, jt, rows, &p->tok_blob, &p->tok_blob_len, &bos, err);
     if (!rc) rc = ms_chat_info_json(cj, cl, jt, &p->tok_chat_json, err);
     free(tj);
     free(cj);
@@ -322,7 +322,7 @@ int ms_plan_hf(ms_conv_plan *p, const ms_io *io, const char *dir, ms_err *err) {
     if (!ms_json_int(&cj, ms_json_get(&cj, 0, "bos_token_id"), 0, c.vocab - 1, &bos)) bos = -1;
     read_tokenizer_facts(p, io, dir, &c, (int)bos, &cj);
     if (p->tok_bos >= p->tok_vocab) p->tok_bos = -1;
-    rc = import_tokenizer(p, io, dir, err);
+    rc = import_tokenizer(p, io, dir, c.vocab, err);
 done:
     for (int f = 0; f < 64; f++) ms_st_free(&files[f]);
     free(ents);

@@ -64,9 +64,11 @@ size_t ms_bpe_piece(const ms_tok_bpe *t, int prev, int id, const char **out);
 /* token string as in tokenizer.json (byte-level form); returns malloc'd string or NULL */
 char *ms_bpe_token_string(const ms_tok_bpe *t, int id);
 int ms_bpe_token_id(const ms_tok_bpe *t, const char *s, size_t n);
-/* tokenizer.json (+ optional tokenizer_config.json) -> binary file (malloc'd) */
+/* tokenizer.json (+ optional tokenizer_config.json) -> binary file (malloc'd). rows > 0: the
+ * model's embedding rows; added tokens with an id at or past them are left out (they can never be
+ * fed to the model: Gemma 3's <image_soft_token>, id 262144, beside a 262,144-row text model). */
 int ms_bpe_import(const char *tok_json, size_t tlen, const char *cfg_json, size_t clen, const char *tpl_override,
-                  uint8_t **out, size_t *out_len, int *bos_out, ms_err *err);
+                  int rows, uint8_t **out, size_t *out_len, int *bos_out, ms_err *err);
 /* A weight set's chat object, {"template": ..., "bos_token": ..., "eos_token": ...} as JSON text
  * (malloc'd in *out; NULL when there is no template): the template is tpl_override (a
  * chat_template.jinja file) or tokenizer_config.json's chat_template (a string, or the "default"

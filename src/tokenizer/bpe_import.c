@@ -201,8 +201,22 @@ static uint32_t fixed_pretok(const ms_json *j, uint32_t *flags) {
     return 0;
 }
 
-int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, const char *tpl_override, uint8_t **out, size_t *out_len,
-                  int *bos_out, ms_err *err) {
+/* rows > 0: unlink the added tokens whose id is rows or more (ms_bpe_import) */
+static void drop_added_past(ms_json *j, int rows) {
+    int32_t arr = ms_json_get(j, 0, "added_tokens"), prev = -1;
+    if (rows <= 0 || arr < 0 || j->nodes[arr].type != MS_JARR) return;
+    for (int32_t e = j->nodes[arr].child; e >= 0; e = j->nodes[e].next) {
+        int64_t id;
+        if (ms_json_int(j, ms_json_get(j, e, "id"), 0, (1 << 22) - 1, &id) && id >= rows) {
+            if (prev >= 0) j->nodes[prev].next = j->nodes[e].next;
+            else j->nodes[arr].child = j->nodes[e].next;
+            j->nodes[arr].count--;
+        } else prev = e;
+    }
+}
+
+int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, const char *tpl_override, int rows, uint8_t **out,
+                  size_t *out_len, int *bos_out, ms_err *err) {
     ms_json j = {0}, c = {0};
     char jerr[160];
     int rc = MS_OK;
@@ -215,6 +229,7 @@ int ms_bpe_import(const char *tj, size_t tlen, const char *cj, size_t clen, cons
     unbyte_table(inv);
     *out = NULL;
     if (ms_json_parse(&j, tj, tlen, jerr, sizeof jerr)) return ms_fail(err, MS_E_TOKEN, "tokenizer.json: %s", jerr);
+    drop_added_past(&j, rows);
     if (cj && clen && ms_json_parse(&c, cj, clen, jerr, sizeof jerr)) { rc = ms_fail(err, MS_E_TOKEN, "tokenizer_config.json: %s", jerr); goto done; }
     int32_t model = ms_json_get(&j, 0, "model");
     if (!type_is(&j, model, "BPE")) {

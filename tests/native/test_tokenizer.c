@@ -114,7 +114,7 @@ static char *sp_json(int byte_fallback, const char *pre) {
 static ms_tokenizer *import(const char *json, uint8_t **bin, size_t *bl) {
     ms_err e = {0};
     *bin = NULL;
-    if (ms_bpe_import(json, strlen(json), NULL, 0, NULL, bin, bl, NULL, &e)) { CHECK(0, "import: %s", e.msg); return NULL; }
+    if (ms_bpe_import(json, strlen(json), NULL, 0, NULL, 0, bin, bl, NULL, &e)) { CHECK(0, "import: %s", e.msg); return NULL; }
     ms_tokenizer *t = ms_tokenizer_load("bpe-bytelevel", *bin, *bl, 0, &e);
     CHECK(t != NULL, "load: %s", e.msg);
     return t;
@@ -205,7 +205,7 @@ static void test_refusals(void) {
         uint8_t *bin = NULL;
         size_t bl;
         ms_err e = {0};
-        int rc = ms_bpe_import(cases[k][0], strlen(cases[k][0]), NULL, 0, NULL, &bin, &bl, NULL, &e);
+        int rc = ms_bpe_import(cases[k][0], strlen(cases[k][0]), NULL, 0, NULL, 0, &bin, &bl, NULL, &e);
         CHECK(rc == MS_E_TOKEN && strstr(e.msg, cases[k][1]), "case %zu: want \"%s\", got %d %s", k, cases[k][1], rc, e.msg);
         free(bin);
     }
