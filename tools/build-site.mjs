@@ -44,35 +44,29 @@ if (fs.existsSync(path.join(stories, 'stories260K.bin'))) {
   models.push({ id: 'stories260K', url: 'weights/stories260K/', kind: 'trained', languages: ['en'], label: { zh: 'stories260K（TinyStories，Llama 架构）', en: 'stories260K (TinyStories, Llama architecture)' } });
 }
 if (models.some((m) => m.id === 'demo')) {
-  // Qwen3.5 hybrid layout (Gated DeltaNet + gated attention), random weights, the demo tokenizer
   const demoVocab = JSON.parse(fs.readFileSync(path.join(root, 'weights/demo/manifest.json'))).config.vocab_size;
-  const cfg = { family: 'qwen3_5', config: { hidden_size: 128, intermediate_size: 448, num_hidden_layers: 8, vocab_size: demoVocab, num_attention_heads: 4, num_key_value_heads: 2,
-    head_dim: 64, linear_num_key_heads: 4, linear_num_value_heads: 4, linear_key_head_dim: 32, linear_value_head_dim: 32, full_attention_interval: 4, max_position_embeddings: 512 } };
-  const cfgFile = path.join(out, 'synth-config.json');
-  fs.writeFileSync(cfgFile, JSON.stringify(cfg));
-  const dir = path.join(W, 'qwen35-synth');
-  execFileSync(process.execPath, [cli, 'synth', '--config', cfgFile, '--seed', '7', '--dtype', 'q8', '--out', dir], { stdio: 'pipe' });
-  fs.rmSync(cfgFile);
-  const man = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json')));
   const demo = JSON.parse(fs.readFileSync(path.join(W, 'demo/manifest.json')));
-  fs.copyFileSync(path.join(W, 'demo', demo.tokenizer.file), path.join(dir, demo.tokenizer.file));
-  man.tokenizer = demo.tokenizer;
-  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(man, null, 1));
-  models.push({ id: 'qwen35-synth', url: 'weights/qwen35-synth/', kind: 'random', label: { zh: 'Qwen3.5 结构的小模型（随机权重）', en: 'a small Qwen3.5-shaped model (random weights)' } });
-  // Gemma 3 layout (GeGLU, norms around both sublayers, five local layers to one global), random
-  // weights, the demo tokenizer: the page's SwiGLU-vs-GeGLU section runs on it
-  const gcfg = { family: 'gemma3', config: { hidden_size: 128, intermediate_size: 512, num_hidden_layers: 6, vocab_size: demoVocab, num_attention_heads: 4,
-    num_key_value_heads: 1, head_dim: 64, query_pre_attn_scalar: 64, sliding_window: 16, sliding_window_pattern: 6, max_position_embeddings: 512 } };
-  const gFile = path.join(out, 'synth-gemma.json');
-  fs.writeFileSync(gFile, JSON.stringify(gcfg));
-  const gdir = path.join(W, 'gemma3-synth');
-  execFileSync(process.execPath, [cli, 'synth', '--config', gFile, '--seed', '7', '--dtype', 'q8', '--out', gdir], { stdio: 'pipe' });
-  fs.rmSync(gFile);
-  const gman = JSON.parse(fs.readFileSync(path.join(gdir, 'manifest.json')));
-  fs.copyFileSync(path.join(W, 'demo', demo.tokenizer.file), path.join(gdir, demo.tokenizer.file));
-  gman.tokenizer = demo.tokenizer;
-  fs.writeFileSync(path.join(gdir, 'manifest.json'), JSON.stringify(gman, null, 1));
-  models.push({ id: 'gemma3-synth', url: 'weights/gemma3-synth/', kind: 'random', label: { zh: 'Gemma 3 结构的小模型（GeGLU，随机权重）', en: 'a small Gemma-3-shaped model (GeGLU, random weights)' } });
+  /** a random-weight model of this config (q8), with the demo tokenizer, added to the picker */
+  const synthModel = (id, cfg, label) => {
+    const cfgFile = path.join(out, 'synth-config.json'), dir = path.join(W, id);
+    fs.writeFileSync(cfgFile, JSON.stringify(cfg));
+    execFileSync(process.execPath, [cli, 'synth', '--config', cfgFile, '--seed', '7', '--dtype', 'q8', '--out', dir], { stdio: 'pipe' });
+    fs.rmSync(cfgFile);
+    const man = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json')));
+    fs.copyFileSync(path.join(W, 'demo', demo.tokenizer.file), path.join(dir, demo.tokenizer.file));
+    man.tokenizer = demo.tokenizer;
+    fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(man, null, 1));
+    models.push({ id, url: `weights/${id}/`, kind: 'random', label });
+  };
+  // Qwen3.5 hybrid layout (Gated DeltaNet + gated attention)
+  synthModel('qwen35-synth', { family: 'qwen3_5', config: { hidden_size: 128, intermediate_size: 448, num_hidden_layers: 8, vocab_size: demoVocab, num_attention_heads: 4, num_key_value_heads: 2,
+    head_dim: 64, linear_num_key_heads: 4, linear_num_value_heads: 4, linear_key_head_dim: 32, linear_value_head_dim: 32, full_attention_interval: 4, max_position_embeddings: 512 } },
+  { zh: 'Qwen3.5 结构的小模型（随机权重）', en: 'a small Qwen3.5-shaped model (random weights)' });
+  // Gemma 3 layout (GeGLU, norms around both sublayers, five local layers to one global): the
+  // page's SwiGLU-vs-GeGLU section runs on it
+  synthModel('gemma3-synth', { family: 'gemma3', config: { hidden_size: 128, intermediate_size: 512, num_hidden_layers: 6, vocab_size: demoVocab, num_attention_heads: 4,
+    num_key_value_heads: 1, head_dim: 64, query_pre_attn_scalar: 64, sliding_window: 16, sliding_window_pattern: 6, max_position_embeddings: 512 } },
+  { zh: 'Gemma 3 结构的小模型（GeGLU，随机权重）', en: 'a small Gemma-3-shaped model (GeGLU, random weights)' });
 }
 // the real models' sizes from their configs (no weights): the budget section's table
 const { configSummary } = await import('../js/config.js');
