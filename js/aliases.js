@@ -26,6 +26,6 @@ export function resolveAlias(name, mixers) {
   if (!row) return null;
   const layer = Number(m[1]);
   if (layer >= mixers.length) return { layer, alias: name, error: `hook "${name}": layer ${layer} does not exist (the model has ${mixers.length})` };
-  if (mixers[layer] !== 'linear') return { layer, alias: name, error: `hook "${name}": layer ${layer} is an attention layer, which has no linear_attn (Gated DeltaNet)` };
+  if (mixers[layer] !== 'linear') return { layer, alias: name, error: `hook "${name}": layer ${layer} is a ${mixers[layer] === 'sliding' ? 'sliding-window attention' : 'full-attention'} layer, which has no linear_attn (Gated DeltaNet)` };
   return row.hook ? { layer, alias: name, hook: `blocks.${layer}.${row.hook}` } : { layer, alias: name, stat: row.stat };
 }
