@@ -146,7 +146,7 @@ if { [ "$what" = all ] || [ "$what" = wasm ]; } && ! { fresh build/wasm/mlpscope
   node --input-type=module -e '
     import { readFileSync } from "node:fs";
     const ok = new Set(["ms_now_ms","ms_host_open","ms_host_close","ms_host_size","ms_host_read","ms_host_write","ms_host_log","ms_host_progress","emscripten_notify_memory_growth",
-      "relaxed.q8_0x4_i8a_pn_prefill","relaxed.q8_0x4_i8a_u8_prefill"]);
+      "relaxed.q8_0x4_i8a_pn_prefill","relaxed.q8_0x4_i8a_u8_prefill","relaxed.q4_0x4_i8a_prefill","relaxed.q4_0x4_i8a_decode"]);
     for (const f of ["build/wasm/mlpscope.wasm", "build/wasm/mlpscope-mt.wasm", "build/wasm/mlpscope-test.wasm", "build/wasm/mlpscope-mt-test.wasm"]) {
       const mod = new WebAssembly.Module(readFileSync(f));
       const bad = WebAssembly.Module.imports(mod).filter(i => !ok.has(i.module === "relaxed" ? "relaxed." + i.name : i.name) && !(f.includes("-mt") && i.name === "memory"));

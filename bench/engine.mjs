@@ -16,51 +16,16 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createEngine, loadModel } from '../js/index.js';
 import { root, cache, synth } from './models.mjs';
+import { measureLimits } from './limits.mjs';
 
 const quick = process.argv.includes('--quick'), gemmaOnly = process.argv.includes('--gemma');
 
-// ---- streaming bandwidth in wasm
-const e = await createEngine({ build: 'test' });
-const bytes = 256 << 20, buf = e.malloc(bytes);
-e.u8.fill(1, buf, buf + bytes);
-e.c.bench_stream_bytes(buf, bytes, 1);
-let t = performance.now();
-const reps = 8;
-e.c.bench_stream_bytes(buf, bytes, reps);
-const bw = (bytes * reps) / ((performance.now() - t) / 1000) / 1e9;
-e.free(buf);
-
-// ---- the int8 multiply-accumulate peak of the prefill tile's instruction sequence (operands in
-// L1, src/kernels/wasm/bench_simd128.c): the compute limit a prefill is measured against
+// ---- the limits: read bandwidth and the int8 multiply-accumulate peak of the prefill tile's
+// instruction sequence, one thread and two at once (bench/limits.mjs: the best of samples after a
+// warm-up; two vCPUs may share one core's memory path and SIMD units, so neither is assumed to double)
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
-const macSteps = 2e7;
-const macBuf = e.malloc(8192);
-e.u8.fill(3, macBuf, macBuf + 8192);
-e.c.bench_mac(macBuf, 1e6);
-const macPeak = median(Array.from({ length: 5 }, () => { const t0 = performance.now(); e.c.bench_mac(macBuf, macSteps); return 64 * macSteps / ((performance.now() - t0) / 1000); }));
-e.free(macBuf);
-
-// ---- both probes on two threads at once (the threaded build), each on its own part: two vCPUs
-// may share one core's memory path and SIMD units, so neither limit is assumed to double
-async function wasmProbes2() {
-  let e2;
-  try { e2 = await createEngine({ threads: 2, build: 'test' }); } catch { return { bw: null, mac: null }; }
-  const b2 = e2.malloc(bytes);
-  e2.u8.fill(1, b2, b2 + bytes);
-  e2.c.bench_stream_pool(e2.pool, b2, bytes, 1);
-  const t2 = performance.now();
-  e2.c.bench_stream_pool(e2.pool, b2, bytes, reps);
-  const bw = (bytes * reps) / ((performance.now() - t2) / 1000) / 1e9;
-  e2.free(b2);
-  const m2 = e2.malloc(2 * 8192);
-  e2.u8.fill(3, m2, m2 + 2 * 8192);
-  e2.c.bench_mac_pool(e2.pool, m2, 1e6);
-  const mac = median(Array.from({ length: 5 }, () => { const t0 = performance.now(); e2.c.bench_mac_pool(e2.pool, m2, macSteps); return 2 * 64 * macSteps / ((performance.now() - t0) / 1000); }));
-  e2.free(m2);
-  e2.shutdown();
-  return { bw, mac };
-}
-const { bw: bw2, mac: macPeak2 } = await wasmProbes2();
+const { bw1: bw, bw2, mac1: macPeak, mac2: macPeak2 } = await measureLimits();
+const e = await createEngine({ build: 'test' }); // the kernel micro-benchmark's engine
 const limitMac = (threads) => (threads > 1 ? macPeak2 ?? NaN : macPeak);
 
 // ---- the machine's read bandwidth outside wasm (1 and 2 threads), when a C compiler is here

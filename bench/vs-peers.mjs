@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-// mlpscope against the peers users would pick instead, on the same synthetic Llama-398M shape
-// (hidden 1024, 24 layers, SwiGLU 3584, 8 heads of 128, vocab 32000, tied head, q8), in this Node,
-// all taking turns round after round so all see the same machine: wllama (llama.cpp compiled to
-// wasm) and onnxruntime-web (the engine of transformers.js, its wasm SIMD backend). Prints each
-// round and the medians with their ratios.
-//   node bench/vs-peers.mjs [--peers wllama,ort-web] [--shared DIR] [--rounds 3] [--threads 1]
+// One table: mlpscope and the peers users would pick instead, in this Node, all taking turns round
+// after round so that all see the same machine, with the machine's limits measured in every round
+// (bench/limits.mjs) and each row's prefill and decode given as fractions of them.
+//   - Llama-398M shape (hidden 1024, 24 layers, SwiGLU 3584, 8 heads of 128, vocab 32000, tied
+//     head, q8): mlpscope, wllama (llama.cpp compiled to wasm) and onnxruntime-web (the engine of
+//     transformers.js, its wasm SIMD backend);
+//   - Qwen3.5-0.8B shapes (q8, and q4 layers with a q8 head): mlpscope only (neither peer's harness
+//     builds a Gated DeltaNet model).
+//   node bench/vs-peers.mjs [--peers wllama,ort-web] [--shared DIR] [--rounds 3] [--threads 1,2]
+//                           [--shapes llama,qwen3.5]
 // Each peer is a harness folder (by default the maintainers' copies in the shared folder beside the
 // checkout, DIR/peers/<name>): copied to build/bench/<name>, its npm package installed there and its
 // model written by its own script (Python with numpy; onnx for ort-web). A peer that cannot be set
@@ -13,18 +17,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { synth } from './models.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const opt = (k, d) => { const i = args.indexOf(k); return i >= 0 ? args[i + 1] : d; };
-const NP = 128, NG = 64;
+const NP = 128, NG = 64, LONG = 512;
 
 // ---- one mlpscope measurement (run in a child process, like the peers'): prefill NP tokens, then
 // NG tokens, statistics on (the default path); decode speed excludes the first token, as llama.cpp's
 if (args[0] === '--measure') {
   const { loadModel } = await import('../js/index.js');
-  const m = await loadModel(args[1], { threads: Number(args[2]), contextLength: NP + NG + 8 });
-  const V = m.config.vocab_size, ids = Array.from({ length: NP }, (_, i) => (i * 7919 + 13) % V);
+  const m = await loadModel(args[1], { threads: Number(args[2]), contextLength: Math.max(NP + NG, LONG) + 8 });
+  const V = m.config.vocab_size, ids = Array.from({ length: LONG }, (_, i) => (i * 7919 + 13) % V);
   // warm-up as the ort-web harness does it (a 16-token prompt and 4 steps, at least 3 times and for
   // at least 3 s): V8 runs wasm from its baseline compiler until the hot functions are re-compiled
   for (let n = 0, t0 = performance.now(); n < 3 || performance.now() - t0 < 3000; n++) {
@@ -32,24 +37,30 @@ if (args[0] === '--measure') {
     for (let k = 0; k < 4; k++) m.forward([k + 1], { continue: true });
   }
   let t = performance.now();
-  let r = m.forward(ids, { logits: 'last' });
+  let r = m.forward(ids.slice(0, NP), { logits: 'last' });
   const pp = NP / ((performance.now() - t) / 1000);
   let next = 0;
   for (let i = 1; i < V; i++) if (r.logits[i] > r.logits[next]) next = i;
   t = performance.now();
   for (let k = 1; k < NG; k++) { r = m.forward([next], { continue: true }); next = (next * 31 + 7) % V; }
   const tg = (NG - 1) / ((performance.now() - t) / 1000);
-  console.log(JSON.stringify({ pp, tg, build: m.info().build }));
+  t = performance.now();
+  m.forward(ids);
+  const pp512 = LONG / ((performance.now() - t) / 1000);
+  const info = m.info();
+  // what the limits divide: multiply-accumulates of one prefill token (every weight of the mixers
+  // and MLPs once; the head runs for the last token only) and the weight bytes one decode step reads
+  console.log(JSON.stringify({ pp, pp512, tg, build: info.build, macs: info.params.mlp + info.params.mixer, bytes: info.memory.weights, dtypes: Object.keys(info.dtypes).join('+') }));
   m.dispose();
   process.exit(0);
 }
 
-const rounds = Number(opt('--rounds', 3)), threads = Number(opt('--threads', 1));
-const model = path.join(root, 'build/bench/llama-398m-q8');
-if (!fs.existsSync(path.join(model, 'manifest.json'))) {
-  fs.mkdirSync(path.dirname(model), { recursive: true });
-  spawnSync(process.execPath, [path.join(root, 'bin/mlpscope.js'), 'synth', '--config', 'llama-398m', '--seed', '1', '--dtype', 'q8', '--out', model], { stdio: 'inherit' });
-}
+const rounds = Number(opt('--rounds', 3)), threadList = opt('--threads', '1,2').split(',').map(Number);
+const wanted = opt('--shapes', 'llama,qwen3.5').split(',');
+const SHAPES = [
+  { key: 'llama', label: 'Llama-398M', peers: true, models: [synth('llama-398m', 'q8')] },
+  { key: 'qwen3.5', label: 'Qwen3.5-0.8B', peers: false, models: [synth('qwen3.5-0.8b', 'q8'), synth('qwen3.5-0.8b', 'q4', 'q8')] },
+].filter((sh) => wanted.includes(sh.key));
 
 const shared = path.resolve(opt('--shared', process.env.MLPSCOPE_SHARED ?? path.join(root, '../shared')));
 const tail = (r) => `${r.stderr ?? ''}${r.stdout ?? ''}`.trim().split('\n').slice(-2).join(' ');
@@ -76,7 +87,7 @@ const PEERS = {
       }
       return null;
     },
-    measure(dir, out) {
+    measure(dir, out, threads) {
       const r = spawnSync(process.execPath, ['node-bench.mjs', out, 'quant=q8_0', `threads=${threads}`, 'reps=1', `np=${NP}`, `ng=${NG}`], { cwd: dir, encoding: 'utf8' });
       const m = /pp (\d+)@([\d.]+) tg (\d+)@([\d.]+)/.exec(r.stdout);
       return m ? { pp: Number(m[2]), tg: Number(m[4]) } : (console.log(`wllama failed: ${tail(r)}`), null);
@@ -97,7 +108,7 @@ const PEERS = {
         && !python(dir, ['make_onnx.py', 'q8', 'models/synth-llama-398m'])) return 'make_onnx.py failed (it needs numpy and onnx: apt-get install python3-numpy python3-onnx)';
       return null;
     },
-    measure(dir, out) {
+    measure(dir, out, threads) {
       const r = spawnSync(process.execPath, ['bench.mjs', out, 'model=models/synth-llama-398m', 'quant=q8', `threads=${threads}`, 'reps=1', `np=${NP}`, `ng=${NG}`], { cwd: dir, encoding: 'utf8' });
       const m = /prefill \d+ @ ([\d.]+) tok\/s, decode \d+ @ ([\d.]+) tok\/s/.exec(r.stdout);
       return m ? { pp: Number(m[1]), tg: Number(m[2]) } : (console.log(`ort-web failed: ${tail(r)}`), null);
@@ -119,29 +130,59 @@ for (const name of opt('--peers', 'wllama,ort-web').split(',')) {
   else peers.push({ name, dir, ...p });
 }
 
-const rows = [];
+const json = (r, what) => { if (r.status !== 0) throw new Error(`${what}: ${r.stderr}`); return JSON.parse(r.stdout.trim().split('\n').pop()); };
+const measureSelf = (dir, threads) => json(spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', dir, String(threads)], { encoding: 'utf8' }), `mlpscope on ${dir}`);
+
+// rounds: the limits, then for each thread count the peers and mlpscope on every model
+const results = [];
 for (let k = 0; k < rounds; k++) {
-  const row = {};
-  for (const p of peers) {
-    const out = path.join(p.dir, `results/round-${process.pid}-${k}.json`);
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    row[p.name] = p.measure(p.dir, out);
+  const lim = json(spawnSync(process.execPath, [path.join(root, 'bench/limits.mjs')], { encoding: 'utf8' }), 'bench/limits.mjs');
+  const round = { lim, cells: {} };
+  const parts = [`round ${k + 1}: read ${lim.bw1.toFixed(1)} / ${lim.bw2?.toFixed(1) ?? '–'} GB/s, int8 MAC ${(lim.mac1 / 1e9).toFixed(1)} / ${lim.mac2 ? (lim.mac2 / 1e9).toFixed(1) : '–'} G/s (1 / 2 threads)`];
+  for (const threads of threadList) for (const sh of SHAPES) {
+    if (sh.peers) for (const p of peers) {
+      const out = path.join(p.dir, `results/round-${process.pid}-${k}-${threads}.json`);
+      fs.mkdirSync(path.dirname(out), { recursive: true });
+      const r = p.measure(p.dir, out, threads);
+      round.cells[`${sh.key}|${p.name}|${threads}`] = r;
+      parts.push(`${sh.label} ${p.name} t${threads} ${r ? `${r.pp.toFixed(1)} / ${r.tg.toFixed(2)}` : 'failed'}`);
+    }
+    for (const dir of sh.models) {
+      const r = measureSelf(dir, threads);
+      const bw = threads > 1 ? lim.bw2 : lim.bw1, mac = threads > 1 ? lim.mac2 : lim.mac1;
+      r.computeLimit = mac / r.macs; r.bwLimit = bw * 1e9 / r.bytes;
+      round.cells[`${sh.key}|${dir}|${threads}`] = r;
+      parts.push(`${sh.label} mlpscope ${r.dtypes} t${threads} ${r.pp.toFixed(1)} / ${r.tg.toFixed(2)}`);
+    }
   }
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', model, String(threads)], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr);
-  const mine = JSON.parse(r.stdout);
-  row.pp = mine.pp; row.tg = mine.tg; row.build = mine.build;
-  rows.push(row);
-  console.log(`round ${k + 1}: mlpscope prefill ${row.pp.toFixed(1)} / decode ${row.tg.toFixed(2)} tok/s` +
-    peers.map((p) => row[p.name] ? `; ${p.name} ${row[p.name].pp.toFixed(2)} / ${row[p.name].tg.toFixed(2)}` : `; ${p.name} failed`).join(''));
+  results.push(round);
+  console.log(parts.join('; '));
 }
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
-const pick = (f) => median(rows.map(f).filter(Number.isFinite));
-console.log(`\nLlama-398M shape, q8, ${threads} thread${threads > 1 ? 's' : ''}, prompt ${NP} then ${NG} tokens, medians of ${rounds} alternating rounds; mlpscope's path: ${rows[0].build.activations} activations, statistics on\n`);
-console.log('| engine | prefill tok/s | decode tok/s | mlpscope prefill / this | mlpscope decode / this |\n|---|---|---|---|---|');
-const pp = pick((r) => r.pp), tg = pick((r) => r.tg);
-console.log(`| mlpscope | ${pp.toFixed(1)} | ${tg.toFixed(2)} | | |`);
-for (const p of peers) {
-  const ppp = pick((r) => r[p.name]?.pp), ptg = pick((r) => r[p.name]?.tg);
-  if (Number.isFinite(ppp)) console.log(`| ${p.label} | ${ppp.toFixed(2)} | ${ptg.toFixed(2)} | ${(pp / ppp).toFixed(2)}× | ${(tg / ptg).toFixed(2)}× |`);
+
+const median = (a) => { const b = a.filter(Number.isFinite).sort((x, y) => x - y); return b.length ? b[b.length >> 1] : NaN; };
+const cells = (key) => results.map((r) => r.cells[key]).filter(Boolean);
+const med = (key, f) => median(cells(key).map(f));
+const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '–');
+const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : '–');
+const limMed = (f) => median(results.map((r) => f(r.lim) ?? NaN));
+console.log(`\nMedians of ${rounds} rounds (each round: the limits, then every engine in turn, each in a fresh Node ${process.version} process after a warm-up of ≥ 3 s). ` +
+  `Prompt ${NP} tokens then ${NG} decode steps; mlpscope also prefills ${LONG} tokens. mlpscope runs its default path (int8 activations, statistics on, forward() per token). ` +
+  `Limits (medians): read bandwidth ${fmt(limMed((l) => l.bw1))} / ${fmt(limMed((l) => l.bw2))} GB/s and int8 multiply-accumulate peak ${fmt(limMed((l) => l.mac1) / 1e9)} / ${fmt(limMed((l) => l.mac2) / 1e9)} GMAC/s on 1 / 2 threads; ` +
+  'a row\'s compute limit is the peak ÷ its multiply-accumulates per token, its bandwidth limit the read bandwidth ÷ its weight bytes per token, both taken in the same round as the row.\n');
+console.log('| shape | engine | weights | threads | prefill 128 tok/s | prefill 512 tok/s | prefill 512 / compute limit | decode tok/s | decode / bandwidth limit | mlpscope ÷ this: prefill 128, decode |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
+for (const sh of SHAPES) for (const threads of threadList) {
+  const mine = `${sh.key}|${sh.models[0]}|${threads}`;
+  for (const dir of sh.models) {
+    const key = `${sh.key}|${dir}|${threads}`, c = cells(key)[0];
+    if (!c) continue;
+    console.log(`| ${sh.label} | mlpscope | ${c.dtypes} | ${threads} | ${fmt(med(key, (r) => r.pp))} | ${fmt(med(key, (r) => r.pp512))} | ${pct(med(key, (r) => r.pp512 / r.computeLimit))} | ${fmt(med(key, (r) => r.tg), 2)} | ${pct(med(key, (r) => r.tg / r.bwLimit))} | |`);
+  }
+  if (sh.peers) for (const p of peers) {
+    const key = `${sh.key}|${p.name}|${threads}`;
+    if (!cells(key).length) { console.log(`| ${sh.label} | ${p.label} | q8 | ${threads} | failed | | | | | |`); continue; }
+    // the ratio of each round's pair (both engines saw the same machine), then the median
+    const ratio = (f) => median(results.map((r) => (r.cells[key] && r.cells[mine] ? f(r.cells[mine]) / f(r.cells[key]) : NaN)));
+    console.log(`| ${sh.label} | ${p.label} | q8 | ${threads} | ${fmt(med(key, (r) => r.pp))} | – | – | ${fmt(med(key, (r) => r.tg), 2)} | – | ${fmt(ratio((r) => r.pp), 2)}×, ${fmt(ratio((r) => r.tg), 2)}× |`);
+  }
 }

@@ -62,7 +62,7 @@ export function relaxedSupport() {
 }
 
 /** The tiles' export names, which the engine imports from module "relaxed" (build.sh checks both). */
-export const RELAXED_TILES = ['q8_0x4_i8a_pn_prefill', 'q8_0x4_i8a_u8_prefill'];
+export const RELAXED_TILES = ['q8_0x4_i8a_pn_prefill', 'q8_0x4_i8a_u8_prefill', 'q4_0x4_i8a_prefill', 'q4_0x4_i8a_decode'];
 
 /**
  * The engine's "relaxed" imports: the tiles of `instance` (instantiated over the engine's memory),

@@ -21,6 +21,9 @@ const NOT_BUILT = !built && 'the relaxed-SIMD module is not built (build.sh need
 // a small synthetic Qwen3.5 (attention and Gated DeltaNet layers), q8, beside the trained demo model
 const synth = tmpDir('relaxed-synth');
 execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-threads.json'), '--seed', '7', '--dtype', 'q8', '--out', synth], { stdio: 'pipe' });
+// and the same shapes with q4 layers (a q8 head): the q4 kernel's prefill and decode tiles
+const synth4 = tmpDir('relaxed-synth-q4');
+execFileSync(process.execPath, [CLI, 'synth', '--config', path.join(ROOT, 'tests/configs/qwen35-threads.json'), '--seed', '7', '--dtype', 'q4', '--embed-dtype', 'q8', '--out', synth4], { stdio: 'pipe' });
 
 /** Runs tests/relaxed-compare.js in a child Node with `flags`; returns what it printed (JSON). */
 function childNode(flags, script) {
@@ -65,6 +68,7 @@ test('Node with relaxed SIMD on (flags): every relaxed kernel it runs right equa
   const r = spawnSync(process.execPath, [...FLAGS, '--test', '--test-reporter=tap', 'tests/kernels.test.js'], { cwd: ROOT, encoding: 'utf8', env: { ...env, MLPSCOPE_TEST_RELAXED: '1' }, timeout: 600000 });
   assert.equal(r.status, 0, r.stdout.slice(-3000) + r.stderr);
   assert.match(r.stdout, /ok \d+ - ms_gemm_q8_0x4w_i8a_4x4_relaxed: shapes from its edges/);
+  assert.match(r.stdout, /ok \d+ - ms_gemm_q4_0x4w_i8a_4x8_relaxed: shapes from its edges/);
   assert.match(r.stdout, /# fail 0/);
 });
 
@@ -72,8 +76,8 @@ test('Node with relaxed SIMD on (flags): models give the same logits bit for bit
   const got = childNode(FLAGS, `
     import { loadModel } from './js/index.js';
     import { compareModels } from './tests/relaxed-compare.js';
-    console.log(JSON.stringify(await compareModels(loadModel, ${JSON.stringify([DEMO, synth])}, ['relaxed', 'auto'], [1, 2])));`);
-  assert.equal(got.length, 8);
+    console.log(JSON.stringify(await compareModels(loadModel, ${JSON.stringify([DEMO, synth, synth4])}, ['relaxed', 'auto'], [1, 2])));`);
+  assert.equal(got.length, 12);
   for (const r of got) {
     assert.ok(r.same, `${r.src}, ${r.threads} thread(s), relaxedSimd ${r.relaxedSimd} (${r.kernels}): logits differ`);
     assert.ok(r.values > 1000);
@@ -83,7 +87,7 @@ test('Node with relaxed SIMD on (flags): models give the same logits bit for bit
 });
 
 let h;
-before(async () => { if (built) h = await startBrowser({ mounts: { '/w/demo': DEMO, '/w/synth': synth } }); });
+before(async () => { if (built) h = await startBrowser({ mounts: { '/w/demo': DEMO, '/w/synth': synth, '/w/synth4': synth4 } }); });
 after(async () => { await h?.close(); });
 
 test('Chromium: the relaxed kernels this CPU runs right equal their scalar twin and SIMD128 on shapes from their edges, and models give the same logits', { skip: NOT_BUILT }, async (t) => {
@@ -95,12 +99,13 @@ test('Chromium: the relaxed kernels this CPU runs right equal their scalar twin 
     const e = await createEngine({ build: 'test', relaxedSimd: true });
     const kernels = compareKernels(e);
     const settings = Object.entries(e.relaxed.levels).filter(([, ok]) => ok).map(([k]) => k);
-    return { crossOriginIsolated, relaxed: e.relaxed, kernels, models: await compareModels(loadModel, ['/w/demo/', '/w/synth/'], [...settings, 'auto'], [1, 2]) };
+    return { crossOriginIsolated, relaxed: e.relaxed, kernels, models: await compareModels(loadModel, ['/w/demo/', '/w/synth/', '/w/synth4/'], [...settings, 'auto'], [1, 2]) };
   });
   t.diagnostic(`Chromium: ${r.relaxed.why}`);
   assert.equal(r.relaxed.linked, true, r.relaxed.why);
   assert.equal(r.relaxed.levels.relaxed, true, 'Chromium runs the specified relaxed dot right');
-  assert.equal(r.kernels.length, 1 + (r.relaxed.levels.relaxedu8 ? 1 : 0));
+  // the level 'relaxed' has the q8 p/n tile and the q4 tiles; 'relaxedu8' adds the unsigned-weight q8 tile
+  assert.deepEqual(r.kernels.map((k) => k.kernel).sort(), ['ms_gemm_q4_0x4w_i8a_4x8_relaxed', 'ms_gemm_q8_0x4w_i8a_4x4_relaxed', ...(r.relaxed.levels.relaxedu8 ? ['ms_gemm_q8_0x4w_i8a_4x8_relaxedu8'] : [])]);
   for (const k of r.kernels) {
     assert.ok(k.shapes >= 20, `${k.kernel}: ${k.shapes} shapes`);
     assert.deepEqual(k.differ, [], `${k.kernel} against ${k.twin} and ${k.simd}`);

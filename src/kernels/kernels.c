@@ -35,6 +35,7 @@ const ms_gemm_kernel ms_gemm_kernels[] = {
     {"ms_gemm_q4_0x4w_i16x2a_simd128", ms_gemm_q4_0x4w_i16x2a_simd128, MS_Q4_0X4, "i16x2", 1, 8, 2, 16, 4, MS_QK, MS_QK, 4096, 1024, 16384},
     {"ms_gemm_q8_0x4w_i8a_4x4_relaxed", ms_gemm_q8_0x4w_i8a_4x4_relaxed, MS_Q8_0X4, "i8", MS_ISA_RELAXED, 4, 4, 16, 4, MS_QK, MS_QK, 0, 0, 16384},
     {"ms_gemm_q8_0x4w_i8a_4x8_relaxedu8", ms_gemm_q8_0x4w_i8a_4x8_relaxedu8, MS_Q8_0X4, "i8", MS_ISA_RELAXED_U8, 4, 8, 16, 4, MS_QK, MS_QK, 0, 0, 16384},
+    {"ms_gemm_q4_0x4w_i8a_4x8_relaxed", ms_gemm_q4_0x4w_i8a_4x8_relaxed, MS_Q4_0X4, "i8", MS_ISA_RELAXED, 4, 8, 16, 4, MS_QK, MS_QK, 0, 0, 16384},
 #endif
 };
 #undef GEN

@@ -113,6 +113,7 @@ void ms_gemm_q4_0x4w_i16x2a_simd128(const void *W, size_t rows, size_t cols, con
 /* relaxed SIMD: the activations prepared here, the tiles in the relaxed module (wasm/gemm_qx4_relaxed.c) */
 void ms_gemm_q8_0x4w_i8a_4x4_relaxed(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_gemm_q8_0x4w_i8a_4x8_relaxedu8(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
+void ms_gemm_q4_0x4w_i8a_4x8_relaxed(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 /* wasm/ */
 void ms_gemm_f32w_f32a_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);
 void ms_gemm_f16w_f32a_1x4_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y);

@@ -1,5 +1,6 @@
-/* gemm with q8_0x4 weights and int8 activations, relaxed SIMD: the prefill tiles of
- * ms_gemm_q8_0x4w_i8a_4x4_relaxed ("pn" below) and ms_gemm_q8_0x4w_i8a_4x8_relaxedu8 ("u8")
+/* gemm with q8_0x4 or q4_0x4 weights and int8 activations, relaxed SIMD: the prefill tiles of
+ * ms_gemm_q8_0x4w_i8a_4x4_relaxed ("pn" below) and ms_gemm_q8_0x4w_i8a_4x8_relaxedu8 ("u8"), and
+ * the prefill and decode tiles of ms_gemm_q4_0x4w_i8a_4x8_relaxed ("q4", at the end)
  * (gemm_qx4_simd128.c holds their part in the engine: the activations' quantization, and a lone
  * token's matvec, which runs the SIMD128 decode tile: on this layout a relaxed decode tile needs a
  * byte shuffle per 16 weight bytes, and measured no faster — see bench/README.md). This file is
@@ -152,6 +153,117 @@ __attribute__((export_name("q8_0x4_i8a_u8_prefill"))) void q8_0x4_i8a_u8_prefill
                 case 3: tile_prefill_u8(w0, 3, nb, x, xs, s, d, ys); break;
                 case 2: tile_prefill_u8(w0, 2, nb, x, xs, s, d, ys); break;
                 default: tile_prefill_u8(w0, 1, nb, x, xs, s, d, ys); break;
+                }
+            }
+        }
+    }
+}
+
+/* ---- q4: q4_0x4 weights, their nibbles as the 7-bit operand ----
+ * A q4_0x4 chunk (quant.h) holds 8 columns of the four rows in 16 bytes, row r in bytes 4r..4r+3:
+ * their low nibbles are columns 0 4 1 5 and their high nibbles columns 2 6 3 7 of the chunk. So the
+ * nibbles are already grouped by row, as the relaxed dot sums: no shuffle. Flipping each nibble's
+ * top bit makes the signed code s (-8..7) the unsigned u = s + 8 (0..15), which every engine reads
+ * alike as the i7 operand, with the signed activation codes x the other:
+ * sum s x = sum u x - 8 sum x, exact (a pair of products is at most 2 * 15 * 127, so an engine that
+ * adds pairs in 16 bits first gives the same sums), with sum x per token and block computed once
+ * for all rows and the codes laid out per chunk in the nibbles' column order (the engine does it).
+ * Two relaxed dots per 16 weight bytes and token, against four i16 dots and seven shifts in
+ * SIMD128; the block's integer sums equal the SIMD128 kernel's, and the f32 steps after them are
+ * the same, so the outputs are bit-identical to it and to the scalar twin. */
+#define BSZ4 80 /* sizeof(ms_block_q4_0x4): 4 f32 scales, then 64 code bytes */
+
+static inline v128_t q4_unsigned(const uint8_t *q) { return wasm_v128_xor(wasm_v128_load(q), wasm_i8x16_splat((int8_t)0x88)); }
+static inline v128_t q4_lo(v128_t u) { return wasm_v128_and(u, wasm_i8x16_splat(0x0F)); }
+static inline v128_t q4_hi(v128_t u) { return wasm_v128_and(wasm_u16x8_shr(u, 4), wasm_i8x16_splat(0x0F)); }
+
+/* Prefill: one 4-row group x NT (1..8) tokens: a chunk's nibbles unpacked once for all of them. */
+static inline __attribute__((always_inline)) void tile_q4(const uint8_t *w0, const int NT, size_t nb, const int8_t *x8, size_t xs,
+                                                          const int32_t *sx, const float *xd, float *const ys[NTU]) {
+    v128_t acc[NTU];
+    for (int u = 0; u < NT; u++) acc[u] = wasm_f32x4_splat(0);
+    for (size_t b = 0; b < nb; b++) {
+        v128_t is[NTU];
+        for (int u = 0; u < NT; u++) is[u] = wasm_i32x4_splat(-8 * sx[u * nb + b]);
+        for (int i = 0; i < 4; i++) {
+            const v128_t v = q4_unsigned(w0 + b * BSZ4 + 16 + 16 * i), lo = q4_lo(v), hi = q4_hi(v);
+            for (int u = 0; u < NT; u++) {
+                const int8_t *xc = x8 + u * xs + b * QK + 8 * i;
+                is[u] = rdot(wasm_v128_load32_splat(xc + 4), hi, rdot(wasm_v128_load32_splat(xc), lo, is[u]));
+            }
+        }
+        const v128_t d = wasm_v128_load(w0 + b * BSZ4);
+        for (int u = 0; u < NT; u++)
+            acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(is[u]), wasm_f32x4_mul(d, wasm_f32x4_splat(xd[u * nb + b]))));
+    }
+    for (int u = 0; u < NT; u++) wasm_v128_store(ys[u], acc[u]);
+}
+
+/* Decode: one token x NG 4-row groups (weights at ws[k], results to ys[k][0..3]): four groups a
+ * quarter of the matrix apart keep four weight streams in flight, as the SIMD128 decode tile. */
+static inline __attribute__((always_inline)) void tile_q4_decode(const uint8_t *const ws[4], const int NG, size_t nb, const int8_t *x8,
+                                                                 const int32_t *sx, const float *xd, float *const ys[4]) {
+    v128_t acc[4];
+    for (int k = 0; k < NG; k++) acc[k] = wasm_f32x4_splat(0);
+    for (size_t b = 0; b < nb; b++) {
+        v128_t is[4];
+        const v128_t s = wasm_i32x4_splat(-8 * sx[b]);
+        for (int k = 0; k < NG; k++) is[k] = s;
+        for (int i = 0; i < 4; i++) {
+            const v128_t xl = wasm_v128_load32_splat(x8 + b * QK + 8 * i), xh = wasm_v128_load32_splat(x8 + b * QK + 8 * i + 4);
+            for (int k = 0; k < NG; k++) {
+                const v128_t v = q4_unsigned(ws[k] + b * BSZ4 + 16 + 16 * i);
+                is[k] = rdot(xh, q4_hi(v), rdot(xl, q4_lo(v), is[k]));
+            }
+        }
+        const v128_t xs = wasm_f32x4_splat(xd[b]);
+        for (int k = 0; k < NG; k++)
+            acc[k] = wasm_f32x4_add(acc[k], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(is[k]), wasm_f32x4_mul(wasm_v128_load(ws[k] + b * BSZ4), xs)));
+    }
+    for (int k = 0; k < NG; k++) wasm_v128_store(ys[k], acc[k]);
+}
+
+/* One token (codes at x8 in the nibbles' order, block sums and scales at sx, xd), every row group
+ * g < G: y0 + 4g. */
+__attribute__((export_name("q4_0x4_i8a_decode"))) void q4_0x4_i8a_decode(const uint8_t *W, size_t G, size_t nb, const int8_t *x8, const int32_t *sx,
+                                                                         const float *xd, float *y0) {
+    const size_t q = G / 4;
+    for (size_t g = 0; g < q; g++) {
+        const uint8_t *ws[4];
+        float *ys[4];
+        for (int k = 0; k < 4; k++) { ws[k] = W + (g + k * q) * nb * BSZ4; ys[k] = y0 + (g + k * q) * 4; }
+        tile_q4_decode(ws, 4, nb, x8, sx, xd, ys);
+    }
+    for (size_t g = 4 * q; g < G; g++) {
+        const uint8_t *ws[4] = {W + g * nb * BSZ4};
+        float *ys[4] = {y0 + g * 4};
+        tile_q4_decode(ws, 1, nb, x8, sx, xd, ys);
+    }
+}
+
+/* T tokens (as q8_0x4_i8a_u8_prefill, the codes in the nibbles' order), row groups in blocks of rb. */
+__attribute__((export_name("q4_0x4_i8a_prefill"))) void q4_0x4_i8a_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8,
+                                                                           size_t xs, const int32_t *sx, const float *xd, float *y0, size_t rb) {
+    for (size_t g0 = 0; g0 < G; g0 += rb) {
+        const size_t g1 = G - g0 < rb ? G : g0 + rb;
+        for (int t0 = 0; t0 < T; t0 += NTU) {
+            const int nt = T - t0 < NTU ? T - t0 : NTU;
+            const int8_t *x = x8 + (size_t)t0 * xs;
+            const int32_t *s = sx + (size_t)t0 * nb;
+            const float *d = xd + (size_t)t0 * nb;
+            for (size_t g = g0; g < g1; g++) {
+                const uint8_t *w0 = W + g * nb * BSZ4;
+                float *ys[NTU];
+                for (int u = 0; u < NTU; u++) ys[u] = y0 + (size_t)(t0 + u) * rows + g * 4;
+                switch (nt) {
+                case 8: tile_q4(w0, 8, nb, x, xs, s, d, ys); break;
+                case 7: tile_q4(w0, 7, nb, x, xs, s, d, ys); break;
+                case 6: tile_q4(w0, 6, nb, x, xs, s, d, ys); break;
+                case 5: tile_q4(w0, 5, nb, x, xs, s, d, ys); break;
+                case 4: tile_q4(w0, 4, nb, x, xs, s, d, ys); break;
+                case 3: tile_q4(w0, 3, nb, x, xs, s, d, ys); break;
+                case 2: tile_q4(w0, 2, nb, x, xs, s, d, ys); break;
+                default: tile_q4(w0, 1, nb, x, xs, s, d, ys); break;
                 }
             }
         }

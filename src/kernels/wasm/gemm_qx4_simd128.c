@@ -324,6 +324,10 @@ extern void ms_relaxed_q8_0x4_i8a_pn_prefill(const uint8_t *W, size_t G, size_t 
                                              size_t xs, const float *xd, float *y0, size_t rb) RELAXED_IMPORT(q8_0x4_i8a_pn_prefill);
 extern void ms_relaxed_q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8, size_t xs,
                                              const int32_t *sx, const float *xd, float *y0, size_t rb) RELAXED_IMPORT(q8_0x4_i8a_u8_prefill);
+extern void ms_relaxed_q4_0x4_i8a_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8, size_t xs,
+                                          const int32_t *sx, const float *xd, float *y0, size_t rb) RELAXED_IMPORT(q4_0x4_i8a_prefill);
+extern void ms_relaxed_q4_0x4_i8a_decode(const uint8_t *W, size_t G, size_t nb, const int8_t *x8, const int32_t *sx, const float *xd,
+                                         float *y0) RELAXED_IMPORT(q4_0x4_i8a_decode);
 
 /* "pn": the codes (|x| <= 127) split into their positive and negative parts, both 0..127 */
 static void split_pn(const int16_t *x16, uint8_t *p, uint8_t *n, size_t cols) {
@@ -354,8 +358,8 @@ static void narrow_sum(const int16_t *x16, int8_t *x8, int32_t *sx, size_t cols)
  * codes hold), and the relaxed module runs each batch over the rows in blocks of about
  * RELAXED_BLOCK bytes of weights (in L2), every tile of tokens over a block before the next. */
 enum { RELAXED_CODES = 128 * 1024, RELAXED_BLOCK = 128 * 1024, RELAXED_MAXC = 16384 };
-static size_t relaxed_row_block(size_t nb) {
-    const size_t rb = RELAXED_BLOCK / (nb * sizeof(ms_block_q8_0x4));
+static size_t relaxed_row_block(size_t nb, size_t bsz) {
+    const size_t rb = RELAXED_BLOCK / (nb * bsz);
     return rb ? rb : 1;
 }
 static int relaxed_batch(size_t cols, int tile) {
@@ -381,7 +385,7 @@ void ms_gemm_q8_0x4w_i8a_4x4_relaxed(const void *W, size_t rows, size_t cols, co
             quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, xd + u * nb, cols);
             split_pn(x16, xp + u * cols, xn + u * cols, cols);
         }
-        ms_relaxed_q8_0x4_i8a_pn_prefill((const uint8_t *)W, G, nb, rows, nt, xp, xn, cols, xd, Y + (size_t)t0 * rows, relaxed_row_block(nb));
+        ms_relaxed_q8_0x4_i8a_pn_prefill((const uint8_t *)W, G, nb, rows, nt, xp, xn, cols, xd, Y + (size_t)t0 * rows, relaxed_row_block(nb, sizeof(ms_block_q8_0x4)));
     }
 }
 
@@ -404,7 +408,42 @@ void ms_gemm_q8_0x4w_i8a_4x8_relaxedu8(const void *W, size_t rows, size_t cols, 
             quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, xd + u * nb, cols);
             narrow_sum(x16, x8 + u * cols, sx + u * nb, cols);
         }
-        ms_relaxed_q8_0x4_i8a_u8_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, Y + (size_t)t0 * rows, relaxed_row_block(nb));
+        ms_relaxed_q8_0x4_i8a_u8_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, Y + (size_t)t0 * rows, relaxed_row_block(nb, sizeof(ms_block_q8_0x4)));
+    }
+}
+
+/* "q4": the codes as int8 laid out per 8 columns in the order of a q4_0x4 chunk's nibbles
+ * (0 4 1 5 | 2 6 3 7: the low nibbles of a row's four bytes, then the high ones), and their sum per
+ * block (the order does not change it) */
+static void narrow_sum_q4(const int16_t *x16, int8_t *x8, int32_t *sx, size_t cols) {
+    narrow_sum(x16, x8, sx, cols);
+    for (size_t j = 0; j < cols; j += 16) {
+        const v128_t v = wasm_v128_load(x8 + j);
+        wasm_v128_store(x8 + j, wasm_i8x16_shuffle(v, v, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15));
+    }
+}
+
+void ms_gemm_q4_0x4w_i8a_4x8_relaxed(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    const size_t nb = cols / MS_QK, G = rows / 4;
+    if (cols > RELAXED_MAXC) { ms_gemm_q4_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
+    int16_t x16[RELAXED_MAXC];
+    int8_t x8[RELAXED_CODES]; /* 192 KB on the stack in all, as the u8 kernel */
+    int32_t sx[RELAXED_CODES / MS_QK];
+    float xd[RELAXED_CODES / MS_QK];
+    if (T == 1) {
+        quantize_act_i16(X, x16, xd, cols);
+        narrow_sum_q4(x16, x8, sx, cols);
+        ms_relaxed_q4_0x4_i8a_decode((const uint8_t *)W, G, nb, x8, sx, xd, Y);
+        return;
+    }
+    const int TB = relaxed_batch(cols, 8);
+    for (int t0 = 0; t0 < T; t0 += TB) {
+        const int nt = T - t0 < TB ? T - t0 : TB;
+        for (int u = 0; u < nt; u++) {
+            quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, xd + u * nb, cols);
+            narrow_sum_q4(x16, x8 + u * cols, sx + u * nb, cols);
+        }
+        ms_relaxed_q4_0x4_i8a_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, Y + (size_t)t0 * rows, relaxed_row_block(nb, sizeof(ms_block_q4_0x4)));
     }
 }
 
