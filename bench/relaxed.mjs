@@ -1,18 +1,20 @@
 #!/usr/bin/env node
 // Relaxed SIMD against SIMD128, end to end, in Debian's Chromium (where relaxed SIMD runs without
-// flags): the Qwen3.5-0.8B shape (q8) and the Llama shape of the peer comparison (q8), one and two
+// flags): the Qwen3.5-0.8B shape (q8, and q4 layers with a q8 head) and the Llama shape of the peer comparison (q8), one and two
 // threads, the engine's defaults otherwise (int8 activations, statistics on). For each: prefill 128
 // and 512 tokens, decode 32 tokens, with `relaxedSimd: false` (SIMD128) and each relaxed level this
 // CPU runs right, interleaved in 5 rounds (medians); and what 'auto' (a page's default) chose, and why.
-//   node bench/relaxed.mjs [--quick]   (--quick: the Llama shape, one thread)
+//   node bench/relaxed.mjs [--quick | --q4]   (--quick: the Llama shape, one thread; --q4: the q4 shape alone)
 import os from 'node:os';
 import { chromium } from 'playwright-core';
 import { serve } from '../tools/serve.mjs';
 import { root, synth } from './models.mjs';
 
 const quick = process.argv.includes('--quick');
-const models = [['Llama-398M shape', 'llama', synth('llama-398m', 'q8')]];
-if (!quick) models.unshift(['Qwen3.5-0.8B shape', 'qwen', synth('qwen3.5-0.8b', 'q8')]);
+const q4only = process.argv.includes('--q4');
+const models = q4only ? [] : [['Llama-398M shape', 'llama', synth('llama-398m', 'q8')]];
+if (!quick) models.unshift(['Qwen3.5-0.8B shape, q4 layers + q8 head', 'qwen4', synth('qwen3.5-0.8b', 'q4', 'q8')]);
+if (!quick && !q4only) models.unshift(['Qwen3.5-0.8B shape', 'qwen', synth('qwen3.5-0.8b', 'q8')]);
 const server = await serve({ root, mounts: Object.fromEntries(models.map(([, key, dir]) => [`/w/${key}`, dir])) });
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
@@ -45,7 +47,7 @@ try {
     (peaks.relaxedu8 ? `, relaxed u8 tile ${(peaks.relaxedu8 / 1e9).toFixed(1)} GMAC/s (${(peaks.relaxedu8 / peaks.simd128).toFixed(2)}x)` : ''));
   // per model and thread count: one engine per setting, loaded side by side, then rounds that
   // interleave them (the VM's speed drifts: a setting is only compared within its round); medians
-  // of the rounds. Decode runs the same SIMD128 tile at every level, so its ratio gauges the noise.
+  // of the rounds. On q8, decode runs the same SIMD128 tile at every level, so its ratio gauges the noise.
   for (const [label, key] of models) {
     for (const threads of quick ? [1] : [1, 2]) {
       process.stderr.write(`${label}, ${threads} thread(s) ...\n`);
@@ -90,7 +92,7 @@ try {
 
 console.log(`\n(${os.cpus()[0]?.model ?? 'cpu'}, ${os.availableParallelism?.() ?? os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)} at the end)\n`);
 console.log('The compute limit of a one-thread row is its kernel\'s peak above ÷ the multiply-accumulates of one prefill token (every weight of the mixers and MLPs once); two-thread rows have none here.\n');
-console.log('| model (q8) | threads | relaxedSimd | kernels | prefill 128 tok/s | prefill 512 tok/s | compute limit tok/s | prefill 512 / limit | decode tok/s | prefill 512 / SIMD128 | decode / SIMD128 |');
+console.log('| model | threads | relaxedSimd | kernels | prefill 128 tok/s | prefill 512 tok/s | compute limit tok/s | prefill 512 / limit | decode tok/s | prefill 512 / SIMD128 | decode / SIMD128 |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const base = rows.find((b) => b.label === r.label && b.threads === r.threads && b.relaxedSimd === false);

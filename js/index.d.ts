@@ -278,7 +278,7 @@ export interface ModelInfo {
   build: { threads: number; simd: boolean; activations: ActivationMode | 'f32'; int8Activations: boolean; why: string;
     /** which kernel level the q8 matrices run at, and why (the timing that chose it, or why relaxed SIMD is not used) */
     relaxedSimd: { isa: 'generic' | 'simd128' | 'relaxed' | 'relaxedu8'; used: boolean; why: string;
-      timings: { isa: string; tensor: string; rows: number; cols: number; tokens: number; ratio: number }[] } };
+      timings: { isa: string; tensor: string; rows: number; cols: number; tokens: number; ratio: number; prefillRatio?: number; decodeRatio?: number }[] } };
   /** the hook points of a block, as the engine lists them: name, width for this model, what it holds */
   hooks: { name: HookKind; width: number; what: string }[];
   /** the hooks an intervention can change (every hook point) */

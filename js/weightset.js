@@ -103,15 +103,25 @@ function chooseKernels(e, model, settings, actCode) {
   if (forced) return set(forced, `relaxedSimd: '${forced}'`);
   if (want === true) return set(valid[valid.length - 1], 'relaxedSimd: true');
   if (e.info.activations[actCode] !== 'int8') return simd128(`relaxed SIMD serves int8 activations only (these are ${e.info.activations[actCode]})`);
-  // a lone token runs the SIMD128 decode tile at every level: the levels differ in prefill only
+  // q8: a lone token runs the SIMD128 decode tile at every level, the levels differ in prefill
+  // (16 tokens timed); q4 has relaxed prefill and decode tiles, so both are timed and the mean of
+  // the two ratios decides. The engine times the layout that holds more of the model's weights.
   const timings = [];
   for (const isa of candidates) {
     const t = JSON.parse(e.c.model_time_kernels(model, RELAXED_LEVELS[isa], 16, 7));
-    if (t.tensor === null) return simd128('relaxed SIMD not used: no q8 matrix laid out for int8 activations');
-    timings.push({ isa, tensor: t.tensor, rows: t.rows, cols: t.cols, tokens: t.tokens, ratio: t.level_ms / t.simd128_ms });
+    if (t.tensor === null) return simd128('relaxed SIMD not used: no q8 or q4 matrix laid out for int8 activations');
+    const row = { isa, tensor: t.tensor, rows: t.rows, cols: t.cols, tokens: t.tokens, ratio: t.level_ms / t.simd128_ms };
+    if (t.dtype === 'q4_0x4') {
+      const d = JSON.parse(e.c.model_time_kernels(model, RELAXED_LEVELS[isa], 1, 7));
+      row.prefillRatio = row.ratio;
+      row.decodeRatio = d.level_ms / d.simd128_ms;
+      row.ratio = (row.prefillRatio + row.decodeRatio) / 2;
+    }
+    timings.push(row);
   }
   const best = timings.reduce((a, b) => (b.ratio < a.ratio ? b : a));
-  const said = (t) => `${t.isa} took ${t.ratio.toFixed(2)}x the SIMD128 time for ${t.tokens} tokens on ${t.tensor} (${t.rows} x ${t.cols})`;
+  const said = (t) => `${t.isa} took ${t.decodeRatio === undefined ? `${t.ratio.toFixed(2)}x the SIMD128 time for ${t.tokens} tokens`
+    : `${t.ratio.toFixed(2)}x the SIMD128 time (${t.prefillRatio.toFixed(2)}x for ${t.tokens} tokens, ${t.decodeRatio.toFixed(2)}x for one)`} on ${t.tensor} (${t.rows} x ${t.cols})`;
   if (best.ratio <= 0.95) return set(best.isa, said(best), timings);
   return simd128(`SIMD128 kept: ${timings.map(said).join('; ')}`, timings);
 }
@@ -124,7 +134,7 @@ function buildWhy(e, info, why, kernels) {
   return ({ int8: 'int8 activations with 4-row interleaved q8/q4 weights; ', exact: 'exact activations (two 16-bit codes) with 4-row interleaved q8/q4 weights; ',
     plain: 'f32 activations with the plain q8/q4 layouts (reference kernels); ', f32: '' }[act] ?? '') +
     (e.threads > 1 ? `multi-threaded SIMD128 build, ${e.threads} threads (${why})` : `single-threaded SIMD128 build (${why})`) +
-    (kernels.level >= 2 ? `; relaxed SIMD (${kernels.isa}) for q8 prefill: ${kernels.why}` : '');
+    (kernels.level >= 2 ? `; relaxed SIMD (${kernels.isa}) for q8 prefill and q4: ${kernels.why}` : '');
 }
 
 /**

@@ -118,7 +118,7 @@ function renderEngineStatus() {
   // view summarises it, the tooltip keeps it whole)
   const notIsolated = b.threads <= 1 && /cross-origin isolated/.test(b.why)
     ? { zh: '：页面没有跨源隔离（服务器不发 COOP/COEP 头，service worker 也没能补上），所以只能用一个线程', en: ' (the server sends no COOP/COEP headers and the service worker could not add them)' } : { zh: '', en: '' };
-  const relaxed = b.relaxedSimd?.used ? { zh: `，预填充用 relaxed SIMD（${b.relaxedSimd.isa}）`, en: '' } : { zh: '', en: '' };
+  const relaxed = b.relaxedSimd?.used ? { zh: `，q8 预填充和 q4 计算用 relaxed SIMD（${b.relaxedSimd.isa}）`, en: '' } : { zh: '', en: '' };
   setText($('build-info'), { zh: `· ${b.threads > 1 ? `多线程版本，${b.threads} 个线程` : '单线程版本'}${b.simd ? '（SIMD128）' : ''}${relaxed.zh}${notIsolated.zh}`, en: `· ${b.why}${notIsolated.en}` });
   $('build-info').title = b.why;
 }

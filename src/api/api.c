@@ -63,6 +63,7 @@ API(ms_model_time_kernels) char *ms_model_time_kernels_api(ms_model *m, int leve
     ms_buf_puts(&b, "{\"tensor\":");
     if (kt.tensor < 0) ms_buf_puts(&b, "null");
     else ms_buf_json_str(&b, m->tensors[kt.tensor].name);
+    if (kt.tensor >= 0) ms_buf_printf(&b, ",\"dtype\":\"%s\"", ms_dtype_name(m->tensors[kt.tensor].dtype));
     ms_buf_printf(&b, ",\"rows\":%d,\"cols\":%d,\"tokens\":%d,\"simd128_ms\":%.6f,\"level_ms\":%.6f}", kt.rows, kt.cols, T, kt.simd128_ms, kt.level_ms);
     if (b.oom) { ms_buf_free(&b); ms_fail(err, MS_E_MEMORY, "kernel timing: out of memory"); return NULL; }
     return b.p;

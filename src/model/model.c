@@ -472,21 +472,29 @@ int ms_model_time_kernels(ms_model *m, int level, int T, int reps, ms_kernel_tim
     memset(out, 0, sizeof *out);
     out->tensor = -1;
     if (T < 1 || T > 64 || reps < 1 || reps > 100) return ms_fail(err, MS_E_ARG, "kernel timing: %d tokens, %d runs (1..64, 1..100)", T, reps);
-    const ms_gemm_kernel *k[2] = {NULL, NULL}; /* SIMD128, the level's */
-    for (int i = 0; i < ms_n_gemm_kernels; i++) {
-        const ms_gemm_kernel *g = &ms_gemm_kernels[i];
-        if (g->dtype != MS_Q8_0X4 || strcmp(g->acts, "i8")) continue;
-        if (g->simd == MS_ISA_SIMD128) k[0] = g;
-        if (g->simd == level && level > MS_ISA_SIMD128) k[1] = g;
+    /* of the interleaved layout that holds more of the model's laid-out weights (q8_0x4 or q4_0x4:
+     * a model with q4 layers and a q8 head is timed on q4), the largest matrix of at most 4M
+     * weights, its first 1024 rows at most */
+    double held[2] = {0, 0};
+    for (int i = 0; i < m->n_tensors; i++) {
+        const ms_tensor *c = &m->tensors[i];
+        if (c->data && (c->dtype == MS_Q8_0X4 || c->dtype == MS_Q4_0X4)) held[c->dtype == MS_Q4_0X4] += (double)c->rows * c->cols;
     }
-    if (!k[0] || !k[1]) return ms_fail(err, MS_E_ARG, "kernel timing: this build has no q8_0x4 kernel of level %d beside SIMD128", level);
-    /* the largest laid-out q8_0x4 matrix of at most 4M weights, its first 1024 rows at most */
+    const int dtype = held[1] > held[0] ? MS_Q4_0X4 : MS_Q8_0X4;
     const ms_tensor *t = NULL;
     for (int i = 0; i < m->n_tensors; i++) {
         const ms_tensor *c = &m->tensors[i];
-        if (c->dtype == MS_Q8_0X4 && c->data && c->rows * c->cols <= (4 << 20) && (!t || c->rows * c->cols > t->rows * t->cols)) t = c;
+        if (c->dtype == dtype && c->data && c->rows * c->cols <= (4 << 20) && (!t || c->rows * c->cols > t->rows * t->cols)) t = c;
     }
     if (!t) return MS_OK; /* no such matrix: nothing to time (out->tensor < 0) */
+    const ms_gemm_kernel *k[2] = {NULL, NULL}; /* SIMD128, and the one the level runs (its highest up to it) */
+    for (int i = 0; i < ms_n_gemm_kernels; i++) {
+        const ms_gemm_kernel *g = &ms_gemm_kernels[i];
+        if (g->dtype != t->dtype || strcmp(g->acts, "i8")) continue;
+        if (g->simd == MS_ISA_SIMD128) k[0] = g;
+        if (g->simd > MS_ISA_SIMD128 && g->simd <= level && (!k[1] || g->simd > k[1]->simd)) k[1] = g;
+    }
+    if (!k[0] || !k[1]) return ms_fail(err, MS_E_ARG, "kernel timing: this build has no %s kernel of level %d beside SIMD128", ms_dtype_name(t->dtype), level);
     const size_t rows = t->rows < 1024 ? (size_t)t->rows : 1024, cols = (size_t)t->cols;
     float *x = malloc((size_t)T * cols * sizeof(float)), *y = malloc((size_t)T * rows * sizeof(float));
     if (!x || !y) { free(x); free(y); return ms_fail(err, MS_E_MEMORY, "kernel timing: out of memory"); }

@@ -206,19 +206,21 @@ static inline __attribute__((always_inline)) void tile_q4_decode(const uint8_t *
     v128_t acc[4];
     for (int k = 0; k < NG; k++) acc[k] = wasm_f32x4_splat(0);
     for (size_t b = 0; b < nb; b++) {
-        v128_t is[4];
+        /* two sums per group (low and high nibbles), so each chain of dependent dots is half as long */
+        v128_t il[4], ih[4];
         const v128_t s = wasm_i32x4_splat(-8 * sx[b]);
-        for (int k = 0; k < NG; k++) is[k] = s;
+        for (int k = 0; k < NG; k++) { il[k] = s; ih[k] = wasm_i32x4_splat(0); }
         for (int i = 0; i < 4; i++) {
             const v128_t xl = wasm_v128_load32_splat(x8 + b * QK + 8 * i), xh = wasm_v128_load32_splat(x8 + b * QK + 8 * i + 4);
             for (int k = 0; k < NG; k++) {
                 const v128_t v = q4_unsigned(ws[k] + b * BSZ4 + 16 + 16 * i);
-                is[k] = rdot(xh, q4_hi(v), rdot(xl, q4_lo(v), is[k]));
+                il[k] = rdot(xl, q4_lo(v), il[k]);
+                ih[k] = rdot(xh, q4_hi(v), ih[k]);
             }
         }
         const v128_t xs = wasm_f32x4_splat(xd[b]);
         for (int k = 0; k < NG; k++)
-            acc[k] = wasm_f32x4_add(acc[k], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(is[k]), wasm_f32x4_mul(wasm_v128_load(ws[k] + b * BSZ4), xs)));
+            acc[k] = wasm_f32x4_add(acc[k], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_add(il[k], ih[k])), wasm_f32x4_mul(wasm_v128_load(ws[k] + b * BSZ4), xs)));
     }
     for (int k = 0; k < NG; k++) wasm_v128_store(ys[k], acc[k]);
 }
