@@ -313,12 +313,12 @@ static inline __attribute__((always_inline)) void gemm_qx4_i16x2a(const void *W,
     }
 }
 
-/* Relaxed SIMD (q8_0x4 weights, int8 activations): the activations are quantized here exactly as
- * above; tiles of tokens run in the relaxed module (gemm_qx4_relaxed.c), which the host links in
- * as the imports below and which this engine calls only at the kernel levels the host asked for
- * (MS_ISA_RELAXED, _RELAXED_U8: js/relaxed.js checks the engine computes what each needs); a lone
- * token runs the SIMD128 decode tile above. Both are bit-identical to ms_gemm_q8_0x4w_i8a_simd128
- * and the scalar twin. */
+/* Relaxed SIMD (q8_0x4 and q4_0x4 weights, int8 activations): the activations are quantized here
+ * exactly as above; tiles of tokens run in the relaxed module (gemm_qx4_relaxed.c), which the host
+ * links in as the imports below and which this engine calls only at the kernel levels the host
+ * asked for (MS_ISA_RELAXED, _RELAXED_U8: js/relaxed.js checks the engine computes what each
+ * needs). On q8 a lone token runs the SIMD128 decode tile above; q4 has a relaxed decode tile too.
+ * All are bit-identical to the SIMD128 kernels and the scalar twins. */
 #define RELAXED_IMPORT(name) __attribute__((import_module("relaxed"), import_name(#name)))
 extern void ms_relaxed_q8_0x4_i8a_pn_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const uint8_t *xp, const uint8_t *xn,
                                              size_t xs, const float *xd, float *y0, size_t rb) RELAXED_IMPORT(q8_0x4_i8a_pn_prefill);
