@@ -30,33 +30,12 @@ const args = process.argv.slice(2);
 const opt = (k, d) => { const i = args.indexOf(k); return i >= 0 ? args[i + 1] : d; };
 const NP = 128, NG = 64, LONG = 512;
 
-// ---- one mlpscope measurement (run in a child process, like the peers'): prefill NP tokens, then
-// NG tokens, statistics on (the default path); decode speed excludes the first token, as llama.cpp's
+// ---- one mlpscope measurement in a child process, like the peers' (bench/measure-model.mjs)
 if (args[0] === '--measure') {
   const { loadModel } = await import('../js/index.js');
+  const { measureModel } = await import('./measure-model.mjs');
   const m = await loadModel(args[1], { threads: Number(args[2]), contextLength: Math.max(NP + NG, LONG) + 8 });
-  const V = m.config.vocab_size, ids = Array.from({ length: LONG }, (_, i) => (i * 7919 + 13) % V);
-  // warm-up as the ort-web harness does it (a 16-token prompt and 4 steps, at least 3 times and for
-  // at least 3 s): V8 runs wasm from its baseline compiler until the hot functions are re-compiled
-  for (let n = 0, t0 = performance.now(); n < 3 || performance.now() - t0 < 3000; n++) {
-    m.forward(ids.slice(0, 16));
-    for (let k = 0; k < 4; k++) m.forward([k + 1], { continue: true });
-  }
-  let t = performance.now();
-  let r = m.forward(ids.slice(0, NP), { logits: 'last' });
-  const pp = NP / ((performance.now() - t) / 1000);
-  let next = 0;
-  for (let i = 1; i < V; i++) if (r.logits[i] > r.logits[next]) next = i;
-  t = performance.now();
-  for (let k = 1; k < NG; k++) { r = m.forward([next], { continue: true }); next = (next * 31 + 7) % V; }
-  const tg = (NG - 1) / ((performance.now() - t) / 1000);
-  t = performance.now();
-  m.forward(ids);
-  const pp512 = LONG / ((performance.now() - t) / 1000);
-  const info = m.info();
-  // what the limits divide: multiply-accumulates of one prefill token (every weight of the mixers
-  // and MLPs once; the head runs for the last token only) and the weight bytes one decode step reads
-  console.log(JSON.stringify({ pp, pp512, tg, build: info.build, macs: info.params.mlp + info.params.mixer, bytes: info.memory.weights, dtypes: Object.keys(info.dtypes).join('+') }));
+  console.log(JSON.stringify(measureModel(m, { np: NP, ng: NG, long: LONG })));
   m.dispose();
   process.exit(0);
 }
@@ -88,32 +67,17 @@ async function pageServer(dirs) {
   return server;
 }
 
-/** mlpscope in a page: as --measure above (the page's default relaxedSimd 'auto') */
+/** mlpscope in a page: as --measure above (bench/measure-model.mjs; the page's default relaxedSimd 'auto') */
 async function measureInPage(dir, threads) {
   const srv = server, key = srv.dirs.indexOf(dir);
   return inBrowser(`${srv.url}tests/browser/api.html`, async (page) => {
     await page.waitForFunction(() => window.mlpscope);
     return page.evaluate(async ({ key, threads, NP, NG, LONG }) => {
+      const { measureModel } = await import('/bench/measure-model.mjs');
       const m = await window.mlpscope.loadModel(`/w/${key}/`, { threads, cache: false, contextLength: Math.max(NP + NG, LONG) + 8 });
-      const V = m.info().config.vocab_size, ids = Array.from({ length: LONG }, (_, i) => (i * 7919 + 13) % V);
-      for (let n = 0, t0 = performance.now(); n < 3 || performance.now() - t0 < 3000; n++) {
-        m.forward(ids.slice(0, 16));
-        for (let k = 0; k < 4; k++) m.forward([k + 1], { continue: true });
-      }
-      let t = performance.now();
-      let r = m.forward(ids.slice(0, NP), { logits: 'last' });
-      const pp = NP / ((performance.now() - t) / 1000);
-      let next = 0;
-      for (let i = 1; i < V; i++) if (r.logits[i] > r.logits[next]) next = i;
-      t = performance.now();
-      for (let k = 1; k < NG; k++) { r = m.forward([next], { continue: true }); next = (next * 31 + 7) % V; }
-      const tg = (NG - 1) / ((performance.now() - t) / 1000);
-      t = performance.now();
-      m.forward(ids);
-      const pp512 = LONG / ((performance.now() - t) / 1000);
-      const info = m.info();
+      const r = measureModel(m, { np: NP, ng: NG, long: LONG });
       m.dispose();
-      return { pp, pp512, tg, build: info.build, isa: info.build.relaxedSimd.isa, macs: info.params.mlp + info.params.mixer, bytes: info.memory.weights, dtypes: Object.keys(info.dtypes).join('+') };
+      return r;
     }, { key, threads, NP, NG, LONG });
   });
 }

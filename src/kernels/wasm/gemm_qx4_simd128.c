@@ -389,29 +389,6 @@ void ms_gemm_q8_0x4w_i8a_4x4_relaxed(const void *W, size_t rows, size_t cols, co
     }
 }
 
-void ms_gemm_q8_0x4w_i8a_4x8_relaxedu8(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    const size_t nb = cols / MS_QK, G = rows / 4;
-    if (cols > RELAXED_MAXC) { ms_gemm_q8_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
-    int16_t x16[RELAXED_MAXC];
-    int8_t x8[RELAXED_CODES]; /* 192 KB on the stack in all */
-    int32_t sx[RELAXED_CODES / MS_QK];
-    float xd[RELAXED_CODES / MS_QK];
-    if (T == 1) {
-        quantize_act_i16(X, x16, xd, cols);
-        x4_decode_q8((const uint8_t *)W, G, nb, x16, xd, Y);
-        return;
-    }
-    const int TB = relaxed_batch(cols, 8);
-    for (int t0 = 0; t0 < T; t0 += TB) {
-        const int nt = T - t0 < TB ? T - t0 : TB;
-        for (int u = 0; u < nt; u++) {
-            quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, xd + u * nb, cols);
-            narrow_sum(x16, x8 + u * cols, sx + u * nb, cols);
-        }
-        ms_relaxed_q8_0x4_i8a_u8_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, Y + (size_t)t0 * rows, relaxed_row_block(nb, sizeof(ms_block_q8_0x4)));
-    }
-}
-
 /* "q4": the codes as int8 laid out per 8 columns in the order of a q4_0x4 chunk's nibbles
  * (0 4 1 5 | 2 6 3 7: the low nibbles of a row's four bytes, then the high ones), and their sum per
  * block (the order does not change it) */
@@ -423,15 +400,15 @@ static void narrow_sum_q4(const int16_t *x16, int8_t *x8, int32_t *sx, size_t co
     }
 }
 
-void ms_gemm_q4_0x4w_i8a_4x8_relaxed(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+/* The two tiles that take int8 codes and their block sums (q8 "u8", q4): each batch of tokens
+ * quantized up front into the callers' buffers, then the module's tile over it. A lone token: the
+ * q8 SIMD128 decode tile, or the q4 relaxed one. */
+static inline __attribute__((always_inline)) void relaxed_i8(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y,
+                                                              int16_t *x16, int8_t *x8, int32_t *sx, float *xd) {
     const size_t nb = cols / MS_QK, G = rows / 4;
-    if (cols > RELAXED_MAXC) { ms_gemm_q4_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
-    int16_t x16[RELAXED_MAXC];
-    int8_t x8[RELAXED_CODES]; /* 192 KB on the stack in all, as the u8 kernel */
-    int32_t sx[RELAXED_CODES / MS_QK];
-    float xd[RELAXED_CODES / MS_QK];
     if (T == 1) {
         quantize_act_i16(X, x16, xd, cols);
+        if (!q4) { x4_decode_q8((const uint8_t *)W, G, nb, x16, xd, Y); return; }
         narrow_sum_q4(x16, x8, sx, cols);
         ms_relaxed_q4_0x4_i8a_decode((const uint8_t *)W, G, nb, x8, sx, xd, Y);
         return;
@@ -441,10 +418,30 @@ void ms_gemm_q4_0x4w_i8a_4x8_relaxed(const void *W, size_t rows, size_t cols, co
         const int nt = T - t0 < TB ? T - t0 : TB;
         for (int u = 0; u < nt; u++) {
             quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, xd + u * nb, cols);
-            narrow_sum_q4(x16, x8 + u * cols, sx + u * nb, cols);
+            (q4 ? narrow_sum_q4 : narrow_sum)(x16, x8 + u * cols, sx + u * nb, cols);
         }
-        ms_relaxed_q4_0x4_i8a_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, Y + (size_t)t0 * rows, relaxed_row_block(nb, sizeof(ms_block_q4_0x4)));
+        float *const y = Y + (size_t)t0 * rows;
+        if (q4) ms_relaxed_q4_0x4_i8a_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, y, relaxed_row_block(nb, sizeof(ms_block_q4_0x4)));
+        else ms_relaxed_q8_0x4_i8a_u8_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, y, relaxed_row_block(nb, sizeof(ms_block_q8_0x4)));
     }
+}
+
+void ms_gemm_q8_0x4w_i8a_4x8_relaxedu8(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    if (cols > RELAXED_MAXC) { ms_gemm_q8_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
+    int16_t x16[RELAXED_MAXC];
+    int8_t x8[RELAXED_CODES]; /* 192 KB on the stack in all */
+    int32_t sx[RELAXED_CODES / MS_QK];
+    float xd[RELAXED_CODES / MS_QK];
+    relaxed_i8(W, 0, rows, cols, X, T, Y, x16, x8, sx, xd);
+}
+
+void ms_gemm_q4_0x4w_i8a_4x8_relaxed(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    if (cols > RELAXED_MAXC) { ms_gemm_q4_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
+    int16_t x16[RELAXED_MAXC];
+    int8_t x8[RELAXED_CODES]; /* 192 KB on the stack in all */
+    int32_t sx[RELAXED_CODES / MS_QK];
+    float xd[RELAXED_CODES / MS_QK];
+    relaxed_i8(W, 1, rows, cols, X, T, Y, x16, x8, sx, xd);
 }
 
 void ms_gemm_q8_0x4w_i16x2a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
