@@ -46,38 +46,40 @@ static inline v128_t by_row(const uint8_t *q) {
     return wasm_i8x16_shuffle(v, v, 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
 }
 
-/* Prefill: one 4-row group (weights at w0) x NT tokens (p/n codes at xp + u * xs, xn + u * xs,
- * scales at xd + u * nb), results to ys[u][0..3]. A weight vector is loaded and regrouped once
- * for the NT tokens; two accumulators per token (p and n) keep every sum exact. */
+/* Prefill: one 4-row group (weights at w0) x NT (1..4) tokens, their p/n codes tiled (four slots:
+ * gemm_qx4_simd128.c, pack_tiled_pn: group m of block b, slot u at xp + 128b + 16m + 4u, and at xn
+ * likewise; the scales at xd + 4b + u), results to ys[u][0..3]. A weight vector is loaded and
+ * regrouped once for the NT tokens; two accumulators per token (p and n) keep every sum exact. */
 static inline __attribute__((always_inline)) void tile_prefill(const uint8_t *w0, const int NT, size_t nb, const uint8_t *xp, const uint8_t *xn,
-                                                               size_t xs, const float *xd, float *const ys[4]) {
+                                                               const float *xd, float *const ys[4]) {
     v128_t acc[4];
     for (int u = 0; u < NT; u++) acc[u] = wasm_f32x4_splat(0);
     for (size_t b = 0; b < nb; b++) {
+        const uint8_t *pb = xp + b * 4 * QK, *nb_ = xn + b * 4 * QK;
         v128_t ip[4], in[4];
         for (int u = 0; u < NT; u++) ip[u] = in[u] = wasm_i32x4_splat(0);
 #pragma clang loop unroll_count(2)
         for (int m = 0; m < 8; m++) {
             const v128_t w = by_row(w0 + b * BSZ + 16 + 16 * m);
             for (int u = 0; u < NT; u++) {
-                ip[u] = rdot(w, wasm_v128_load32_splat(xp + u * xs + b * QK + 4 * m), ip[u]);
-                in[u] = rdot(w, wasm_v128_load32_splat(xn + u * xs + b * QK + 4 * m), in[u]);
+                ip[u] = rdot(w, wasm_v128_load32_splat(pb + 16 * m + 4 * u), ip[u]);
+                in[u] = rdot(w, wasm_v128_load32_splat(nb_ + 16 * m + 4 * u), in[u]);
             }
         }
         const v128_t d = wasm_v128_load(w0 + b * BSZ);
         for (int u = 0; u < NT; u++)
             acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_sub(ip[u], in[u])),
-                                                           wasm_f32x4_mul(d, wasm_f32x4_splat(xd[u * nb + b]))));
+                                                           wasm_f32x4_mul(d, wasm_v128_load32_splat(xd + 4 * b + u))));
     }
     for (int u = 0; u < NT; u++) wasm_v128_store(ys[u], acc[u]);
 }
 
-/* T tokens (token u's codes at xp + u * xs, xn + u * xs, its block scales at xd + u * nb), every
- * row group g < G: y0 + u * rows + 4g. Row groups go in blocks of rb (the caller sizes them to stay
- * in L2) and every tile of up to 4 tokens runs over a block before the next block: the weights
- * come from memory once, not once per tile. */
+/* T tokens, their codes tiled by four (tile t at xp + 4t * nb * 32, xn likewise, its scales at
+ * xd + 4t * nb), every row group g < G: y0 + u * rows + 4g. Row groups go in blocks of rb (the
+ * caller sizes them to stay in L2) and every tile runs over a block before the next block: the
+ * weights come from memory once, not once per tile. */
 __attribute__((export_name("q8_0x4_i8a_pn_prefill"))) void q8_0x4_i8a_pn_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const uint8_t *xp,
-                                                                          const uint8_t *xn, size_t xs, const float *xd, float *y0, size_t rb) {
+                                                                          const uint8_t *xn, const float *xd, float *y0, size_t rb) {
     for (size_t g0 = 0; g0 < G; g0 += rb) {
         const size_t g1 = G - g0 < rb ? G : g0 + rb;
         for (int t0 = 0; t0 < T; t0 += 4) {
@@ -86,12 +88,12 @@ __attribute__((export_name("q8_0x4_i8a_pn_prefill"))) void q8_0x4_i8a_pn_prefill
                 const uint8_t *w0 = W + g * nb * BSZ;
                 float *ys[4];
                 for (int u = 0; u < 4; u++) ys[u] = y0 + (size_t)(t0 + u) * rows + g * 4;
-                const size_t o = (size_t)t0 * xs;
+                const size_t o = (size_t)t0 * nb * QK;
                 const float *d = xd + (size_t)t0 * nb;
-                if (nt == 4) tile_prefill(w0, 4, nb, xp + o, xn + o, xs, d, ys);
-                else if (nt == 3) tile_prefill(w0, 3, nb, xp + o, xn + o, xs, d, ys);
-                else if (nt == 2) tile_prefill(w0, 2, nb, xp + o, xn + o, xs, d, ys);
-                else tile_prefill(w0, 1, nb, xp + o, xn + o, xs, d, ys);
+                if (nt == 4) tile_prefill(w0, 4, nb, xp + o, xn + o, d, ys);
+                else if (nt == 3) tile_prefill(w0, 3, nb, xp + o, xn + o, d, ys);
+                else if (nt == 2) tile_prefill(w0, 2, nb, xp + o, xn + o, d, ys);
+                else tile_prefill(w0, 1, nb, xp + o, xn + o, d, ys);
             }
         }
     }
@@ -109,35 +111,37 @@ static inline v128_t by_row_u8(const uint8_t *q) { return wasm_v128_xor(by_row(q
  * measured in Chromium on a 3584 x 1024 matrix, 8 tokens ran 1.3x the speed of 4 (the weights are
  * read half as often) and 12 no faster than 8 (too few registers). */
 enum { NTU = 8 };
-static inline __attribute__((always_inline)) void tile_prefill_u8(const uint8_t *w0, const int NT, size_t nb, const int8_t *x8, size_t xs,
+static inline __attribute__((always_inline)) void tile_prefill_u8(const uint8_t *w0, const int NT, size_t nb, const int8_t *x8,
                                                                   const int32_t *sx, const float *xd, float *const ys[NTU]) {
     v128_t acc[NTU];
     for (int u = 0; u < NT; u++) acc[u] = wasm_f32x4_splat(0);
     for (size_t b = 0; b < nb; b++) {
+        const int8_t *xb = x8 + b * 8 * QK; /* the block's codes, tiled: group m of slot u at 32m + 4u */
         v128_t is[NTU];
-        for (int u = 0; u < NT; u++) is[u] = wasm_i32x4_splat(-128 * sx[u * nb + b]);
+        for (int u = 0; u < NT; u++) is[u] = wasm_v128_load32_splat(sx + 8 * b + u);
 #pragma clang loop unroll_count(2)
         for (int m = 0; m < 8; m++) {
             const v128_t w = by_row_u8(w0 + b * BSZ + 16 + 16 * m);
-            for (int u = 0; u < NT; u++) is[u] = rdot(wasm_v128_load32_splat(x8 + u * xs + b * QK + 4 * m), w, is[u]);
+            for (int u = 0; u < NT; u++) is[u] = rdot(wasm_v128_load32_splat(xb + 32 * m + 4 * u), w, is[u]);
         }
         const v128_t d = wasm_v128_load(w0 + b * BSZ);
         for (int u = 0; u < NT; u++)
-            acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(is[u]), wasm_f32x4_mul(d, wasm_f32x4_splat(xd[u * nb + b]))));
+            acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(is[u]), wasm_f32x4_mul(d, wasm_v128_load32_splat(xd + 8 * b + u))));
     }
     for (int u = 0; u < NT; u++) wasm_v128_store(ys[u], acc[u]);
 }
 
-/* T tokens (token u's codes at x8 + u * xs, its block sums and scales at sx + u * nb and
- * xd + u * nb), every row group g < G: y0 + u * rows + 4g; row groups in blocks of rb, each run by
- * every tile of up to 8 tokens before the next (as the pn tiles above). */
+/* T tokens, their codes tiled (gemm_qx4_simd128.c, pack_tiled: tile t of 8 tokens at x8 + 8t * nb * 32,
+ * its block corrections and scales at sx + 8t * nb, xd + 8t * nb), every row group g < G:
+ * y0 + u * rows + 4g; row groups in blocks of rb, each run by every tile before the next (as the
+ * pn tiles above). */
 __attribute__((export_name("q8_0x4_i8a_u8_prefill"))) void q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8,
-                                                                                size_t xs, const int32_t *sx, const float *xd, float *y0, size_t rb) {
+                                                                                const int32_t *sx, const float *xd, float *y0, size_t rb) {
     for (size_t g0 = 0; g0 < G; g0 += rb) {
         const size_t g1 = G - g0 < rb ? G : g0 + rb;
         for (int t0 = 0; t0 < T; t0 += NTU) {
             const int nt = T - t0 < NTU ? T - t0 : NTU;
-            const int8_t *x = x8 + (size_t)t0 * xs;
+            const int8_t *x = x8 + (size_t)t0 * nb * QK;
             const int32_t *s = sx + (size_t)t0 * nb;
             const float *d = xd + (size_t)t0 * nb;
             for (size_t g = g0; g < g1; g++) {
@@ -145,14 +149,14 @@ __attribute__((export_name("q8_0x4_i8a_u8_prefill"))) void q8_0x4_i8a_u8_prefill
                 float *ys[NTU];
                 for (int u = 0; u < NTU; u++) ys[u] = y0 + (size_t)(t0 + u) * rows + g * 4;
                 switch (nt) {
-                case 8: tile_prefill_u8(w0, 8, nb, x, xs, s, d, ys); break;
-                case 7: tile_prefill_u8(w0, 7, nb, x, xs, s, d, ys); break;
-                case 6: tile_prefill_u8(w0, 6, nb, x, xs, s, d, ys); break;
-                case 5: tile_prefill_u8(w0, 5, nb, x, xs, s, d, ys); break;
-                case 4: tile_prefill_u8(w0, 4, nb, x, xs, s, d, ys); break;
-                case 3: tile_prefill_u8(w0, 3, nb, x, xs, s, d, ys); break;
-                case 2: tile_prefill_u8(w0, 2, nb, x, xs, s, d, ys); break;
-                default: tile_prefill_u8(w0, 1, nb, x, xs, s, d, ys); break;
+                case 8: tile_prefill_u8(w0, 8, nb, x, s, d, ys); break;
+                case 7: tile_prefill_u8(w0, 7, nb, x, s, d, ys); break;
+                case 6: tile_prefill_u8(w0, 6, nb, x, s, d, ys); break;
+                case 5: tile_prefill_u8(w0, 5, nb, x, s, d, ys); break;
+                case 4: tile_prefill_u8(w0, 4, nb, x, s, d, ys); break;
+                case 3: tile_prefill_u8(w0, 3, nb, x, s, d, ys); break;
+                case 2: tile_prefill_u8(w0, 2, nb, x, s, d, ys); break;
+                default: tile_prefill_u8(w0, 1, nb, x, s, d, ys); break;
                 }
             }
         }
@@ -178,23 +182,22 @@ static inline v128_t q4_lo(v128_t u) { return wasm_v128_and(u, wasm_i8x16_splat(
 static inline v128_t q4_hi(v128_t u) { return wasm_v128_and(wasm_u16x8_shr(u, 4), wasm_i8x16_splat(0x0F)); }
 
 /* Prefill: one 4-row group x NT (1..8) tokens: a chunk's nibbles unpacked once for all of them. */
-static inline __attribute__((always_inline)) void tile_q4(const uint8_t *w0, const int NT, size_t nb, const int8_t *x8, size_t xs,
+static inline __attribute__((always_inline)) void tile_q4(const uint8_t *w0, const int NT, size_t nb, const int8_t *x8,
                                                           const int32_t *sx, const float *xd, float *const ys[NTU]) {
     v128_t acc[NTU];
     for (int u = 0; u < NT; u++) acc[u] = wasm_f32x4_splat(0);
     for (size_t b = 0; b < nb; b++) {
+        const int8_t *xb = x8 + b * 8 * QK; /* the block's codes, tiled: group m of slot u at 32m + 4u */
         v128_t is[NTU];
-        for (int u = 0; u < NT; u++) is[u] = wasm_i32x4_splat(-8 * sx[u * nb + b]);
+        for (int u = 0; u < NT; u++) is[u] = wasm_v128_load32_splat(sx + 8 * b + u);
         for (int i = 0; i < 4; i++) {
             const v128_t v = q4_unsigned(w0 + b * BSZ4 + 16 + 16 * i), lo = q4_lo(v), hi = q4_hi(v);
-            for (int u = 0; u < NT; u++) {
-                const int8_t *xc = x8 + u * xs + b * QK + 8 * i;
-                is[u] = rdot(wasm_v128_load32_splat(xc + 4), hi, rdot(wasm_v128_load32_splat(xc), lo, is[u]));
-            }
+            for (int u = 0; u < NT; u++)
+                is[u] = rdot(wasm_v128_load32_splat(xb + 64 * i + 32 + 4 * u), hi, rdot(wasm_v128_load32_splat(xb + 64 * i + 4 * u), lo, is[u]));
         }
         const v128_t d = wasm_v128_load(w0 + b * BSZ4);
         for (int u = 0; u < NT; u++)
-            acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(is[u]), wasm_f32x4_mul(d, wasm_f32x4_splat(xd[u * nb + b]))));
+            acc[u] = wasm_f32x4_add(acc[u], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(is[u]), wasm_f32x4_mul(d, wasm_v128_load32_splat(xd + 8 * b + u))));
     }
     for (int u = 0; u < NT; u++) wasm_v128_store(ys[u], acc[u]);
 }
@@ -243,14 +246,14 @@ __attribute__((export_name("q4_0x4_i8a_decode"))) void q4_0x4_i8a_decode(const u
     }
 }
 
-/* T tokens (as q8_0x4_i8a_u8_prefill, the codes in the nibbles' order), row groups in blocks of rb. */
+/* T tokens (as q8_0x4_i8a_u8_prefill, the codes tiled in the nibbles' order), row groups in blocks of rb. */
 __attribute__((export_name("q4_0x4_i8a_prefill"))) void q4_0x4_i8a_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8,
-                                                                           size_t xs, const int32_t *sx, const float *xd, float *y0, size_t rb) {
+                                                                           const int32_t *sx, const float *xd, float *y0, size_t rb) {
     for (size_t g0 = 0; g0 < G; g0 += rb) {
         const size_t g1 = G - g0 < rb ? G : g0 + rb;
         for (int t0 = 0; t0 < T; t0 += NTU) {
             const int nt = T - t0 < NTU ? T - t0 : NTU;
-            const int8_t *x = x8 + (size_t)t0 * xs;
+            const int8_t *x = x8 + (size_t)t0 * nb * QK;
             const int32_t *s = sx + (size_t)t0 * nb;
             const float *d = xd + (size_t)t0 * nb;
             for (size_t g = g0; g < g1; g++) {
@@ -258,14 +261,14 @@ __attribute__((export_name("q4_0x4_i8a_prefill"))) void q4_0x4_i8a_prefill(const
                 float *ys[NTU];
                 for (int u = 0; u < NTU; u++) ys[u] = y0 + (size_t)(t0 + u) * rows + g * 4;
                 switch (nt) {
-                case 8: tile_q4(w0, 8, nb, x, xs, s, d, ys); break;
-                case 7: tile_q4(w0, 7, nb, x, xs, s, d, ys); break;
-                case 6: tile_q4(w0, 6, nb, x, xs, s, d, ys); break;
-                case 5: tile_q4(w0, 5, nb, x, xs, s, d, ys); break;
-                case 4: tile_q4(w0, 4, nb, x, xs, s, d, ys); break;
-                case 3: tile_q4(w0, 3, nb, x, xs, s, d, ys); break;
-                case 2: tile_q4(w0, 2, nb, x, xs, s, d, ys); break;
-                default: tile_q4(w0, 1, nb, x, xs, s, d, ys); break;
+                case 8: tile_q4(w0, 8, nb, x, s, d, ys); break;
+                case 7: tile_q4(w0, 7, nb, x, s, d, ys); break;
+                case 6: tile_q4(w0, 6, nb, x, s, d, ys); break;
+                case 5: tile_q4(w0, 5, nb, x, s, d, ys); break;
+                case 4: tile_q4(w0, 4, nb, x, s, d, ys); break;
+                case 3: tile_q4(w0, 3, nb, x, s, d, ys); break;
+                case 2: tile_q4(w0, 2, nb, x, s, d, ys); break;
+                default: tile_q4(w0, 1, nb, x, s, d, ys); break;
                 }
             }
         }

@@ -321,22 +321,34 @@ static inline __attribute__((always_inline)) void gemm_qx4_i16x2a(const void *W,
  * All are bit-identical to the SIMD128 kernels and the scalar twins. */
 #define RELAXED_IMPORT(name) __attribute__((import_module("relaxed"), import_name(#name)))
 extern void ms_relaxed_q8_0x4_i8a_pn_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const uint8_t *xp, const uint8_t *xn,
-                                             size_t xs, const float *xd, float *y0, size_t rb) RELAXED_IMPORT(q8_0x4_i8a_pn_prefill);
-extern void ms_relaxed_q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8, size_t xs,
+                                             const float *xd, float *y0, size_t rb) RELAXED_IMPORT(q8_0x4_i8a_pn_prefill);
+extern void ms_relaxed_q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8,
                                              const int32_t *sx, const float *xd, float *y0, size_t rb) RELAXED_IMPORT(q8_0x4_i8a_u8_prefill);
-extern void ms_relaxed_q4_0x4_i8a_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8, size_t xs,
+extern void ms_relaxed_q4_0x4_i8a_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8,
                                           const int32_t *sx, const float *xd, float *y0, size_t rb) RELAXED_IMPORT(q4_0x4_i8a_prefill);
 extern void ms_relaxed_q4_0x4_i8a_decode(const uint8_t *W, size_t G, size_t nb, const int8_t *x8, const int32_t *sx, const float *xd,
                                          float *y0) RELAXED_IMPORT(q4_0x4_i8a_decode);
 
-/* "pn": the codes (|x| <= 127) split into their positive and negative parts, both 0..127 */
-static void split_pn(const int16_t *x16, uint8_t *p, uint8_t *n, size_t cols) {
+/* "pn": the codes (|x| <= 127) split into their positive and negative parts, both 0..127, tiled
+ * by four tokens as pack_tiled below (group k of slot u at bytes 4 (4k + u)), and the block scales
+ * (4b + u) */
+static void pack_tiled_pn(const int16_t *x16, const float *d, size_t cols, int u, uint8_t *p, uint8_t *n, float *xd) {
     const v128_t z = wasm_i16x8_splat(0);
     for (size_t j = 0; j < cols; j += 16) {
         const v128_t a = wasm_v128_load(x16 + j), b = wasm_v128_load(x16 + j + 8);
-        wasm_v128_store(p + j, wasm_u8x16_narrow_i16x8(wasm_i16x8_max(a, z), wasm_i16x8_max(b, z)));
-        wasm_v128_store(n + j, wasm_u8x16_narrow_i16x8(wasm_i16x8_max(wasm_i16x8_neg(a), z), wasm_i16x8_max(wasm_i16x8_neg(b), z)));
+        const v128_t vp = wasm_u8x16_narrow_i16x8(wasm_i16x8_max(a, z), wasm_i16x8_max(b, z));
+        const v128_t vn = wasm_u8x16_narrow_i16x8(wasm_i16x8_max(wasm_i16x8_neg(a), z), wasm_i16x8_max(wasm_i16x8_neg(b), z));
+        const size_t o = (j / 4 * 4 + (size_t)u) * 4;
+        wasm_v128_store32_lane(p + o, vp, 0);
+        wasm_v128_store32_lane(p + o + 16, vp, 1);
+        wasm_v128_store32_lane(p + o + 32, vp, 2);
+        wasm_v128_store32_lane(p + o + 48, vp, 3);
+        wasm_v128_store32_lane(n + o, vn, 0);
+        wasm_v128_store32_lane(n + o + 16, vn, 1);
+        wasm_v128_store32_lane(n + o + 32, vn, 2);
+        wasm_v128_store32_lane(n + o + 48, vn, 3);
     }
+    for (size_t b = 0; b < cols / MS_QK; b++) xd[b * 4 + (size_t)u] = d[b];
 }
 
 /* "u8": the codes as int8 and their sum per block */
@@ -351,6 +363,36 @@ static void narrow_sum(const int16_t *x16, int8_t *x8, int32_t *sx, size_t cols)
         }
         const v128_t w = wasm_i32x4_extadd_pairwise_i16x8(s);
         sx[b] = wasm_i32x4_extract_lane(w, 0) + wasm_i32x4_extract_lane(w, 1) + wasm_i32x4_extract_lane(w, 2) + wasm_i32x4_extract_lane(w, 3);
+    }
+}
+
+/* The codes of a batch as the relaxed prefill tiles read them ("tiled"): tokens in tiles of 8 and,
+ * in a tile, the 8 tokens' groups of 4 codes side by side (group k of slot u at bytes 4 (8k + u)),
+ * so a tile finds every token's codes at a fixed offset from one pointer (a splat load with an
+ * immediate offset, no address arithmetic per token: measured in Chromium, the tile ran at half its
+ * instruction sequence's peak with a pointer per token). Per block b, slot u at 8b + u: the
+ * block's code sum times the tile's correction `corr` (-128 for u8, -8 for q4) and its scale.
+ * q4: each 8 columns in the order of a q4_0x4 chunk's nibbles (0 4 1 5 | 2 6 3 7: the low nibbles
+ * of a row's four bytes, then the high ones); the order does not change the sum. */
+static void pack_tiled(const int16_t *x16, const float *d, const int q4, const int32_t corr, size_t cols, int u, int8_t *x8, int32_t *sx,
+                       float *xd) {
+    for (size_t b = 0; b < cols / MS_QK; b++) {
+        const int16_t *q = x16 + b * MS_QK;
+        v128_t s = wasm_i16x8_splat(0);
+        for (int j = 0; j < MS_QK; j += 16) {
+            const v128_t a = wasm_v128_load(q + j), c = wasm_v128_load(q + j + 8);
+            v128_t v = wasm_i8x16_narrow_i16x8(a, c);
+            if (q4) v = wasm_i8x16_shuffle(v, v, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+            int8_t *o = x8 + ((b * MS_QK + j) / 4 * 8 + u) * 4;
+            wasm_v128_store32_lane(o, v, 0);
+            wasm_v128_store32_lane(o + 32, v, 1);
+            wasm_v128_store32_lane(o + 64, v, 2);
+            wasm_v128_store32_lane(o + 96, v, 3);
+            s = wasm_i16x8_add(s, wasm_i16x8_add(a, c)); /* |lane| <= 4 * 127 */
+        }
+        const v128_t w = wasm_i32x4_extadd_pairwise_i16x8(s);
+        sx[b * 8 + u] = corr * (wasm_i32x4_extract_lane(w, 0) + wasm_i32x4_extract_lane(w, 1) + wasm_i32x4_extract_lane(w, 2) + wasm_i32x4_extract_lane(w, 3));
+        xd[b * 8 + u] = d[b];
     }
 }
 
@@ -371,7 +413,7 @@ void ms_gemm_q8_0x4w_i8a_4x4_relaxed(const void *W, size_t rows, size_t cols, co
     const size_t nb = cols / MS_QK, G = rows / 4;
     if (cols > RELAXED_MAXC) { ms_gemm_q8_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
     int16_t x16[RELAXED_MAXC];
-    uint8_t xp[RELAXED_CODES], xn[RELAXED_CODES]; /* 288 KB on the stack in all (threads' stacks are 1 MB) */
+    uint8_t xp[RELAXED_CODES], xn[RELAXED_CODES]; /* 306 KB on the stack in all (with d below; threads' stacks are 1 MB) */
     float xd[RELAXED_CODES / MS_QK];
     if (T == 1) {
         quantize_act_i16(X, x16, xd, cols);
@@ -379,13 +421,15 @@ void ms_gemm_q8_0x4w_i8a_4x4_relaxed(const void *W, size_t rows, size_t cols, co
         return;
     }
     const int TB = relaxed_batch(cols, 4);
+    float d[RELAXED_MAXC / MS_QK];
     for (int t0 = 0; t0 < T; t0 += TB) {
         const int nt = T - t0 < TB ? T - t0 : TB;
         for (int u = 0; u < nt; u++) {
-            quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, xd + u * nb, cols);
-            split_pn(x16, xp + u * cols, xn + u * cols, cols);
+            const size_t tile = (size_t)(u / 4);
+            quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, d, cols);
+            pack_tiled_pn(x16, d, cols, u % 4, xp + tile * 4 * cols, xn + tile * 4 * cols, xd + tile * 4 * nb);
         }
-        ms_relaxed_q8_0x4_i8a_pn_prefill((const uint8_t *)W, G, nb, rows, nt, xp, xn, cols, xd, Y + (size_t)t0 * rows, relaxed_row_block(nb, sizeof(ms_block_q8_0x4)));
+        ms_relaxed_q8_0x4_i8a_pn_prefill((const uint8_t *)W, G, nb, rows, nt, xp, xn, xd, Y + (size_t)t0 * rows, relaxed_row_block(nb, sizeof(ms_block_q8_0x4)));
     }
 }
 
@@ -414,15 +458,17 @@ static inline __attribute__((always_inline)) void relaxed_i8(const void *W, cons
         return;
     }
     const int TB = relaxed_batch(cols, 8);
+    float d[RELAXED_MAXC / MS_QK];
     for (int t0 = 0; t0 < T; t0 += TB) {
         const int nt = T - t0 < TB ? T - t0 : TB;
         for (int u = 0; u < nt; u++) {
-            quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, xd + u * nb, cols);
-            (q4 ? narrow_sum_q4 : narrow_sum)(x16, x8 + u * cols, sx + u * nb, cols);
+            const size_t tile = (size_t)(u / 8);
+            quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, d, cols);
+            pack_tiled(x16, d, q4, q4 ? -8 : -128, cols, u % 8, x8 + tile * 8 * cols, sx + tile * 8 * nb, xd + tile * 8 * nb);
         }
         float *const y = Y + (size_t)t0 * rows;
-        if (q4) ms_relaxed_q4_0x4_i8a_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, y, relaxed_row_block(nb, sizeof(ms_block_q4_0x4)));
-        else ms_relaxed_q8_0x4_i8a_u8_prefill((const uint8_t *)W, G, nb, rows, nt, x8, cols, sx, xd, y, relaxed_row_block(nb, sizeof(ms_block_q8_0x4)));
+        if (q4) ms_relaxed_q4_0x4_i8a_prefill((const uint8_t *)W, G, nb, rows, nt, x8, sx, xd, y, relaxed_row_block(nb, sizeof(ms_block_q4_0x4)));
+        else ms_relaxed_q8_0x4_i8a_u8_prefill((const uint8_t *)W, G, nb, rows, nt, x8, sx, xd, y, relaxed_row_block(nb, sizeof(ms_block_q8_0x4)));
     }
 }
 
