@@ -107,9 +107,11 @@ __attribute__((export_name("q8_0x4_i8a_pn_prefill"))) void q8_0x4_i8a_pn_prefill
  * weight bytes and token, exact, with sum x per token and block computed once for all rows. */
 static inline v128_t by_row_u8(const uint8_t *q) { return wasm_v128_xor(by_row(q), wasm_i8x16_splat((int8_t)0x80)); }
 
-/* Prefill: one 4-row group x NT (2..8) tokens: a weight vector regrouped once for all of them;
- * measured in Chromium on a 3584 x 1024 matrix, 8 tokens ran 1.3x the speed of 4 (the weights are
- * read half as often) and 12 no faster than 8 (too few registers). */
+/* Prefill: one 4-row group x NT (1..8) tokens, their codes tiled (group m of block b, slot u at
+ * x8 + 256b + 32m + 4u; -128 times the block sums and the scales at sx + 8b + u, xd + 8b + u): a
+ * weight vector regrouped once for all of them; measured in Chromium on a 3584 x 1024 matrix, 8
+ * tokens ran 1.3x the speed of 4 (the weights are read half as often) and 12 no faster than 8 (too
+ * few registers). */
 enum { NTU = 8 };
 static inline __attribute__((always_inline)) void tile_prefill_u8(const uint8_t *w0, const int NT, size_t nb, const int8_t *x8,
                                                                   const int32_t *sx, const float *xd, float *const ys[NTU]) {
@@ -181,7 +183,8 @@ static inline v128_t q4_unsigned(const uint8_t *q) { return wasm_v128_xor(wasm_v
 static inline v128_t q4_lo(v128_t u) { return wasm_v128_and(u, wasm_i8x16_splat(0x0F)); }
 static inline v128_t q4_hi(v128_t u) { return wasm_v128_and(wasm_u16x8_shr(u, 4), wasm_i8x16_splat(0x0F)); }
 
-/* Prefill: one 4-row group x NT (1..8) tokens: a chunk's nibbles unpacked once for all of them. */
+/* Prefill: one 4-row group x NT (1..8) tokens, their codes tiled as tile_prefill_u8's (in the
+ * nibbles' order; -8 times the block sums): a chunk's nibbles unpacked once for all of them. */
 static inline __attribute__((always_inline)) void tile_q4(const uint8_t *w0, const int NT, size_t nb, const int8_t *x8,
                                                           const int32_t *sx, const float *xd, float *const ys[NTU]) {
     v128_t acc[NTU];
@@ -211,7 +214,7 @@ static inline __attribute__((always_inline)) void tile_q4_decode(const uint8_t *
     for (size_t b = 0; b < nb; b++) {
         /* two sums per group (low and high nibbles), so each chain of dependent dots is half as long */
         v128_t il[4], ih[4];
-        const v128_t s = wasm_i32x4_splat(-8 * sx[b]);
+        const v128_t s = wasm_v128_load32_splat(sx + b); /* -8 sum x */
         for (int k = 0; k < NG; k++) { il[k] = s; ih[k] = wasm_i32x4_splat(0); }
         for (int i = 0; i < 4; i++) {
             const v128_t xl = wasm_v128_load32_splat(x8 + b * QK + 8 * i), xh = wasm_v128_load32_splat(x8 + b * QK + 8 * i + 4);
@@ -228,7 +231,7 @@ static inline __attribute__((always_inline)) void tile_q4_decode(const uint8_t *
     for (int k = 0; k < NG; k++) wasm_v128_store(ys[k], acc[k]);
 }
 
-/* One token (codes at x8 in the nibbles' order, block sums and scales at sx, xd), every row group
+/* One token (codes at x8 in the nibbles' order, -8 times the block sums and the scales at sx, xd), every row group
  * g < G: y0 + 4g. */
 __attribute__((export_name("q4_0x4_i8a_decode"))) void q4_0x4_i8a_decode(const uint8_t *W, size_t G, size_t nb, const int8_t *x8, const int32_t *sx,
                                                                          const float *xd, float *y0) {

@@ -351,31 +351,17 @@ static void pack_tiled_pn(const int16_t *x16, const float *d, size_t cols, int u
     for (size_t b = 0; b < cols / MS_QK; b++) xd[b * 4 + (size_t)u] = d[b];
 }
 
-/* "u8": the codes as int8 and their sum per block */
-static void narrow_sum(const int16_t *x16, int8_t *x8, int32_t *sx, size_t cols) {
-    for (size_t b = 0; b < cols / MS_QK; b++) {
-        const int16_t *q = x16 + b * MS_QK;
-        v128_t s = wasm_i16x8_splat(0);
-        for (int j = 0; j < MS_QK; j += 16) {
-            const v128_t a = wasm_v128_load(q + j), c = wasm_v128_load(q + j + 8);
-            wasm_v128_store(x8 + b * MS_QK + j, wasm_i8x16_narrow_i16x8(a, c));
-            s = wasm_i16x8_add(s, wasm_i16x8_add(a, c)); /* |lane| <= 4 * 127 */
-        }
-        const v128_t w = wasm_i32x4_extadd_pairwise_i16x8(s);
-        sx[b] = wasm_i32x4_extract_lane(w, 0) + wasm_i32x4_extract_lane(w, 1) + wasm_i32x4_extract_lane(w, 2) + wasm_i32x4_extract_lane(w, 3);
-    }
-}
-
-/* The codes of a batch as the relaxed prefill tiles read them ("tiled"): tokens in tiles of 8 and,
- * in a tile, the 8 tokens' groups of 4 codes side by side (group k of slot u at bytes 4 (8k + u)),
- * so a tile finds every token's codes at a fixed offset from one pointer (a splat load with an
- * immediate offset, no address arithmetic per token: measured in Chromium, the tile ran at half its
- * instruction sequence's peak with a pointer per token). Per block b, slot u at 8b + u: the
- * block's code sum times the tile's correction `corr` (-128 for u8, -8 for q4) and its scale.
- * q4: each 8 columns in the order of a q4_0x4 chunk's nibbles (0 4 1 5 | 2 6 3 7: the low nibbles
- * of a row's four bytes, then the high ones); the order does not change the sum. */
-static void pack_tiled(const int16_t *x16, const float *d, const int q4, const int32_t corr, size_t cols, int u, int8_t *x8, int32_t *sx,
-                       float *xd) {
+/* The int8 codes of tokens as the relaxed tiles read them ("tiled"): tokens in tiles of `slots`
+ * (8 for prefill, 1 for a lone token) and, in a tile, the tokens' groups of 4 codes side by side
+ * (group k of slot u at bytes 4 (slots k + u)), so a prefill tile finds every token's codes at a
+ * fixed offset from one pointer (a splat load with an immediate offset, no address arithmetic per
+ * token: in Chromium the u8 tile ran 1.24x SIMD128 with a pointer per token, 1.52x so). Per block
+ * b, slot u at slots b + u: the block's code sum times the tile's correction `corr` (-128 for u8,
+ * -8 for q4) and its scale (from d[b]; d may be xd itself when slots is 1). q4: each 8 columns in
+ * the order of a q4_0x4 chunk's nibbles (0 4 1 5 | 2 6 3 7: the low nibbles of a row's four bytes,
+ * then the high ones); the order does not change the sum. */
+static void pack_tiled(const int16_t *x16, const float *d, const int q4, const int32_t corr, size_t cols, size_t slots, size_t u, int8_t *x8,
+                       int32_t *sx, float *xd) {
     for (size_t b = 0; b < cols / MS_QK; b++) {
         const int16_t *q = x16 + b * MS_QK;
         v128_t s = wasm_i16x8_splat(0);
@@ -383,16 +369,16 @@ static void pack_tiled(const int16_t *x16, const float *d, const int q4, const i
             const v128_t a = wasm_v128_load(q + j), c = wasm_v128_load(q + j + 8);
             v128_t v = wasm_i8x16_narrow_i16x8(a, c);
             if (q4) v = wasm_i8x16_shuffle(v, v, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
-            int8_t *o = x8 + ((b * MS_QK + j) / 4 * 8 + u) * 4;
+            int8_t *o = x8 + ((b * MS_QK + j) / 4 * slots + u) * 4;
             wasm_v128_store32_lane(o, v, 0);
-            wasm_v128_store32_lane(o + 32, v, 1);
-            wasm_v128_store32_lane(o + 64, v, 2);
-            wasm_v128_store32_lane(o + 96, v, 3);
+            wasm_v128_store32_lane(o + 4 * slots, v, 1);
+            wasm_v128_store32_lane(o + 8 * slots, v, 2);
+            wasm_v128_store32_lane(o + 12 * slots, v, 3);
             s = wasm_i16x8_add(s, wasm_i16x8_add(a, c)); /* |lane| <= 4 * 127 */
         }
         const v128_t w = wasm_i32x4_extadd_pairwise_i16x8(s);
-        sx[b * 8 + u] = corr * (wasm_i32x4_extract_lane(w, 0) + wasm_i32x4_extract_lane(w, 1) + wasm_i32x4_extract_lane(w, 2) + wasm_i32x4_extract_lane(w, 3));
-        xd[b * 8 + u] = d[b];
+        sx[b * slots + u] = corr * (wasm_i32x4_extract_lane(w, 0) + wasm_i32x4_extract_lane(w, 1) + wasm_i32x4_extract_lane(w, 2) + wasm_i32x4_extract_lane(w, 3));
+        xd[b * slots + u] = d[b];
     }
 }
 
@@ -433,27 +419,16 @@ void ms_gemm_q8_0x4w_i8a_4x4_relaxed(const void *W, size_t rows, size_t cols, co
     }
 }
 
-/* "q4": the codes as int8 laid out per 8 columns in the order of a q4_0x4 chunk's nibbles
- * (0 4 1 5 | 2 6 3 7: the low nibbles of a row's four bytes, then the high ones), and their sum per
- * block (the order does not change it) */
-static void narrow_sum_q4(const int16_t *x16, int8_t *x8, int32_t *sx, size_t cols) {
-    narrow_sum(x16, x8, sx, cols);
-    for (size_t j = 0; j < cols; j += 16) {
-        const v128_t v = wasm_v128_load(x8 + j);
-        wasm_v128_store(x8 + j, wasm_i8x16_shuffle(v, v, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15));
-    }
-}
-
 /* The two tiles that take int8 codes and their block sums (q8 "u8", q4): each batch of tokens
- * quantized up front into the callers' buffers, then the module's tile over it. A lone token: the
- * q8 SIMD128 decode tile, or the q4 relaxed one. */
+ * quantized up front into the callers' buffers, tiled, then the module's tile over it. A lone
+ * token: the q8 SIMD128 decode tile, or the q4 relaxed one. */
 static inline __attribute__((always_inline)) void relaxed_i8(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y,
                                                               int16_t *x16, int8_t *x8, int32_t *sx, float *xd) {
     const size_t nb = cols / MS_QK, G = rows / 4;
     if (T == 1) {
         quantize_act_i16(X, x16, xd, cols);
         if (!q4) { x4_decode_q8((const uint8_t *)W, G, nb, x16, xd, Y); return; }
-        narrow_sum_q4(x16, x8, sx, cols);
+        pack_tiled(x16, xd, 1, -8, cols, 1, 0, x8, sx, xd);
         ms_relaxed_q4_0x4_i8a_decode((const uint8_t *)W, G, nb, x8, sx, xd, Y);
         return;
     }
@@ -464,7 +439,7 @@ static inline __attribute__((always_inline)) void relaxed_i8(const void *W, cons
         for (int u = 0; u < nt; u++) {
             const size_t tile = (size_t)(u / 8);
             quantize_act_i16(X + (size_t)(t0 + u) * cols, x16, d, cols);
-            pack_tiled(x16, d, q4, q4 ? -8 : -128, cols, u % 8, x8 + tile * 8 * cols, sx + tile * 8 * nb, xd + tile * 8 * nb);
+            pack_tiled(x16, d, q4, q4 ? -8 : -128, cols, 8, (size_t)u % 8, x8 + tile * 8 * cols, sx + tile * 8 * nb, xd + tile * 8 * nb);
         }
         float *const y = Y + (size_t)t0 * rows;
         if (q4) ms_relaxed_q4_0x4_i8a_prefill((const uint8_t *)W, G, nb, rows, nt, x8, sx, xd, y, relaxed_row_block(nb, sizeof(ms_block_q4_0x4)));
