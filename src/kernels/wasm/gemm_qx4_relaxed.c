@@ -32,6 +32,7 @@
 
 #define QK 32
 #define BSZ 144 /* sizeof(ms_block_q8_0x4): 4 f32 scales, then 128 code bytes */
+#define BSZ4 80 /* sizeof(ms_block_q4_0x4): 4 f32 scales, then 64 code bytes */
 
 typedef int32_t i32x4_t __attribute__((vector_size(16)));
 typedef int8_t i8x16_t __attribute__((vector_size(16)));
@@ -136,9 +137,12 @@ static inline __attribute__((always_inline)) void tile_prefill_u8(const uint8_t 
 /* T tokens, their codes tiled (gemm_qx4_simd128.c, pack_tiled: tile t of 8 tokens at x8 + 8t * nb * 32,
  * its block corrections and scales at sx + 8t * nb, xd + 8t * nb), every row group g < G:
  * y0 + u * rows + 4g; row groups in blocks of rb, each run by every tile before the next (as the
- * pn tiles above). */
-__attribute__((export_name("q8_0x4_i8a_u8_prefill"))) void q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8,
-                                                                                const int32_t *sx, const float *xd, float *y0, size_t rb) {
+ * pn tiles above). q4 (a constant where it is inlined): q4_0x4 weights and tile_q4 (below), else
+ * q8_0x4 and tile_prefill_u8. */
+static inline __attribute__((always_inline)) void tile_i8(const int q4, const uint8_t *w0, const int NT, size_t nb, const int8_t *x8,
+                                                          const int32_t *sx, const float *xd, float *const ys[NTU]);
+static inline __attribute__((always_inline)) void prefill_i8(const int q4, const uint8_t *W, size_t G, size_t nb, size_t rows, int T,
+                                                             const int8_t *x8, const int32_t *sx, const float *xd, float *y0, size_t rb) {
     for (size_t g0 = 0; g0 < G; g0 += rb) {
         const size_t g1 = G - g0 < rb ? G : g0 + rb;
         for (int t0 = 0; t0 < T; t0 += NTU) {
@@ -147,22 +151,27 @@ __attribute__((export_name("q8_0x4_i8a_u8_prefill"))) void q8_0x4_i8a_u8_prefill
             const int32_t *s = sx + (size_t)t0 * nb;
             const float *d = xd + (size_t)t0 * nb;
             for (size_t g = g0; g < g1; g++) {
-                const uint8_t *w0 = W + g * nb * BSZ;
+                const uint8_t *w0 = W + g * nb * (q4 ? BSZ4 : BSZ);
                 float *ys[NTU];
                 for (int u = 0; u < NTU; u++) ys[u] = y0 + (size_t)(t0 + u) * rows + g * 4;
                 switch (nt) {
-                case 8: tile_prefill_u8(w0, 8, nb, x, s, d, ys); break;
-                case 7: tile_prefill_u8(w0, 7, nb, x, s, d, ys); break;
-                case 6: tile_prefill_u8(w0, 6, nb, x, s, d, ys); break;
-                case 5: tile_prefill_u8(w0, 5, nb, x, s, d, ys); break;
-                case 4: tile_prefill_u8(w0, 4, nb, x, s, d, ys); break;
-                case 3: tile_prefill_u8(w0, 3, nb, x, s, d, ys); break;
-                case 2: tile_prefill_u8(w0, 2, nb, x, s, d, ys); break;
-                default: tile_prefill_u8(w0, 1, nb, x, s, d, ys); break;
+                case 8: tile_i8(q4, w0, 8, nb, x, s, d, ys); break;
+                case 7: tile_i8(q4, w0, 7, nb, x, s, d, ys); break;
+                case 6: tile_i8(q4, w0, 6, nb, x, s, d, ys); break;
+                case 5: tile_i8(q4, w0, 5, nb, x, s, d, ys); break;
+                case 4: tile_i8(q4, w0, 4, nb, x, s, d, ys); break;
+                case 3: tile_i8(q4, w0, 3, nb, x, s, d, ys); break;
+                case 2: tile_i8(q4, w0, 2, nb, x, s, d, ys); break;
+                default: tile_i8(q4, w0, 1, nb, x, s, d, ys); break;
                 }
             }
         }
     }
+}
+
+__attribute__((export_name("q8_0x4_i8a_u8_prefill"))) void q8_0x4_i8a_u8_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8,
+                                                                                const int32_t *sx, const float *xd, float *y0, size_t rb) {
+    prefill_i8(0, W, G, nb, rows, T, x8, sx, xd, y0, rb);
 }
 
 /* ---- q4: q4_0x4 weights, their nibbles as the 7-bit operand ----
@@ -177,7 +186,6 @@ __attribute__((export_name("q8_0x4_i8a_u8_prefill"))) void q8_0x4_i8a_u8_prefill
  * Two relaxed dots per 16 weight bytes and token, against four i16 dots and seven shifts in
  * SIMD128; the block's integer sums equal the SIMD128 kernel's, and the f32 steps after them are
  * the same, so the outputs are bit-identical to it and to the scalar twin. */
-#define BSZ4 80 /* sizeof(ms_block_q4_0x4): 4 f32 scales, then 64 code bytes */
 
 static inline v128_t q4_unsigned(const uint8_t *q) { return wasm_v128_xor(wasm_v128_load(q), wasm_i8x16_splat((int8_t)0x88)); }
 static inline v128_t q4_lo(v128_t u) { return wasm_v128_and(u, wasm_i8x16_splat(0x0F)); }
@@ -252,30 +260,13 @@ __attribute__((export_name("q4_0x4_i8a_decode"))) void q4_0x4_i8a_decode(const u
 /* T tokens (as q8_0x4_i8a_u8_prefill, the codes tiled in the nibbles' order), row groups in blocks of rb. */
 __attribute__((export_name("q4_0x4_i8a_prefill"))) void q4_0x4_i8a_prefill(const uint8_t *W, size_t G, size_t nb, size_t rows, int T, const int8_t *x8,
                                                                            const int32_t *sx, const float *xd, float *y0, size_t rb) {
-    for (size_t g0 = 0; g0 < G; g0 += rb) {
-        const size_t g1 = G - g0 < rb ? G : g0 + rb;
-        for (int t0 = 0; t0 < T; t0 += NTU) {
-            const int nt = T - t0 < NTU ? T - t0 : NTU;
-            const int8_t *x = x8 + (size_t)t0 * nb * QK;
-            const int32_t *s = sx + (size_t)t0 * nb;
-            const float *d = xd + (size_t)t0 * nb;
-            for (size_t g = g0; g < g1; g++) {
-                const uint8_t *w0 = W + g * nb * BSZ4;
-                float *ys[NTU];
-                for (int u = 0; u < NTU; u++) ys[u] = y0 + (size_t)(t0 + u) * rows + g * 4;
-                switch (nt) {
-                case 8: tile_q4(w0, 8, nb, x, s, d, ys); break;
-                case 7: tile_q4(w0, 7, nb, x, s, d, ys); break;
-                case 6: tile_q4(w0, 6, nb, x, s, d, ys); break;
-                case 5: tile_q4(w0, 5, nb, x, s, d, ys); break;
-                case 4: tile_q4(w0, 4, nb, x, s, d, ys); break;
-                case 3: tile_q4(w0, 3, nb, x, s, d, ys); break;
-                case 2: tile_q4(w0, 2, nb, x, s, d, ys); break;
-                default: tile_q4(w0, 1, nb, x, s, d, ys); break;
-                }
-            }
-        }
-    }
+    prefill_i8(1, W, G, nb, rows, T, x8, sx, xd, y0, rb);
+}
+
+static inline __attribute__((always_inline)) void tile_i8(const int q4, const uint8_t *w0, const int NT, size_t nb, const int8_t *x8,
+                                                          const int32_t *sx, const float *xd, float *const ys[NTU]) {
+    if (q4) tile_q4(w0, NT, nb, x8, sx, xd, ys);
+    else tile_prefill_u8(w0, NT, nb, x8, sx, xd, ys);
 }
 
 #ifdef MS_TEST_EXPORTS

@@ -420,10 +420,14 @@ void ms_gemm_q8_0x4w_i8a_4x4_relaxed(const void *W, size_t rows, size_t cols, co
 }
 
 /* The two tiles that take int8 codes and their block sums (q8 "u8", q4): each batch of tokens
- * quantized up front into the callers' buffers, tiled, then the module's tile over it. A lone
- * token: the q8 SIMD128 decode tile, or the q4 relaxed one. */
-static inline __attribute__((always_inline)) void relaxed_i8(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y,
-                                                              int16_t *x16, int8_t *x8, int32_t *sx, float *xd) {
+ * quantized up front, tiled, then the module's tile over it. A lone token: the q8 SIMD128 decode
+ * tile, or the q4 relaxed one. Wider rows than the buffers hold: the scalar twin. */
+static inline __attribute__((always_inline)) void relaxed_i8(const void *W, const int q4, size_t rows, size_t cols, const float *X, int T, float *Y) {
+    if (cols > RELAXED_MAXC) { (q4 ? ms_gemm_q4_0x4w_i8a_generic : ms_gemm_q8_0x4w_i8a_generic)(W, rows, cols, X, T, Y); return; }
+    int16_t x16[RELAXED_MAXC];
+    int8_t x8[RELAXED_CODES]; /* 194 KB on the stack in all */
+    int32_t sx[RELAXED_CODES / MS_QK];
+    float xd[RELAXED_CODES / MS_QK], d[RELAXED_MAXC / MS_QK];
     const size_t nb = cols / MS_QK, G = rows / 4;
     if (T == 1) {
         quantize_act_i16(X, x16, xd, cols);
@@ -433,7 +437,6 @@ static inline __attribute__((always_inline)) void relaxed_i8(const void *W, cons
         return;
     }
     const int TB = relaxed_batch(cols, 8);
-    float d[RELAXED_MAXC / MS_QK];
     for (int t0 = 0; t0 < T; t0 += TB) {
         const int nt = T - t0 < TB ? T - t0 : TB;
         for (int u = 0; u < nt; u++) {
@@ -448,21 +451,11 @@ static inline __attribute__((always_inline)) void relaxed_i8(const void *W, cons
 }
 
 void ms_gemm_q8_0x4w_i8a_4x8_relaxedu8(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    if (cols > RELAXED_MAXC) { ms_gemm_q8_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
-    int16_t x16[RELAXED_MAXC];
-    int8_t x8[RELAXED_CODES]; /* 192 KB on the stack in all */
-    int32_t sx[RELAXED_CODES / MS_QK];
-    float xd[RELAXED_CODES / MS_QK];
-    relaxed_i8(W, 0, rows, cols, X, T, Y, x16, x8, sx, xd);
+    relaxed_i8(W, 0, rows, cols, X, T, Y);
 }
 
 void ms_gemm_q4_0x4w_i8a_4x8_relaxed(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
-    if (cols > RELAXED_MAXC) { ms_gemm_q4_0x4w_i8a_generic(W, rows, cols, X, T, Y); return; }
-    int16_t x16[RELAXED_MAXC];
-    int8_t x8[RELAXED_CODES]; /* 192 KB on the stack in all */
-    int32_t sx[RELAXED_CODES / MS_QK];
-    float xd[RELAXED_CODES / MS_QK];
-    relaxed_i8(W, 1, rows, cols, X, T, Y, x16, x8, sx, xd);
+    relaxed_i8(W, 1, rows, cols, X, T, Y);
 }
 
 void ms_gemm_q8_0x4w_i16x2a_simd128(const void *W, size_t rows, size_t cols, const float *X, int T, float *Y) {
