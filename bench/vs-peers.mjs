@@ -82,7 +82,7 @@ async function measureInPage(dir, threads) {
   });
 }
 
-/** The limits in a page: read bandwidth (1 and 2 threads), the SIMD128 tile's peak and, where the
+/** The limits in a page, as bench/limits.mjs takes them in Node: read bandwidth (1 and 2 threads; the better of one and four streams), the SIMD128 tile's peak and, where the
  *  unsigned-byte relaxed level runs, the u8 tile's (one thread; two threads: the SIMD128 probe on a
  *  pool, scaled for u8 by the one-thread ratio) */
 async function limitsInPage() {
@@ -93,7 +93,7 @@ async function limitsInPage() {
       const BYTES = 256 << 20, REPS = 4, STEPS = 2e7;
       const e = await window.mlpscope.createEngine({ build: 'test', relaxedSimd: false });
       const buf = e.malloc(BYTES); e.u8.fill(1, buf, buf + BYTES);
-      const bw1 = best(() => { const t = performance.now(); e.c.bench_stream_bytes(buf, BYTES, REPS); return BYTES * REPS / ((performance.now() - t) / 1000) / 1e9; });
+      const bw1 = Math.max(...[1, 4].map((s) => best(() => { const t = performance.now(); e.c.bench_stream_bytes(buf, BYTES, REPS, s); return BYTES * REPS / ((performance.now() - t) / 1000) / 1e9; })));
       e.free(buf);
       const mb = e.malloc(16384); e.u8.fill(3, mb, mb + 16384);
       const mac1 = best(() => { const t = performance.now(); e.c.bench_mac(mb, STEPS); return 64 * STEPS / ((performance.now() - t) / 1000); });
@@ -106,7 +106,7 @@ async function limitsInPage() {
       e.free(mb);
       const e2 = await window.mlpscope.createEngine({ threads: 2, build: 'test', relaxedSimd: false });
       const b2 = e2.malloc(BYTES); e2.u8.fill(1, b2, b2 + BYTES);
-      const bw2 = best(() => { const t = performance.now(); e2.c.bench_stream_pool(e2.pool, b2, BYTES, REPS); return BYTES * REPS / ((performance.now() - t) / 1000) / 1e9; });
+      const bw2 = Math.max(...[1, 4].map((s) => best(() => { const t = performance.now(); e2.c.bench_stream_pool(e2.pool, b2, BYTES, REPS, s); return BYTES * REPS / ((performance.now() - t) / 1000) / 1e9; })));
       e2.free(b2);
       const m2 = e2.malloc(2 * 16384); e2.u8.fill(3, m2, m2 + 2 * 16384);
       const mac2 = best(() => { const t = performance.now(); e2.c.bench_mac_pool(e2.pool, m2, STEPS); return 2 * 64 * STEPS / ((performance.now() - t) / 1000); });

@@ -99,7 +99,7 @@ export const TEST_ABI = {
   dbg_matmul: ['v', 'i', 'i', 'p', 'i', 'i', 'p', 'i', 'p'], dbg_matmul_exact: ['v', 'i', 'i', 'p', 'i', 'i', 'p', 'i', 'p'],
   dbg_gemm: ['i', 'i', 'p', 'i', 'i', 'p', 'i', 'p'], dbg_gemm_acc: ['v', 'i', 'p', 'i', 'p', 'i', 'i', 'p', 'i', 'i', 'i', 'i', 'f'], dbg_dot_rows: ['v', 'i', 'p', 'p', 'p', 'i', 'i', 'i', 'f'],
   dbg_silu_mul: ['v', 'i', 'p', 'p', 'p', 'i'], dbg_gelu_tanh_mul: ['v', 'i', 'p', 'p', 'p', 'i'], dbg_sumsq: ['f', 'i', 'p', 'i'], dbg_exp_sum: ['f', 'i', 'p', 'p', 'i', 'f', 'f'],
-  bench_stream_bytes: ['i', 'p', 'i', 'i'], bench_mac: ['i', 'p', 'i'], bench_mac_pool: ['v', 'p', 'p', 'i'], bench_stream_pool: ['v', 'p', 'p', 'i', 'i'], bench_ggml_prep: ['v', 'p', 'p', 'i'],
+  bench_stream_bytes: ['i', 'p', 'i', 'i', 'i'], bench_mac: ['i', 'p', 'i'], bench_mac_pool: ['v', 'p', 'p', 'i'], bench_stream_pool: ['v', 'p', 'p', 'i', 'i', 'i'], bench_ggml_prep: ['v', 'p', 'p', 'i'],
   bench_ggml_matvec: ['v', 'p', 'i', 'i', 'p', 'p', 'p', 'p'],
 };
 

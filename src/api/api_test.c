@@ -86,23 +86,23 @@ API(ms_dbg_exp_sum) double ms_dbg_exp_sum(int simd, float *y, const float *x, in
 
 #ifdef __wasm_simd128__
 /* ---- bench/ helpers ---- */
-int32_t ms_bench_stream(const void *p, size_t bytes, int reps);
+int32_t ms_bench_stream(const void *p, size_t bytes, int reps, int streams);
 void ms_bench_to_ggml_q8_0(const ms_block_q8_0 *src, void *dst, size_t nblocks);
 void ms_bench_ggml_q8_0_matvec(const void *W, size_t rows, size_t cols, const float *x, float *y, int8_t *xq, float *xd);
-API(ms_bench_stream_bytes) int32_t ms_bench_stream_bytes(const void *p, size_t bytes, int reps) { return ms_bench_stream(p, bytes, reps); }
+API(ms_bench_stream_bytes) int32_t ms_bench_stream_bytes(const void *p, size_t bytes, int reps, int streams) { return ms_bench_stream(p, bytes, reps, streams); }
 int32_t ms_bench_mac_peak(const void *buf, int steps);
 API(ms_bench_mac) int32_t ms_bench_mac(const void *buf, int steps) { return ms_bench_mac_peak(buf, steps); }
 /* the read probe on every thread of a pool at once, each on its own part of the buffer: the
  * bandwidth threaded decode can draw on, measured in wasm like the one-thread figure */
-typedef struct { const uint8_t *p; size_t bytes; int reps; } bench_stream_job;
+typedef struct { const uint8_t *p; size_t bytes; int reps, streams; } bench_stream_job;
 static void bench_stream_part(void *ctx, int part, int n_parts) {
     const bench_stream_job *j = ctx;
     const size_t per = j->bytes / (size_t)n_parts / 64 * 64;
-    volatile int32_t sink = ms_bench_stream(j->p + (size_t)part * per, per, j->reps);
+    volatile int32_t sink = ms_bench_stream(j->p + (size_t)part * per, per, j->reps, j->streams);
     (void)sink;
 }
-API(ms_bench_stream_pool) void ms_bench_stream_pool(ms_pool *pool, const void *p, size_t bytes, int reps) {
-    bench_stream_job j = {p, bytes, reps};
+API(ms_bench_stream_pool) void ms_bench_stream_pool(ms_pool *pool, const void *p, size_t bytes, int reps, int streams) {
+    bench_stream_job j = {p, bytes, reps, streams};
     ms_pool_run(pool, bench_stream_part, &j);
 }
 /* the multiply-accumulate probe on every thread of a pool at once (each its own 8 KB of operands):
