@@ -132,11 +132,19 @@ if { [ "$what" = all ] || [ "$what" = wasm ]; } && ! { fresh build/wasm/mlpscope
     rm -f build/wasm/relaxed.o build/wasm/relaxed-mt.o build/wasm/relaxed-test.o
     node --input-type=module -e '
       import { readFileSync } from "node:fs";
+      import { RELAXED_TILES } from "./js/relaxed.js";
       for (const f of ["build/wasm/mlpscope-relaxed.wasm", "build/wasm/mlpscope-relaxed-mt.wasm", "build/wasm/mlpscope-relaxed-test.wasm"]) {
-        const b = readFileSync(f), ids = [];
+        const b = readFileSync(f), ids = [], ex = [];
         let p = 8;
         const leb = () => { let v = 0, s = 0, x; do { x = b[p++]; v |= (x & 127) << s; s += 7; } while (x & 128); return v >>> 0; };
-        while (p < b.length) { const id = b[p++], n = leb(); ids.push(id); p += n; }
+        while (p < b.length) {
+          const id = b[p++], n = leb(), end = p + n;
+          ids.push(id);
+          if (id === 7) for (let k = leb(); k > 0; k--) { const len = leb(); ex.push(b.toString("utf8", p, p + len)); p += len + 1; leb(); } /* export names (Node 20 cannot compile the module) */
+          p = end;
+        }
+        const missing = RELAXED_TILES.filter((n) => !ex.includes(n));
+        if (missing.length) { console.error("build.sh: " + f + " lacks the tiles " + missing.join(", ") + " (js/relaxed.js RELAXED_TILES)"); process.exit(1); }
         if (ids.includes(11) || ids.includes(12)) { console.error("build.sh: " + f + " has a data section: it must own no memory"); process.exit(1); }
       }'
   else
@@ -145,8 +153,9 @@ if { [ "$what" = all ] || [ "$what" = wasm ]; } && ! { fresh build/wasm/mlpscope
   # Undefined symbols are allowed only for our declared host imports: check the import list.
   node --input-type=module -e '
     import { readFileSync } from "node:fs";
+    import { RELAXED_TILES } from "./js/relaxed.js"; // the relaxed tiles the engine imports, as the loader lists them
     const ok = new Set(["ms_now_ms","ms_host_open","ms_host_close","ms_host_size","ms_host_read","ms_host_write","ms_host_log","ms_host_progress","emscripten_notify_memory_growth",
-      "relaxed.q8_0x4_i8a_pn_prefill","relaxed.q8_0x4_i8a_u8_prefill","relaxed.q4_0x4_i8a_prefill","relaxed.q4_0x4_i8a_decode"]);
+      ...RELAXED_TILES.map((n) => "relaxed." + n)]);
     for (const f of ["build/wasm/mlpscope.wasm", "build/wasm/mlpscope-mt.wasm", "build/wasm/mlpscope-test.wasm", "build/wasm/mlpscope-mt-test.wasm"]) {
       const mod = new WebAssembly.Module(readFileSync(f));
       const bad = WebAssembly.Module.imports(mod).filter(i => !ok.has(i.module === "relaxed" ? "relaxed." + i.name : i.name) && !(f.includes("-mt") && i.name === "memory"));

@@ -61,7 +61,8 @@ export function relaxedSupport() {
   return { ok: true, levels, why: levels.relaxedu8 ? 'relaxed SIMD with an unsigned-byte dot product (as x86 AVX-VNNI)' : 'relaxed SIMD (its dot product reads signed or saturates: the unsigned-weight kernel is out)' };
 }
 
-/** The tiles' export names, which the engine imports from module "relaxed" (build.sh checks both). */
+/** The tiles' export names, which the engine imports from module "relaxed": build.sh checks that the
+ *  relaxed module exports each and that the engine imports no other. */
 export const RELAXED_TILES = ['q8_0x4_i8a_pn_prefill', 'q8_0x4_i8a_u8_prefill', 'q4_0x4_i8a_prefill', 'q4_0x4_i8a_decode'];
 
 /**
