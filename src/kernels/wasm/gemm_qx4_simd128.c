@@ -21,7 +21,9 @@
 /* The i16x8 weight vector of column pair 4i+j of a block's codes q (i, j = 0..3; v: the 16 bytes at
  * q + 16i, loaded once per i for q4). q8: each column pair is 8 bytes, sign-extended as loaded.
  * q4: 16 bytes of signed nibbles read as eight 16-bit lanes; pair 4i+j is nibble j of each lane,
- * moved to the lane's top by a left shift and sign-extended back by an arithmetic right shift. */
+ * moved to the lane's top by a left shift and sign-extended back by an arithmetic right shift
+ * (the prefill tile, where the shifts are shared by the tokens and take no register, and the
+ * exact i16x2a kernels). */
 static inline v128_t x4_q4_pair(v128_t v, int j) {
     switch (j) {
     case 0: return wasm_i16x8_shr(wasm_i16x8_shl(v, 12), 12);
@@ -34,13 +36,43 @@ static inline v128_t x4_pair(const uint8_t *q, v128_t v, const int q4, int i, in
     return q4 ? x4_q4_pair(v, j) : wasm_i16x8_load8x8(q + 32 * i + 8 * j);
 }
 
-/* Decode: one token (codes widened to i16 at x16, block scales at xd) x NG 4-row groups (weights at
- * bs[k], results to ys[k][0..3]); the token's two codes of a column pair come as a 32-bit splat.
- * NG is a constant at each call. A lone token runs NG = 4 groups a quarter of the matrix apart:
- * four independent weight streams keep more cache-line reads in flight (measured: 8-9 GB/s from
- * memory against 5 GB/s with one). */
+/* q4 with one instruction per nibble (the int8-activation decode tile): the 16 bytes are flipped once
+ * (v128.xor with 0x8888), so nibble j of a lane holds a_j = code + 8, 0..15 unsigned;
+ * nibbles 0-2 are masked where they lie (16^j a_j) and nibble 3 is shifted down (a_j). The token's
+ * codes of pair 4i+j come shifted left to match (x4_q4_scale: by 8, 4, 0, 8 bits), so every product
+ * is 256 a_j x, and a block's integer sum is 256 (the signed sum + xo, 8 times the block's code sum:
+ * x4_q4_codes); shifted down and offset (x4_q4_signed) it is the signed sum itself, so the result
+ * is the same bit for bit as with two shifts per nibble, and as the scalar twin's. Bounds: |256 x|
+ * <= 32512 fits i16; a block's sum <= 16 dots x 2 x 15 x 32512 < 2^31. On the 3584 x 1024 decode
+ * tile in Node: 15.7-16.2 GB/s streamed against 14.5 with two shifts per nibble. */
+static inline v128_t x4_q4_nibble(v128_t v, int j, v128_t m0, v128_t m1, v128_t m2) {
+    switch (j) {
+    case 0: return wasm_v128_and(v, m0);
+    case 1: return wasm_v128_and(v, m1);
+    case 2: return wasm_v128_and(v, m2);
+    default: return wasm_u16x8_shr(v, 12);
+    }
+}
+static inline v128_t x4_q4_scale(v128_t x, int j) { return j == 2 ? x : wasm_i16x8_shl(x, j == 1 ? 4 : 8); }
+static inline v128_t x4_q4_signed(v128_t is, int32_t xo) { return wasm_i32x4_sub(wasm_i32x4_shr(is, 8), wasm_i32x4_splat(xo)); }
+/* A token's codes x (nb blocks) as the q4 decode tile takes them: scaled to xs, the sums to xo. */
+static void x4_q4_codes(const int16_t *x, size_t nb, int16_t *xs, int32_t *xo) {
+    for (size_t p = 0; p < nb * MS_QK / 2; p++) wasm_v128_store32_lane(xs + 2 * p, x4_q4_scale(wasm_v128_load32_splat(x + 2 * p), (int)(p & 3)), 0);
+    for (size_t b = 0; b < nb; b++) {
+        int32_t sum = 0;
+        for (int c = 0; c < MS_QK; c++) sum += x[b * MS_QK + c];
+        xo[b] = 8 * sum;
+    }
+}
+
+/* Decode: one token (codes widened to i16 at x, block scales at xd) x NG 4-row groups (weights at
+ * bs[k], results to ys[k][0..3]); the token's two codes of a column pair come as a 32-bit splat
+ * (q4: scaled, and xo the code sums: see above). NG is a constant at each call. A lone token runs
+ * NG = 4 groups a quarter of the matrix apart: four independent weight streams keep more
+ * cache-line reads in flight (measured: 8-9 GB/s from memory against 5 GB/s with one). */
 static inline __attribute__((always_inline)) void x4_tile_decode(const uint8_t *const bs[4], const int NG, const int q4, size_t nb, size_t bsz,
-                                                                  const int16_t *x16, const float *xd, float *const ys[4]) {
+                                                                  const int16_t *x, const int32_t *xo, const float *xd, float *const ys[4]) {
+    const v128_t flip = wasm_i16x8_splat((int16_t)0x8888), m[3] = {wasm_i16x8_splat(0x000F), wasm_i16x8_splat(0x00F0), wasm_i16x8_splat(0x0F00)};
     v128_t acc[4];
     for (int k = 0; k < NG; k++) acc[k] = wasm_f32x4_splat(0);
     for (size_t b = 0; b < nb; b++) {
@@ -49,17 +81,20 @@ static inline __attribute__((always_inline)) void x4_tile_decode(const uint8_t *
 #pragma clang loop unroll(disable)
         for (int i = 0; i < 4; i++) {
             v128_t v[4];
-            for (int k = 0; k < NG; k++) v[k] = q4 ? wasm_v128_load(bs[k] + b * bsz + 16 + 16 * i) : wasm_i32x4_splat(0);
+            for (int k = 0; k < NG; k++) v[k] = q4 ? wasm_v128_xor(wasm_v128_load(bs[k] + b * bsz + 16 + 16 * i), flip) : flip;
             for (int j = 0; j < 4; j++) {
-                const v128_t x = wasm_v128_load32_splat(x16 + b * MS_QK + 8 * i + 2 * j);
+                const v128_t xj = wasm_v128_load32_splat(x + b * MS_QK + 8 * i + 2 * j);
                 for (int k = 0; k < NG; k++) {
-                    const v128_t p = wasm_i32x4_dot_i16x8(x4_pair(bs[k] + b * bsz + 16, v[k], q4, i, j), x);
+                    const v128_t w = q4 ? x4_q4_nibble(v[k], j, m[0], m[1], m[2]) : wasm_i16x8_load8x8(bs[k] + b * bsz + 16 + 32 * i + 8 * j);
+                    const v128_t p = wasm_i32x4_dot_i16x8(w, xj);
                     is[k] = i || j ? wasm_i32x4_add(is[k], p) : p;
                 }
             }
         }
-        for (int k = 0; k < NG; k++)
-            acc[k] = wasm_f32x4_add(acc[k], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(is[k]), wasm_f32x4_mul(wasm_v128_load(bs[k] + b * bsz), wasm_f32x4_splat(xd[b]))));
+        for (int k = 0; k < NG; k++) {
+            const v128_t sum = q4 ? x4_q4_signed(is[k], xo[b]) : is[k];
+            acc[k] = wasm_f32x4_add(acc[k], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sum), wasm_f32x4_mul(wasm_v128_load(bs[k] + b * bsz), wasm_f32x4_splat(xd[b]))));
+        }
     }
     for (int k = 0; k < NG; k++) wasm_v128_store(ys[k], acc[k]);
 }
@@ -188,25 +223,25 @@ static __attribute__((noinline)) void x4_prefill_q4(const uint8_t *W, size_t G, 
  * Prefill and decode are separate functions per weight type (noinline below): V8 compiles each
  * wasm function as a whole, and with both loops in one function the one-token matvec ran 3-13%
  * slower than before the prefill tile was added (kernel A/B, medians of three rounds). */
-static inline __attribute__((always_inline)) void x4_decode(const uint8_t *W, const int q4, size_t G, size_t nb, const int16_t *x16, const float *xd, float *y0) {
+static inline __attribute__((always_inline)) void x4_decode(const uint8_t *W, const int q4, size_t G, size_t nb, const int16_t *x, const int32_t *xo, const float *xd, float *y0) {
     const size_t bsz = q4 ? sizeof(ms_block_q4_0x4) : sizeof(ms_block_q8_0x4), q = G / 4;
     for (size_t g = 0; g < q; g++) {
         const uint8_t *bs[4];
         float *ys[4];
         for (int k = 0; k < 4; k++) { bs[k] = W + (g + k * q) * nb * bsz; ys[k] = y0 + (g + k * q) * 4; }
-        x4_tile_decode(bs, 4, q4, nb, bsz, x16, xd, ys);
+        x4_tile_decode(bs, 4, q4, nb, bsz, x, xo, xd, ys);
     }
     for (size_t g = 4 * q; g < G; g++) {
         const uint8_t *bs[4] = {W + g * nb * bsz};
         float *ys[4] = {y0 + g * 4};
-        x4_tile_decode(bs, 1, q4, nb, bsz, x16, xd, ys);
+        x4_tile_decode(bs, 1, q4, nb, bsz, x, xo, xd, ys);
     }
 }
 static __attribute__((noinline)) void x4_decode_q8(const uint8_t *W, size_t G, size_t nb, const int16_t *x16, const float *xd, float *y0) {
-    x4_decode(W, 0, G, nb, x16, xd, y0);
+    x4_decode(W, 0, G, nb, x16, 0, xd, y0);
 }
-static __attribute__((noinline)) void x4_decode_q4(const uint8_t *W, size_t G, size_t nb, const int16_t *x16, const float *xd, float *y0) {
-    x4_decode(W, 1, G, nb, x16, xd, y0);
+static __attribute__((noinline)) void x4_decode_q4(const uint8_t *W, size_t G, size_t nb, const int16_t *xs, const int32_t *xo, const float *xd, float *y0) {
+    x4_decode(W, 1, G, nb, xs, xo, xd, y0);
 }
 
 /* Activations are quantized per block of 32 and widened to i16 once per token. A lone token
@@ -217,12 +252,14 @@ static inline __attribute__((always_inline)) void gemm_qx4_i8a(const void *W, co
     if (cols > MAXC) { (q4 ? ms_gemm_q4_0x4w_i8a_generic : ms_gemm_q8_0x4w_i8a_generic)(W, rows, cols, X, T, Y); return; }
     int16_t x16[TB][MAXC];
     float xd[TB][MAXC / MS_QK];
+    int32_t xo[MAXC / MS_QK]; /* q4 decode: each block's code sum times 8 (x4_q4_codes) */
     for (int t0 = 0; t0 < T; t0 += TB) {
         const int nt = T - t0 < TB ? T - t0 : TB;
         for (int u = 0; u < nt; u++) quantize_act_i16(X + (size_t)(t0 + u) * cols, x16[u], xd[u], cols);
         const float *ds[4] = {xd[0], xd[1], xd[2], xd[3]};
         float *const y0 = Y + (size_t)t0 * rows;
-        if (nt == 1) { (q4 ? x4_decode_q4 : x4_decode_q8)((const uint8_t *)W, G, nb, x16[0], xd[0], y0); continue; }
+        if (nt == 1 && q4) { x4_q4_codes(x16[0], nb, x16[1], xo); x4_decode_q4((const uint8_t *)W, G, nb, x16[1], xo, xd[0], y0); continue; }
+        if (nt == 1) { x4_decode_q8((const uint8_t *)W, G, nb, x16[0], xd[0], y0); continue; }
         const int16_t *xs[4] = {x16[0], x16[1], x16[2], x16[3]};
         (q4 ? x4_prefill_q4 : x4_prefill_q8)((const uint8_t *)W, G, nb, rows, nt, xs, ds, y0);
     }
