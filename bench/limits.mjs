@@ -12,7 +12,9 @@
 // warm one read 28), and a low limit would flatter every ratio measured against it.
 import { createEngine } from '../js/index.js';
 
-const BYTES = 256 << 20, REPS = 4, MAC_STEPS = 2e7, SAMPLES = 5, STREAMS = [1, 4];
+/** the probes' sizes: also handed to the page's probe (bench/vs-peers.mjs --chromium) */
+export const PROBE = { BYTES: 256 << 20, REPS: 4, MAC_STEPS: 2e7, SAMPLES: 5, STREAMS: [1, 4] };
+const { BYTES, REPS, MAC_STEPS, SAMPLES, STREAMS } = PROBE;
 
 /** Samples `f` (a rate) after a warm-up (until two in a row agree within 3 %, at most 8 calls) and
  *  returns the best of `n`. @param {() => number} f @param {number} [n] */

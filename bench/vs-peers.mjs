@@ -24,6 +24,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { synth } from './models.mjs';
+import { PROBE } from './limits.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -88,12 +89,12 @@ async function measureInPage(dir, threads) {
 async function limitsInPage() {
   return inBrowser(`${server.url}tests/browser/api.html`, async (page) => {
     await page.waitForFunction(() => window.mlpscope);
-    return page.evaluate(async () => {
-      const best = (f) => { let last = f(); for (let k = 0; k < 8; k++) { const r = f(); if (Math.abs(r - last) <= 0.03 * Math.max(r, last)) break; last = r; } return Math.max(...Array.from({ length: 5 }, f)); };
-      const BYTES = 256 << 20, REPS = 4, STEPS = 2e7;
+    return page.evaluate(async ({ BYTES, REPS, MAC_STEPS: STEPS, SAMPLES, STREAMS }) => {
+      // limits.mjs's best(), restated: a function cannot be handed to the page
+      const best = (f) => { let last = f(); for (let k = 0; k < 8; k++) { const r = f(); if (Math.abs(r - last) <= 0.03 * Math.max(r, last)) break; last = r; } return Math.max(...Array.from({ length: SAMPLES }, f)); };
       const e = await window.mlpscope.createEngine({ build: 'test', relaxedSimd: false });
       const buf = e.malloc(BYTES); e.u8.fill(1, buf, buf + BYTES);
-      const bw1 = Math.max(...[1, 4].map((s) => best(() => { const t = performance.now(); e.c.bench_stream_bytes(buf, BYTES, REPS, s); return BYTES * REPS / ((performance.now() - t) / 1000) / 1e9; })));
+      const bw1 = Math.max(...STREAMS.map((s) => best(() => { const t = performance.now(); e.c.bench_stream_bytes(buf, BYTES, REPS, s); return BYTES * REPS / ((performance.now() - t) / 1000) / 1e9; })));
       e.free(buf);
       const mb = e.malloc(16384); e.u8.fill(3, mb, mb + 16384);
       const mac1 = best(() => { const t = performance.now(); e.c.bench_mac(mb, STEPS); return 64 * STEPS / ((performance.now() - t) / 1000); });
@@ -106,13 +107,13 @@ async function limitsInPage() {
       e.free(mb);
       const e2 = await window.mlpscope.createEngine({ threads: 2, build: 'test', relaxedSimd: false });
       const b2 = e2.malloc(BYTES); e2.u8.fill(1, b2, b2 + BYTES);
-      const bw2 = Math.max(...[1, 4].map((s) => best(() => { const t = performance.now(); e2.c.bench_stream_pool(e2.pool, b2, BYTES, REPS, s); return BYTES * REPS / ((performance.now() - t) / 1000) / 1e9; })));
+      const bw2 = Math.max(...STREAMS.map((s) => best(() => { const t = performance.now(); e2.c.bench_stream_pool(e2.pool, b2, BYTES, REPS, s); return BYTES * REPS / ((performance.now() - t) / 1000) / 1e9; })));
       e2.free(b2);
       const m2 = e2.malloc(2 * 16384); e2.u8.fill(3, m2, m2 + 2 * 16384);
       const mac2 = best(() => { const t = performance.now(); e2.c.bench_mac_pool(e2.pool, m2, STEPS); return 2 * 64 * STEPS / ((performance.now() - t) / 1000); });
       e2.shutdown();
       return { bw1, bw2, mac1, mac2, u8mac1: u8, u8mac2: u8 ? mac2 * u8 / mac1 : null };
-    });
+    }, PROBE);
   });
 }
 

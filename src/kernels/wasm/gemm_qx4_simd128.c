@@ -366,6 +366,15 @@ extern void ms_relaxed_q4_0x4_i8a_prefill(const uint8_t *W, size_t G, size_t nb,
 extern void ms_relaxed_q4_0x4_i8a_decode(const uint8_t *W, size_t G, size_t nb, const int8_t *x8, const int32_t *sx, const float *xd,
                                          float *y0) RELAXED_IMPORT(q4_0x4_i8a_decode);
 
+/* The four 4-byte groups of v to o, o + stride, o + 2 stride, o + 3 stride (the tiled layouts below). */
+static inline void store_groups(void *o, size_t stride, v128_t v) {
+    uint8_t *p = o;
+    wasm_v128_store32_lane(p, v, 0);
+    wasm_v128_store32_lane(p + stride, v, 1);
+    wasm_v128_store32_lane(p + 2 * stride, v, 2);
+    wasm_v128_store32_lane(p + 3 * stride, v, 3);
+}
+
 /* "pn": the codes (|x| <= 127) split into their positive and negative parts, both 0..127, tiled
  * by four tokens as pack_tiled below (group k of slot u at bytes 4 (4k + u)), and the block scales
  * (4b + u) */
@@ -376,14 +385,8 @@ static void pack_tiled_pn(const int16_t *x16, const float *d, size_t cols, int u
         const v128_t vp = wasm_u8x16_narrow_i16x8(wasm_i16x8_max(a, z), wasm_i16x8_max(b, z));
         const v128_t vn = wasm_u8x16_narrow_i16x8(wasm_i16x8_max(wasm_i16x8_neg(a), z), wasm_i16x8_max(wasm_i16x8_neg(b), z));
         const size_t o = (j / 4 * 4 + (size_t)u) * 4;
-        wasm_v128_store32_lane(p + o, vp, 0);
-        wasm_v128_store32_lane(p + o + 16, vp, 1);
-        wasm_v128_store32_lane(p + o + 32, vp, 2);
-        wasm_v128_store32_lane(p + o + 48, vp, 3);
-        wasm_v128_store32_lane(n + o, vn, 0);
-        wasm_v128_store32_lane(n + o + 16, vn, 1);
-        wasm_v128_store32_lane(n + o + 32, vn, 2);
-        wasm_v128_store32_lane(n + o + 48, vn, 3);
+        store_groups(p + o, 16, vp);
+        store_groups(n + o, 16, vn);
     }
     for (size_t b = 0; b < cols / MS_QK; b++) xd[b * 4 + (size_t)u] = d[b];
 }
@@ -406,11 +409,7 @@ static void pack_tiled(const int16_t *x16, const float *d, const int q4, const i
             const v128_t a = wasm_v128_load(q + j), c = wasm_v128_load(q + j + 8);
             v128_t v = wasm_i8x16_narrow_i16x8(a, c);
             if (q4) v = wasm_i8x16_shuffle(v, v, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
-            int8_t *o = x8 + ((b * MS_QK + j) / 4 * slots + u) * 4;
-            wasm_v128_store32_lane(o, v, 0);
-            wasm_v128_store32_lane(o + 4 * slots, v, 1);
-            wasm_v128_store32_lane(o + 8 * slots, v, 2);
-            wasm_v128_store32_lane(o + 12 * slots, v, 3);
+            store_groups(x8 + ((b * MS_QK + j) / 4 * slots + u) * 4, 4 * slots, v);
             s = wasm_i16x8_add(s, wasm_i16x8_add(a, c)); /* |lane| <= 4 * 127 */
         }
         const v128_t w = wasm_i32x4_extadd_pairwise_i16x8(s);
