@@ -34,7 +34,8 @@ typedef struct {
  * 16-bit lanes holds in lane 2r+k the columns 8i+k, +2, +4, +6 of row r in its four nibbles (lowest
  * first), so nibble j of every lane is the same pair layout as q8_0x4's for columns 8i+2j, +1.
  * Unlike q4_0 the nibbles are signed (two's complement, value = code - 8), so SIMD code can
- * sign-extend them with 16-bit shifts. Same size as 4 q4_0 rows. */
+ * sign-extend them with 16-bit shifts (or, xor-ed with 0x88 per byte, read them back as q4_0's
+ * unsigned codes, value + 8). Same size as 4 q4_0 rows. */
 typedef struct {
     float d[4];
     uint8_t q[4 * MS_QK / 2];
