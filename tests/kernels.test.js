@@ -149,6 +149,43 @@ for (const [name, plainDt, x4Dt] of [['q8_0x4', 3, 5], ['q4_0x4', 4, 6]]) {
   });
 }
 
+// The int8 layouts at the ends of their ranges, where the integer sums are largest: every weight
+// code at the top (q8 127, q4 7) or bottom (q8 -127, q4 -8) and every activation code at +-127.
+// The q4 decode tile multiplies nibbles read as code + 8 by codes scaled up to 256 x 127 and
+// shifts each block's sum back down, so this is where an overflow would show: SIMD128 == scalar
+// twin bit for bit, and both equal the sum of the codes' products in float64.
+for (const [name, plainDt, x4Dt, top, bottom] of [['q8_0x4', 3, 5, 127, -127], ['q4_0x4', 4, 6, 7, -8]]) {
+  test(`${name} (int8 activations) with every code at the end of its range: SIMD128 == scalar twin == float64`, () => {
+    const rows = 20, cols = 96; // five row groups: the decode tile's four-group pass and its remainder
+    for (const T of [1, 4]) for (const [wsign, xsign] of [[1, 1], [1, -1], [-1, 1], [-1, -1], [0, 1]]) {
+      // per block of 32, one anchor of magnitude 1 fixes the scale; the rest sit at the top or bottom code
+      const W = Float32Array.from({ length: rows * cols }, (_, i) => {
+        const anchor = -1; // q4_0: d = max / -8, so -1 is code -8 and +7/8 is code 7; q8_0: +-1 is +-127
+        if (i % 32 === 0) return anchor;
+        const s = wsign === 0 ? (i % 3 === 0 ? 1 : -1) : wsign;
+        return plainDt === 4 ? (s > 0 ? 7 / 8 : -1) : s;
+      });
+      const X = Float32Array.from({ length: T * cols }, (_, i) => (xsign > 0 ? 1 : -1) * (i % 5 === 0 ? -1 : 1));
+      const wp = e.bytes(new Uint8Array(W.buffer)), xp = e.bytes(new Uint8Array(X.buffer));
+      const bytes = e.c.dbg_weight_bytes(x4Dt, rows, cols), x4 = e.malloc(bytes), qp = e.malloc(bytes);
+      assert.equal(e.c.dbg_quantize(x4Dt, wp, rows, cols, x4), 0);
+      assert.equal(e.c.dbg_quantize(plainDt, wp, rows, cols, qp), 0);
+      const stored = dequant(e.u8.slice(qp, qp + bytes), plainDt === 3 ? 'q8_0' : 'q4_0', rows * cols);
+      const codes = new Set(Array.from(stored, (v) => Math.round(v / (plainDt === 3 ? 1 / 127 : 1 / 8))));
+      assert.ok(codes.has(top) || codes.has(bottom), `${name}: the weights sit at the end codes (${[...codes]})`);
+      const simd = matmul(x4Dt, 1, x4, rows, cols, xp, T), scalar = matmul(x4Dt, 0, x4, rows, cols, xp, T);
+      for (let t = 0; t < T; t++) for (let o = 0; o < rows; o++) {
+        let ref = 0; // |X| = 1 in every block: the activation codes are +-127 and the scale 1/127
+        for (let i = 0; i < cols; i++) ref += stored[o * cols + i] * X[t * cols + i];
+        const k = t * rows + o;
+        assert.equal(simd[k], scalar[k], `${name} T=${T} signs ${wsign},${xsign} [${t}][${o}]: simd vs scalar`);
+        assert.ok(Math.abs(simd[k] - ref) <= 1e-5 * cols, `${name} T=${T} signs ${wsign},${xsign} [${t}][${o}]: ${simd[k]} vs ${ref}`);
+      }
+      for (const p of [wp, xp, x4, qp]) e.free(p);
+    }
+  });
+}
+
 // The same layouts with exact activations (each input split into two 16-bit codes, run as two rows
 // of the int8 prefill tile over chunks of 1024 rows): SIMD128 == scalar twin bit for bit, a token
 // alone == among others, and as close to the float64 product of the stored weights as the f32

@@ -44,7 +44,7 @@ static inline v128_t x4_pair(const uint8_t *q, v128_t v, const int q4, int i, in
  * x4_q4_codes); shifted down and offset (x4_q4_signed) it is the signed sum itself, so the result
  * is the same bit for bit as with two shifts per nibble, and as the scalar twin's. Bounds: |256 x|
  * <= 32512 fits i16; a block's sum <= 16 dots x 2 x 15 x 32512 < 2^31. On the 3584 x 1024 decode
- * tile in Node: 15.7-16.2 GB/s streamed against 14.5 with two shifts per nibble. */
+ * tile in Node: 15.3-16.4 GB/s streamed against 14.5 with two shifts per nibble. */
 static inline v128_t x4_q4_nibble(v128_t v, int j, v128_t m0, v128_t m1, v128_t m2) {
     switch (j) {
     case 0: return wasm_v128_and(v, m0);
