@@ -159,9 +159,9 @@ for (const [name, plainDt, x4Dt, top, bottom] of [['q8_0x4', 3, 5, 127, -127], [
     const rows = 20, cols = 96; // five row groups: the decode tile's four-group pass and its remainder
     for (const T of [1, 4]) for (const [wsign, xsign] of [[1, 1], [1, -1], [-1, 1], [-1, -1], [0, 1]]) {
       // per block of 32, one anchor of magnitude 1 fixes the scale; the rest sit at the top or bottom code
+      // q4_0: d = max / -8, so -1 is code -8 and +7/8 is code 7; q8_0: +-1 is +-127
       const W = Float32Array.from({ length: rows * cols }, (_, i) => {
-        const anchor = -1; // q4_0: d = max / -8, so -1 is code -8 and +7/8 is code 7; q8_0: +-1 is +-127
-        if (i % 32 === 0) return anchor;
+        if (i % 32 === 0) return -1;
         const s = wsign === 0 ? (i % 3 === 0 ? 1 : -1) : wsign;
         return plainDt === 4 ? (s > 0 ? 7 / 8 : -1) : s;
       });
@@ -172,7 +172,7 @@ for (const [name, plainDt, x4Dt, top, bottom] of [['q8_0x4', 3, 5, 127, -127], [
       assert.equal(e.c.dbg_quantize(plainDt, wp, rows, cols, qp), 0);
       const stored = dequant(e.u8.slice(qp, qp + bytes), plainDt === 3 ? 'q8_0' : 'q4_0', rows * cols);
       const codes = new Set(Array.from(stored, (v) => Math.round(v / (plainDt === 3 ? 1 / 127 : 1 / 8))));
-      assert.ok(codes.has(top) || codes.has(bottom), `${name}: the weights sit at the end codes (${[...codes]})`);
+      assert.ok([...codes].every((c) => c === top || c === bottom), `${name}: every weight sits at an end code (${[...codes]})`);
       const simd = matmul(x4Dt, 1, x4, rows, cols, xp, T), scalar = matmul(x4Dt, 0, x4, rows, cols, xp, T);
       for (let t = 0; t < T; t++) for (let o = 0; o < rows; o++) {
         let ref = 0; // |X| = 1 in every block: the activation codes are +-127 and the scale 1/127
